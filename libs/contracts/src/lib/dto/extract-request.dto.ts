@@ -1,0 +1,28 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
+import { EXTRACT_TYPES, type ExtractType } from '../extract-type.js';
+import { LIMITS } from '../limits.constants.js';
+import { IsHttpUrl } from './http-url.js';
+import { IsUrlParams, type UrlParams } from './url-params.validator.js';
+
+/** POST /extract */
+export class ExtractRequestDto {
+  @ApiProperty({ description: 'URL to extract.', example: 'https://www.google.com/maps/place/?q=place_id:ChIJ...' })
+  @IsHttpUrl()
+  url!: string;
+
+  @ApiProperty({ enum: EXTRACT_TYPES })
+  @IsIn(EXTRACT_TYPES, { message: `type must be one of: ${EXTRACT_TYPES.join(', ')}` })
+  type!: ExtractType;
+
+  @ApiPropertyOptional({ description: 'Milliseconds.', default: LIMITS.defaultTimeoutMs })
+  @IsInt()
+  @Min(LIMITS.minTimeoutMs)
+  @Max(LIMITS.maxTimeoutMs)
+  timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({ description: 'Parameters appended to the URL, e.g. hl, gl.', type: 'object', additionalProperties: true })
+  @IsOptional()
+  @Validate(IsUrlParams)
+  params?: UrlParams;
+}

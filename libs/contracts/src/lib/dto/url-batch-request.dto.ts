@@ -1,0 +1,35 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
+import { EXTRACT_TYPES, type ExtractType } from '../extract-type.js';
+import { LIMITS } from '../limits.constants.js';
+import { IsHttpUrl } from './http-url.js';
+import { IsUrlParams, type UrlParams } from './url-params.validator.js';
+
+/** POST /extractTask/batch: one job per URL. */
+export class UrlBatchRequestDto {
+  @ApiProperty({ description: 'URLs to extract.', type: [String], example: ['https://example.com/'] })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(LIMITS.maxBatchItems)
+  @IsHttpUrl({ each: true })
+  urls!: string[];
+
+  @ApiProperty({ description: 'Receives the final success or failure of each task.' })
+  @IsHttpUrl()
+  webhook!: string;
+
+  @ApiProperty({ enum: EXTRACT_TYPES, description: 'Website type.' })
+  @IsIn(EXTRACT_TYPES, { message: `type must be one of: ${EXTRACT_TYPES.join(', ')}` })
+  type!: ExtractType;
+
+  @ApiPropertyOptional({ default: LIMITS.defaultTimeoutMs })
+  @IsInt()
+  @Min(LIMITS.minTimeoutMs)
+  @Max(LIMITS.maxTimeoutMs)
+  timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({ description: 'Parameters appended to every URL.', type: 'object', additionalProperties: true })
+  @IsOptional()
+  @Validate(IsUrlParams)
+  params?: UrlParams;
+}

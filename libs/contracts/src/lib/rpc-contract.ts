@@ -1,0 +1,37 @@
+import type { ExtractRequestDto } from './dto/extract-request.dto.js';
+import type { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
+import type { ScrapeRequestDto } from './dto/scrape-request.dto.js';
+import type { WebSearchRequestDto } from './dto/web-search-request.dto.js';
+import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/maps-result.js';
+import type { RetailRecord } from './results/retail-result.js';
+import type { ScrapeResult } from './results/scrape-result.js';
+import type { WebSearchResult } from './results/web-search-result.js';
+import type { SUBJECTS } from './subjects.constants.js';
+import type { TaskGetRequest, TaskRecord, TaskSubmitReply, TaskSubmitRequest } from './task.js';
+
+/** One URL to extract, as sent to an extractor (params already appended). */
+export interface ExtractUrlRequest {
+  url: string;
+  timeout: number;
+  /** Optional hints from `params` (hl, gl) the extractor may use. */
+  params?: ExtractRequestDto['params'];
+}
+
+/**
+ * Request and reply type of every request/reply subject. `MessagingClient.send(subject, payload)` takes its types
+ * from here, so a caller cannot send the wrong payload or misread the reply.
+ */
+export interface RpcContract {
+  [SUBJECTS.searchWeb]: { request: WebSearchRequestDto; reply: WebSearchResult };
+  [SUBJECTS.searchMaps]: { request: MapsSearchRequestDto; reply: MapsSearchResponse };
+  [SUBJECTS.extractPlace]: { request: ExtractUrlRequest; reply: PlaceRecord };
+  [SUBJECTS.extractMapsSearchUrl]: { request: ExtractUrlRequest; reply: MapsSearchData };
+  [SUBJECTS.extractRetail]: { request: ExtractUrlRequest; reply: RetailRecord };
+  [SUBJECTS.scrapePage]: { request: ScrapeRequestDto; reply: ScrapeResult };
+  [SUBJECTS.taskSubmit]: { request: TaskSubmitRequest; reply: TaskSubmitReply };
+  [SUBJECTS.taskGet]: { request: TaskGetRequest; reply: TaskRecord };
+}
+
+export type RpcSubject = keyof RpcContract;
+export type RpcRequest<S extends RpcSubject> = RpcContract[S]['request'];
+export type RpcReply<S extends RpcSubject> = RpcContract[S]['reply'];

@@ -1,0 +1,46 @@
+/**
+ * Every NATS subject Trawl uses. A subject names `<domain>.<verb>.v<N>`; a breaking change to its payload is a new
+ * subject, never an edit of this one. Request/reply subjects are served by a queue group (see QUEUE_GROUPS), so
+ * replicas share the load.
+ */
+export const SUBJECTS = {
+  /** Web search by query (POST /extract/search). Served by extractor-search. */
+  searchWeb: 'extract.search.v1',
+  /** Map-places search by query (POST /extract/search/maps). Served by extractor-maps. */
+  searchMaps: 'extract.maps.v1',
+  /** Single URL of type `mp-maps` (a place page). Served by extractor-maps. */
+  extractPlace: 'extract.place.v1',
+  /** Single URL of type `mp-search` (a maps search page). Served by extractor-maps. */
+  extractMapsSearchUrl: 'extract.maps-url.v1',
+  /** Single URL of type `retail` (a product page). Served by extractor-retail. */
+  extractRetail: 'extract.retail.v1',
+  /** Page scrape (POST /scrape, and POST /extract with type `scrape`). Served by extractor-scrape. */
+  scrapePage: 'scrape.page.v1',
+  /** Batch submission: creates BullMQ jobs, replies with the job objects. Served by task-service. */
+  taskSubmit: 'task.submit.v1',
+  /** Task lookup by id. Served by task-service. */
+  taskGet: 'task.get.v1',
+  /** A task reached its final state. JetStream, published by task-service, consumed by webhook-dispatcher. */
+  taskFinished: 'task.finished.v1',
+} as const;
+
+export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
+
+/** NATS queue groups: one per service kind, so each message is handled by one replica of that kind. */
+export const QUEUE_GROUPS = {
+  extractorSearch: 'extractor-search',
+  extractorMaps: 'extractor-maps',
+  extractorRetail: 'extractor-retail',
+  extractorScrape: 'extractor-scrape',
+  taskService: 'task-service',
+} as const;
+
+/** JetStream resources: the stream that keeps final task outcomes until the dispatcher has delivered them. */
+export const STREAMS = {
+  taskOutcomes: { name: 'TASK_OUTCOMES', subjects: [SUBJECTS.taskFinished] },
+} as const;
+
+/** Durable JetStream consumer names. */
+export const CONSUMERS = {
+  webhookDispatcher: 'webhook-dispatcher',
+} as const;

@@ -1,0 +1,122 @@
+import type { ExtractType } from './extract-type.js';
+import type { WireError } from './error-codes.js';
+import type { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
+import type { SearchBatchRequestDto } from './dto/search-batch-request.dto.js';
+import type { UrlBatchRequestDto } from './dto/url-batch-request.dto.js';
+import type { UrlParams } from './dto/url-params.validator.js';
+
+/** Task states: BullMQ's. */
+export const TASK_STATUSES = ['completed', 'failed', 'delayed', 'active', 'waiting', 'waiting-children', 'unknown'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** The job options every batch job carries (the spec's values). */
+export interface BatchJobOpts {
+  attempts: number;
+  removeOnComplete: number;
+  removeOnFail: number;
+  backoff: { type: string; delay: number };
+}
+
+/** Echo of a maps batch (one job per call). */
+export interface MapsBatchJobData {
+  kind: 'maps';
+  querys: string[];
+  ll: string;
+  hl: string;
+  start: number;
+  num: number;
+  timeout: number;
+  webhook: string;
+}
+
+/** Echo of a search batch (one job per call). */
+export interface SearchBatchJobData {
+  kind: 'search';
+  querys: string[];
+  start: number;
+  num: number;
+  hl: string;
+  gl: string;
+  cr?: string;
+  lr?: string;
+  timeout: number;
+  webhook: string;
+}
+
+/** Echo of one URL of a URL batch (one job per URL); `url` has `params` appended. */
+export interface UrlJobData {
+  kind: 'url';
+  url: string;
+  timeout: number;
+  webhook: string;
+  type: ExtractType;
+  params?: UrlParams;
+}
+
+export type BatchJobData = MapsBatchJobData | SearchBatchJobData | UrlJobData;
+
+/** An element of `data` in a batch submission's response: BullMQ's Job.toJSON() shape. */
+export interface BatchJob {
+  name: string;
+  data: BatchJobData;
+  opts: BatchJobOpts;
+  id: string;
+  progress: number;
+  returnvalue: unknown;
+  stacktrace: string[] | null;
+  priority: number;
+  attemptsStarted: number;
+  attemptsMade: number;
+  timestamp: number;
+  queueQualifiedName: string;
+}
+
+/** `data` of GET /extractTask/{jobId}. */
+export interface TaskRecord {
+  taskId: string;
+  status: TaskStatus;
+  params: Record<string, unknown>;
+  /** The task's result; null until it completes. */
+  data: unknown;
+  /** Error of the last failed attempt, when there is one. */
+  error?: WireError | null;
+  progress: number;
+  attemptsMade: number;
+  finishedOn: number | null;
+  processedOn: number | null;
+  stacktrace: string[];
+}
+
+/** NATS payload of `task.submit.v1`. */
+export type TaskSubmitRequest =
+  | { kind: 'maps'; request: MapsBatchRequestDto; trace?: TraceCarrier; apiKeyId?: string }
+  | { kind: 'search'; request: SearchBatchRequestDto; trace?: TraceCarrier; apiKeyId?: string }
+  | { kind: 'url'; request: UrlBatchRequestDto; trace?: TraceCarrier; apiKeyId?: string };
+
+export interface TaskSubmitReply {
+  jobs: BatchJob[];
+}
+
+/** NATS payload of `task.get.v1`. */
+export interface TaskGetRequest {
+  jobId: string;
+}
+
+/** W3C trace context carried in job data (traceparent, tracestate). */
+export type TraceCarrier = Record<string, string>;
+
+export const TASK_EVENTS = ['task.completed', 'task.failed'] as const;
+export type TaskEventName = (typeof TASK_EVENTS)[number];
+
+/** JetStream payload of `task.finished.v1`: one per job reaching its final state. */
+export interface TaskFinishedEvent {
+  /** Stable id of this outcome; the webhook's `webhook-id`. */
+  eventId: string;
+  event: TaskEventName;
+  webhook: string;
+  /** Id of the API key that submitted the job; selects the signing secret. */
+  apiKeyId?: string;
+  task: TaskRecord;
+  trace?: TraceCarrier;
+  occurredAt: number;
+}
