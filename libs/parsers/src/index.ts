@@ -1,0 +1,3 @@
+export * from './lib/search/index.js';
+export * from './lib/maps/index.js';
+export * from './lib/retail/index.js';
