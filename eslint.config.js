@@ -3,6 +3,31 @@ import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+/** Module boundaries by Nx tag. Tests (and only tests) may also use the type:testing harness. */
+function boundaries(inTests) {
+  const testing = inTests ? ['type:testing'] : [];
+  return {
+    enforceBuildableLibDependency: false,
+    allow: [],
+    depConstraints: [
+      // Apps are composition roots: they use libs, never another app.
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util', ...testing] },
+      // The wire contract depends on nothing of ours.
+      { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [...testing] },
+      // Domain libs (parsers) are pure: the contract's types only, and no framework.
+      {
+        sourceTag: 'type:domain',
+        onlyDependOnLibsWithTags: ['type:contracts', ...testing],
+        bannedExternalImports: ['@nestjs/*', 'bullmq', '@nats-io/*', 'playwright*', 'ioredis'],
+      },
+      { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', ...testing] },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:testing'] },
+      { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util', ...testing] },
+      { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:testing'] },
+    ],
+  };
+}
+
 export default tseslint.config(
   { ignores: ['**/dist', '**/node_modules', '**/.nx', '**/coverage', 'deploy/**', '**/*.mjs'] },
   js.configs.recommended,
@@ -22,37 +47,16 @@ export default tseslint.config(
           message: 'Read configuration through @trawl/config, not process.env.',
         },
       ],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          banTransitiveDependencies: false,
-          allow: [],
-          depConstraints: [
-            // Apps are composition roots: they use libs, never another app.
-            {
-              sourceTag: 'type:app',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util', 'type:testing'],
-            },
-            // The wire contract depends on nothing of ours.
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
-            // Domain libs (parsers) are pure: the contract's types only, and no framework.
-            {
-              sourceTag: 'type:domain',
-              onlyDependOnLibsWithTags: ['type:contracts'],
-              bannedExternalImports: ['@nestjs/*', 'bullmq', '@nats-io/*', 'playwright*', 'ioredis'],
-            },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': ['error', boundaries(false)],
     },
   },
   {
     // The config lib is the one place that reads the environment; scripts and tests' harness may too.
     files: ['libs/config/**/*.ts', 'libs/testing/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', 'bench/**/*.ts'],
     rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
+    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': ['error', boundaries(true)] },
   },
 );

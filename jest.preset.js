@@ -29,4 +29,5 @@ export default {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['**/?(*.)+(spec|e2e-spec).ts'],
+  testTimeout: 60_000,
 };

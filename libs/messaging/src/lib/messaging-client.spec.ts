@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Module, UseFilters } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MessagePattern, Payload, type MicroserviceOptions } from '@nestjs/microservices';
+import type { INestMicroservice } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
+import { startNats, type TestServer } from '@trawl/testing';
+import { MessagingClient } from './messaging-client.js';
+import { connectNats } from './nats-connection.js';
+import { natsServerOptions } from './nats-server.options.js';
+import { WireErrorFilter } from './wire-error.filter.js';
+
+@Controller()
+@UseFilters(WireErrorFilter)
+class EchoController {
+  @MessagePattern(SUBJECTS.scrapePage)
+  async scrape(@Payload() req: ScrapeRequestDto): Promise<ScrapeResult> {
+    if (req.url.includes('blocked')) throw new TrawlError('UPSTREAM_BLOCKED', 'the site blocked us');
+    if (req.url.includes('crash')) throw new Error('secret internals');
+    if (req.url.includes('slow')) await new Promise((r) => setTimeout(r, 800));
+    return {
+      sourceURL: req.url,
+      taskId: 't1',
+      edgeId: 'e1',
+      status: 200,
+      rawStatus: 200,
+      markdown: `# ${req.url}`,
+      metadata: { title: 'x', url: req.url, engine: 'http', contentType: null },
+    };
+  }
+}
+
+@Module({ controllers: [EchoController] })
+class EchoModule {}
+
+describe('MessagingClient against a Nest NATS server (real nats-server)', () => {
+  let nats: TestServer;
+  let app: INestMicroservice;
+  let nc: NatsConnection;
+  let client: MessagingClient;
+
+  beforeAll(async () => {
+    nats = await startNats();
+    app = await NestFactory.createMicroservice<MicroserviceOptions>(EchoModule, {
+      ...natsServerOptions([nats.url], 'test-queue', { gracePeriodMs: 10 }),
+      logger: false,
+    });
+    await app.listen();
+    nc = await connectNats([nats.url], 'test-client');
+    client = new MessagingClient(nc);
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await app?.close();
+    await nats?.stop();
+  });
+
+  const req = (url: string) => ({ url, formats: ['markdown' as const], timeout: 1000 });
+
+  it('returns the typed reply of the subject', async () => {
+    const reply = await client.send(SUBJECTS.scrapePage, req('http://a.test/'), { timeoutMs: 2000 });
+    expect(reply.markdown).toBe('# http://a.test/');
+  });
+
+  it('turns a WireError reply into a TrawlError with the same code', async () => {
+    await expect(client.send(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: 'UPSTREAM_BLOCKED',
+      retryable: true,
+    });
+  });
+
+  it('answers an unexpected exception as INTERNAL without leaking its message', async () => {
+    const err = await client.send(SUBJECTS.scrapePage, req('http://crash.test/'), { timeoutMs: 2000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TrawlError);
+    expect((err as TrawlError).code).toBe('INTERNAL');
+    expect((err as TrawlError).message).not.toContain('secret');
+  });
+
+  it('reports SERVICE_UNAVAILABLE naming the service when nothing serves the subject', async () => {
+    const err = await client.send(SUBJECTS.taskGet, { jobId: '1' }, { timeoutMs: 2000 }).catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
+    expect((err as TrawlError).message).toContain('task-service');
+  });
+
+  it('reports UPSTREAM_TIMEOUT when the deadline passes', async () => {
+    const err = await client.send(SUBJECTS.scrapePage, req('http://slow.test/'), { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('UPSTREAM_TIMEOUT');
+  });
+});

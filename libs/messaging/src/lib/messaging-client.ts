@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
+import { isWireError, TrawlError, type RpcReply, type RpcRequest, type RpcSubject } from '@trawl/contracts';
+import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.js';
+
+export interface SendOptions {
+  /** Deadline of the whole request, ms. The caller's `timeout` for synchronous operations. */
+  timeoutMs: number;
+  /** Extra NATS headers (trace context, request id). */
+  headers?: Record<string, string>;
+}
+
+/** Observes each request (metrics hook). */
+export type RequestObserver = (subject: string, outcome: 'ok' | 'error' | 'timeout' | 'no_responders', ms: number) => void;
+
+const SERVICE_OF_SUBJECT: Record<RpcSubject, string> = {
+  'extract.search.v1': 'extractor-search',
+  'extract.maps.v1': 'extractor-maps',
+  'extract.place.v1': 'extractor-maps',
+  'extract.maps-url.v1': 'extractor-maps',
+  'extract.retail.v1': 'extractor-retail',
+  'scrape.page.v1': 'extractor-scrape',
+  'task.submit.v1': 'task-service',
+  'task.get.v1': 'task-service',
+};
+
+/**
+ * Typed request/reply over NATS. `send(subject, payload)` takes the payload type and returns the reply type the
+ * contract pairs with that subject. A WireError reply becomes a TrawlError; "no responders" (nothing serves the
+ * subject) becomes SERVICE_UNAVAILABLE naming the missing service; the deadline becomes UPSTREAM_TIMEOUT.
+ */
+export class MessagingClient {
+  private readonly encoder = new TextEncoder();
+  private readonly decoder = new TextDecoder();
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly observe: RequestObserver = () => undefined,
+  ) {}
+
+  async send<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<RpcReply<S>> {
+    const packet: NatsRequestPacket<RpcRequest<S>> = { pattern: subject, data: payload, id: randomUUID() };
+    const hdrs = natsHeaders();
+    for (const [k, v] of Object.entries(options.headers ?? {})) hdrs.set(k, v);
+    const started = performance.now();
+    let reply;
+    try {
+      reply = await this.nc.request(subject, this.encoder.encode(JSON.stringify(packet)), {
+        timeout: options.timeoutMs,
+        headers: hdrs,
+      });
+    } catch (e) {
+      const ms = performance.now() - started;
+      if (isNoResponders(e)) {
+        this.observe(subject, 'no_responders', ms);
+        throw new TrawlError(
+          'SERVICE_UNAVAILABLE',
+          `${SERVICE_OF_SUBJECT[subject]} is not deployed or not reachable (no responders on ${subject})`,
+          { cause: e },
+        );
+      }
+      if (isTimeout(e)) {
+        this.observe(subject, 'timeout', ms);
+        throw new TrawlError('UPSTREAM_TIMEOUT', `${SERVICE_OF_SUBJECT[subject]} did not answer within ${options.timeoutMs} ms`, {
+          cause: e,
+        });
+      }
+      this.observe(subject, 'error', ms);
+      throw new TrawlError('SERVICE_UNAVAILABLE', `messaging failed on ${subject}: ${(e as Error).message}`, { cause: e });
+    }
+    const frame = JSON.parse(this.decoder.decode(reply.data)) as NatsReplyPacket<RpcReply<S>>;
+    const ms = performance.now() - started;
+    if (frame.err !== undefined && frame.err !== null) {
+      this.observe(subject, 'error', ms);
+      if (isWireError(frame.err)) throw TrawlError.fromWire(frame.err);
+      throw new TrawlError('INTERNAL', `${SERVICE_OF_SUBJECT[subject]} failed without a known error code`);
+    }
+    this.observe(subject, 'ok', ms);
+    return frame.response as RpcReply<S>;
+  }
+}
+
+function isNoResponders(e: unknown): boolean {
+  if (e instanceof errors.RequestError) return e.isNoResponders();
+  return e instanceof errors.NoRespondersError;
+}
+
+function isTimeout(e: unknown): boolean {
+  return e instanceof errors.TimeoutError || (e instanceof Error && e.cause instanceof errors.TimeoutError);
+}

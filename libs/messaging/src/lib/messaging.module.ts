@@ -1,0 +1,33 @@
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { MessagingClient } from './messaging-client.js';
+import { connectNats } from './nats-connection.js';
+
+export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
+
+export interface MessagingModuleOptions {
+  servers: string[];
+  name: string;
+}
+
+/** Provides the NATS connection and the typed MessagingClient; drains the connection on shutdown. */
+@Module({})
+export class MessagingModule implements OnApplicationShutdown {
+  constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
+
+  static forRoot(options: MessagingModuleOptions): DynamicModule {
+    return {
+      module: MessagingModule,
+      global: true,
+      providers: [
+        { provide: NATS_CONNECTION, useFactory: () => connectNats(options.servers, options.name) },
+        { provide: MessagingClient, useFactory: (nc: NatsConnection) => new MessagingClient(nc), inject: [NATS_CONNECTION] },
+      ],
+      exports: [NATS_CONNECTION, MessagingClient],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+}

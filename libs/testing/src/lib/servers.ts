@@ -1,0 +1,62 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+import { startProcess, waitForPort } from './processes.js';
+
+/** A real server started for a test on a free loopback port. */
+export interface TestServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+function findBinary(name: string, candidates: string[]): string {
+  for (const c of candidates) if (existsSync(c)) return c;
+  try {
+    return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error(`${name} is not installed: run \`npm test\` (it installs it) or apt-get install ${name}`);
+  }
+}
+
+/** Starts a real redis-server (no persistence) on a free port. */
+export async function startRedis(): Promise<TestServer> {
+  const bin = findBinary('redis-server', ['/usr/bin/redis-server', '/usr/local/bin/redis-server']);
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-redis-'));
+  const proc = startProcess(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir]);
+  await waitForPort(port, '127.0.0.1', 20_000, proc);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      await proc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts a real nats-server with JetStream (file store in a temp dir) on a free port. */
+export async function startNats(): Promise<TestServer & { restart(): Promise<void> }> {
+  const bin = findBinary('nats-server', ['/usr/bin/nats-server', '/usr/local/bin/nats-server']);
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-nats-'));
+  const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
+  let proc = startProcess(bin, args);
+  await waitForPort(port, '127.0.0.1', 20_000, proc);
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    async restart() {
+      await proc.stop();
+      proc = startProcess(bin, args);
+      await waitForPort(port, '127.0.0.1', 20_000, proc);
+    },
+    async stop() {
+      await proc.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
