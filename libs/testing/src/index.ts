@@ -2,3 +2,4 @@ export * from './lib/free-port.js';
 export * from './lib/processes.js';
 export * from './lib/servers.js';
 export * from './lib/loopback-http.js';
+export * from './lib/fake-responder.js';

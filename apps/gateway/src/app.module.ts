@@ -1,0 +1,34 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { csv, type GatewayEnv } from '@trawl/config';
+import { MessagingModule } from '@trawl/messaging';
+import { GATEWAY_ENV } from './gateway-env.token.js';
+import { ApiKeyGuard } from './http/api-key.guard.js';
+import { ApiKeysService } from './http/api-keys.service.js';
+import { DtoValidationPipe } from './http/dto-validation.pipe.js';
+import { EnvelopeExceptionFilter } from './http/envelope-exception.filter.js';
+import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
+import { ExtractController } from './routes/extract.controller.js';
+import { HealthController } from './routes/health.controller.js';
+import { ScrapeController } from './routes/scrape.controller.js';
+import { SearchController } from './routes/search.controller.js';
+import { TasksController } from './routes/tasks.controller.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(env: GatewayEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'gateway' })],
+      controllers: [SearchController, ExtractController, ScrapeController, TasksController, HealthController],
+      providers: [
+        { provide: GATEWAY_ENV, useValue: env },
+        ApiKeysService,
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_PIPE, useClass: DtoValidationPipe },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { RequestMethod } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { csv, type GatewayEnv } from '@trawl/config';
+import { AppModule } from './app.module.js';
+import { toErrorEnvelope } from './http/error-envelope.js';
+
+export const API_PREFIX = 'api/openapi/v1';
+
+/**
+ * Builds the gateway: Fastify with a body limit and UUID request ids (echoed in `x-request-id`), every route under
+ * /api/openapi/v1, the OpenAPI document at /api/openapi/v1/openapi.json and Swagger UI at /api/openapi/v1/docs.
+ * Errors Fastify raises before a route runs (bad JSON, oversize body, wrong content type) get the envelope too.
+ */
+export interface GatewayAppOptions {
+  logger?: false;
+  /** Serve Swagger UI (static assets through @fastify/static). In-process tests turn it off; the JSON stays. */
+  swaggerUi?: boolean;
+}
+
+export async function createGatewayApp(env: GatewayEnv, options: GatewayAppOptions = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: env.BODY_LIMIT_BYTES,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    trustProxy: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
+    logger: options.logger,
+    bufferLogs: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  fastify.setErrorHandler((error, request, reply) => {
+    const { status, body } = toErrorEnvelope(error, String(request.id));
+    void reply.status(status).send(body);
+  });
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      { path: 'health/live', method: RequestMethod.GET },
+      { path: 'health/ready', method: RequestMethod.GET },
+    ],
+  });
+  const origins = csv(env.CORS_ORIGINS);
+  if (origins.length > 0) app.enableCors({ origin: origins });
+  app.enableShutdownHooks();
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Trawl: Extraction Gateway API')
+      .setVersion('v1')
+      .setDescription('Every response is the envelope { requestId, code, errorCode, message, timestamp, data }.')
+      .addApiKey({ type: 'apiKey', name: 'x-api-key', in: 'header' }, 'x-api-key')
+      .addSecurityRequirements('x-api-key')
+      .build(),
+  );
+  SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
+    jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
+    swaggerUiEnabled: options.swaggerUi ?? true,
+  });
+  return app;
+}

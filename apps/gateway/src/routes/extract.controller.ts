@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import {
+  appendUrlParams,
+  ExtractRequestDto,
+  SUBJECTS,
+  type ExtractRecordByType,
+  type ExtractResponse,
+  type ExtractType,
+} from '@trawl/contracts';
+import { MessagingClient } from '@trawl/messaging';
+import { ApiOperationDoc } from './api-docs.js';
+
+/** POST /extract: one URL of a given type, synchronously, routed to the extractor that owns the type. */
+@ApiTags('extract')
+@Controller('extract')
+export class ExtractController {
+  constructor(private readonly messaging: MessagingClient) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperationDoc('Extract a structured record from one URL', 'type: retail, mp-maps, mp-search or scrape.')
+  async extract(@Body() body: ExtractRequestDto): Promise<ExtractResponse> {
+    const url = appendUrlParams(body.url, body.params);
+    const data = await this.extractByType(body.type, url, body);
+    return {
+      data,
+      taskId: randomUUID(),
+      status: 'completed',
+      params: { url: body.url, type: body.type, timeout: body.timeout, ...(body.params ? { params: body.params } : {}) },
+      stacktrace: '',
+    };
+  }
+
+  private extractByType(type: ExtractType, url: string, body: ExtractRequestDto): Promise<ExtractRecordByType[ExtractType]> {
+    const deadline = { timeoutMs: body.timeout };
+    const request = { url, timeout: body.timeout, ...(body.params ? { params: body.params } : {}) };
+    switch (type) {
+      case 'retail':
+        return this.messaging.send(SUBJECTS.extractRetail, request, deadline);
+      case 'mp-maps':
+        return this.messaging.send(SUBJECTS.extractPlace, request, deadline);
+      case 'mp-search':
+        return this.messaging.send(SUBJECTS.extractMapsSearchUrl, request, deadline);
+      case 'scrape':
+        return this.messaging.send(SUBJECTS.scrapePage, { url, formats: ['markdown', 'html'], timeout: body.timeout }, deadline);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  MapsBatchRequestDto,
+  SearchBatchRequestDto,
+  SUBJECTS,
+  TrawlError,
+  UrlBatchRequestDto,
+  type BatchJob,
+  type TaskRecord,
+} from '@trawl/contracts';
+import { MessagingClient } from '@trawl/messaging';
+import type { AuthenticatedRequest } from '../http/api-key.guard.js';
+import { ApiOperationDoc } from './api-docs.js';
+
+/** Submitting a batch may bulk-add 10,000 jobs; allow it this long. */
+const SUBMIT_DEADLINE_MS = 30_000;
+const LOOKUP_DEADLINE_MS = 5_000;
+
+/** Asynchronous batches and task lookup: forwarded to task-service, which owns job state. */
+@ApiTags('tasks')
+@Controller('extractTask')
+export class TasksController {
+  constructor(private readonly messaging: MessagingClient) {}
+
+  @Post('batch/maps')
+  @HttpCode(200)
+  @ApiOperationDoc('Submit a maps batch', 'One job per call; each query runs as a child; the outcome goes to the webhook.')
+  async maps(@Body() body: MapsBatchRequestDto, @Req() req: AuthenticatedRequest): Promise<BatchJob[]> {
+    const reply = await this.messaging.send(
+      SUBJECTS.taskSubmit,
+      { kind: 'maps', request: body, apiKeyId: req.principal?.id },
+      { timeoutMs: SUBMIT_DEADLINE_MS },
+    );
+    return reply.jobs;
+  }
+
+  @Post('batch/search')
+  @HttpCode(200)
+  @ApiOperationDoc('Submit a web-search batch', 'One job per call; each query runs as a child.')
+  async search(@Body() body: SearchBatchRequestDto, @Req() req: AuthenticatedRequest): Promise<BatchJob[]> {
+    const reply = await this.messaging.send(
+      SUBJECTS.taskSubmit,
+      { kind: 'search', request: body, apiKeyId: req.principal?.id },
+      { timeoutMs: SUBMIT_DEADLINE_MS },
+    );
+    return reply.jobs;
+  }
+
+  @Post('batch')
+  @HttpCode(200)
+  @ApiOperationDoc('Submit a URL batch', 'One job per URL; each outcome goes to the webhook.')
+  async urls(@Body() body: UrlBatchRequestDto, @Req() req: AuthenticatedRequest): Promise<BatchJob[]> {
+    const reply = await this.messaging.send(
+      SUBJECTS.taskSubmit,
+      { kind: 'url', request: body, apiKeyId: req.principal?.id },
+      { timeoutMs: SUBMIT_DEADLINE_MS },
+    );
+    return reply.jobs;
+  }
+
+  @Get(':jobId')
+  @ApiParam({ name: 'jobId', description: 'Job id from a batch submission.' })
+  @ApiOperationDoc('Look up a task')
+  lookup(@Param('jobId') jobId: string): Promise<TaskRecord> {
+    if (!/^[A-Za-z0-9:_-]{1,200}$/.test(jobId)) {
+      throw new TrawlError('VALIDATION_FAILED', 'jobId must be 1-200 letters, digits, ":", "_" or "-"', { field: 'jobId' });
+    }
+    return this.messaging.send(SUBJECTS.taskGet, { jobId }, { timeoutMs: LOOKUP_DEADLINE_MS });
+  }
+}
