@@ -5,6 +5,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { Deadline } from './deadline.js';
 import { ProxyRotation } from './proxy-rotation.js';
 import { UpstreamFetcher, type FetchFn } from './upstream-fetcher.js';
+import { AMAZON_HOST, GOOGLE_HOST, UpstreamOrigin } from './upstream-origin.js';
 
 /** Plain global fetch; the services pass the SSRF-guarded one. */
 const plainFetch: FetchFn = (url, init) => fetch(url, init as RequestInit);
@@ -195,5 +196,21 @@ describe('ProxyRotation', () => {
     now = 10;
     r.markBlocked('a');
     expect(r.next()).toBe('b');
+  });
+});
+
+describe('UpstreamOrigin', () => {
+  it('re-points URLs of the real site at the simulator, path and query kept', () => {
+    const sim = new UpstreamOrigin('http://127.0.0.1:8090', AMAZON_HOST);
+    expect(sim.simulated).toBe(true);
+    expect(sim.rebase('https://www.amazon.co.uk/Some-Thing/dp/B0TEST1234?th=1')).toBe('http://127.0.0.1:8090/Some-Thing/dp/B0TEST1234?th=1');
+    expect(sim.rebase('https://example.com/dp/B0TEST1234')).toBe('https://example.com/dp/B0TEST1234');
+  });
+
+  it('leaves URLs alone when the base is the real site', () => {
+    const real = new UpstreamOrigin('https://www.google.com', GOOGLE_HOST);
+    expect(real.simulated).toBe(false);
+    expect(real.rebase('https://www.google.de/maps/place/X')).toBe('https://www.google.de/maps/place/X');
+    expect(real.resolve('/search?q=a')).toBe('https://www.google.com/search?q=a');
   });
 });

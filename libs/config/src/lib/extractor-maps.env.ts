@@ -1,0 +1,9 @@
+import { IsString, Matches } from 'class-validator';
+import { ExtractorUpstreamEnv } from './extractor-upstream.env.js';
+
+export class ExtractorMapsEnv extends ExtractorUpstreamEnv {
+  /** Where map searches go: Google, or the upstream simulator (`http://127.0.0.1:8090`). */
+  @IsString()
+  @Matches(/^https?:\/\/[^\s/]+\/?$/, { message: 'MAPS_BASE_URL must be an origin such as https://www.google.com' })
+  MAPS_BASE_URL: string = 'https://www.google.com';
+}

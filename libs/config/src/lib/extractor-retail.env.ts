@@ -1,0 +1,12 @@
+import { IsString, Matches } from 'class-validator';
+import { ExtractorUpstreamEnv } from './extractor-upstream.env.js';
+
+export class ExtractorRetailEnv extends ExtractorUpstreamEnv {
+  /**
+   * The product site's origin. Product URLs given to /extract are fetched as given; only when this points at the
+   * upstream simulator (http on a loopback host) are they re-pointed at it (see apps/extractor-retail/README.md).
+   */
+  @IsString()
+  @Matches(/^https?:\/\/[^\s/]+\/?$/, { message: 'RETAIL_BASE_URL must be an origin such as https://www.amazon.com' })
+  RETAIL_BASE_URL: string = 'https://www.amazon.com';
+}

@@ -1,0 +1,26 @@
+import { IsInt, IsString, Matches, Min } from 'class-validator';
+import { BaseEnv } from './base.env.js';
+
+const URL_LIST = /^(https?:\/\/[^,\s]+(,\s*https?:\/\/[^,\s]+)*)?$/;
+
+/** Variables of every extractor that fetches upstream pages (search, maps, retail). */
+export class ExtractorUpstreamEnv extends BaseEnv {
+  /** Hosts or CIDRs the SSRF guard lets through (the simulator on 127.0.0.1, tests), comma-separated. */
+  @IsString()
+  SSRF_ALLOW_HOSTS: string = '';
+
+  /** Proxies for upstream fetches, rotated round-robin, comma-separated (`http://user:pass@host:port`). */
+  @IsString()
+  @Matches(URL_LIST, { message: 'PROXY_URLS must be http(s):// URLs, comma-separated' })
+  PROXY_URLS: string = '';
+
+  /** How long a proxy that got blocked is set aside, ms. */
+  @IsInt()
+  @Min(0)
+  PROXY_COOLDOWN_MS: number = 300_000;
+
+  /** Largest upstream page accepted, bytes. */
+  @IsInt()
+  @Min(1024)
+  UPSTREAM_MAX_BYTES: number = 10 * 1024 * 1024;
+}
