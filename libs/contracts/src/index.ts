@@ -14,6 +14,7 @@ export * from './lib/dto/maps-batch-request.dto.js';
 export * from './lib/dto/search-batch-request.dto.js';
 export * from './lib/dto/url-batch-request.dto.js';
 export * from './lib/dto/extract-request.dto.js';
+export * from './lib/dto/extract-url-request.dto.js';
 export * from './lib/dto/scrape-request.dto.js';
 export * from './lib/results/web-search-result.js';
 export * from './lib/results/maps-result.js';
