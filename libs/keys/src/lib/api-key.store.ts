@@ -1,0 +1,176 @@
+import type { Redis } from 'ioredis';
+import { digestKey, generateApiKey, generateKeyId, generateWebhookSecret } from './key-material.js';
+import type { KeyLimits } from './rate-limit.js';
+
+/** An API key as stored: never the key itself, only its SHA-256 digest. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  /** SHA-256 of the current key, hex. */
+  digest: string;
+  limits: KeyLimits;
+  /** Signs this key's webhook deliveries (`whsec_` + base64). */
+  webhookSecret: string;
+  createdAt: string;
+  rotatedAt?: string;
+  revokedAt?: string;
+}
+
+/** What `create` and `rotate` hand back: the record and the key, which exists nowhere else afterwards. */
+export interface IssuedKey {
+  record: ApiKeyRecord;
+  key: string;
+}
+
+export interface CreateKeyInput {
+  name: string;
+  limits: KeyLimits;
+}
+
+/** Redis layout, under one prefix. */
+export const KEY_STORE_PREFIX = 'trawl:apikey:';
+const recordKey = (id: string): string => `${KEY_STORE_PREFIX}id:${id}`;
+const digestIndexKey = (digest: string): string => `${KEY_STORE_PREFIX}digest:${digest}`;
+const ID_SET = `${KEY_STORE_PREFIX}ids`;
+/** Channel on which the store announces digests that stopped being valid (revoked or rotated away). */
+export const KEY_EVENTS_CHANNEL = `${KEY_STORE_PREFIX}invalidated`;
+
+/**
+ * API keys in Redis. Each key is a hash `trawl:apikey:id:<id>` (name, digest, limits, webhook secret, dates) plus an
+ * index `trawl:apikey:digest:<sha256>` → id that exists only while the key is valid. Revoking or rotating removes the
+ * index entry and publishes the old digest on KEY_EVENTS_CHANNEL so gateways drop it from their caches at once.
+ */
+export class ApiKeyStore {
+  constructor(private readonly redis: Redis) {}
+
+  async create(input: CreateKeyInput): Promise<IssuedKey> {
+    const name = input.name.trim();
+    if (!name) throw new Error('a key needs a name');
+    const key = generateApiKey();
+    const record: ApiKeyRecord = {
+      id: generateKeyId(),
+      name,
+      digest: digestKey(key),
+      limits: input.limits,
+      webhookSecret: generateWebhookSecret(),
+      createdAt: new Date().toISOString(),
+    };
+    await this.redis
+      .multi()
+      .hset(recordKey(record.id), toHash(record))
+      .set(digestIndexKey(record.digest), record.id)
+      .sadd(ID_SET, record.id)
+      .exec()
+      .then(checkExec);
+    return { record, key };
+  }
+
+  /** Every key, valid and revoked, oldest first. */
+  async list(): Promise<ApiKeyRecord[]> {
+    const ids = await this.redis.smembers(ID_SET);
+    const records = await Promise.all(ids.map((id) => this.get(id)));
+    return records.filter((r): r is ApiKeyRecord => r !== null).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | null> {
+    return fromHash(await this.redis.hgetall(recordKey(id)));
+  }
+
+  /** The valid key whose digest this is; null when there is none (unknown, rotated away or revoked). */
+  async findByDigest(digest: string): Promise<ApiKeyRecord | null> {
+    const id = await this.redis.get(digestIndexKey(digest));
+    if (!id) return null;
+    const record = await this.get(id);
+    return record && !record.revokedAt && record.digest === digest ? record : null;
+  }
+
+  /**
+   * Issues a new key for `id` and invalidates the old one at once. Name, limits and id stay; the webhook secret stays
+   * too unless `webhookSecret` is asked for (receivers verify with it, so changing it is a separate decision).
+   */
+  async rotate(id: string, options: { webhookSecret?: boolean } = {}): Promise<IssuedKey> {
+    const current = await this.requireActive(id);
+    const key = generateApiKey();
+    const record: ApiKeyRecord = {
+      ...current,
+      digest: digestKey(key),
+      rotatedAt: new Date().toISOString(),
+      ...(options.webhookSecret ? { webhookSecret: generateWebhookSecret() } : {}),
+    };
+    await this.redis
+      .multi()
+      .del(digestIndexKey(current.digest))
+      .hset(recordKey(id), toHash(record))
+      .set(digestIndexKey(record.digest), id)
+      .publish(KEY_EVENTS_CHANNEL, current.digest)
+      .exec()
+      .then(checkExec);
+    return { record, key };
+  }
+
+  /** Revokes `id`: the key stops authenticating at once. The record stays (listed as revoked; its secret readable). */
+  async revoke(id: string): Promise<ApiKeyRecord> {
+    const current = await this.get(id);
+    if (!current) throw new Error(`no key with id ${id}`);
+    if (current.revokedAt) return current;
+    const record: ApiKeyRecord = { ...current, revokedAt: new Date().toISOString() };
+    await this.redis
+      .multi()
+      .del(digestIndexKey(current.digest))
+      .hset(recordKey(id), 'revokedAt', record.revokedAt as string)
+      .publish(KEY_EVENTS_CHANNEL, current.digest)
+      .exec()
+      .then(checkExec);
+    return record;
+  }
+
+  /** The webhook signing secret of key `id` (also of a revoked key: its accepted tasks still get delivered). */
+  async webhookSecret(id: string): Promise<string | null> {
+    return this.redis.hget(recordKey(id), 'webhookSecret');
+  }
+
+  private async requireActive(id: string): Promise<ApiKeyRecord> {
+    const record = await this.get(id);
+    if (!record) throw new Error(`no key with id ${id}`);
+    if (record.revokedAt) throw new Error(`key ${id} is revoked`);
+    return record;
+  }
+}
+
+function toHash(r: ApiKeyRecord): Record<string, string> {
+  return {
+    id: r.id,
+    name: r.name,
+    digest: r.digest,
+    ratePoints: String(r.limits.rate.points),
+    rateDurationSec: String(r.limits.rate.durationSec),
+    concurrency: String(r.limits.concurrency),
+    webhookSecret: r.webhookSecret,
+    createdAt: r.createdAt,
+    ...(r.rotatedAt ? { rotatedAt: r.rotatedAt } : {}),
+    ...(r.revokedAt ? { revokedAt: r.revokedAt } : {}),
+  };
+}
+
+function fromHash(h: Record<string, string>): ApiKeyRecord | null {
+  if (!h.id || !h.digest) return null;
+  return {
+    id: h.id,
+    name: h.name ?? '',
+    digest: h.digest,
+    limits: {
+      rate: { points: Number(h.ratePoints), durationSec: Number(h.rateDurationSec) },
+      concurrency: Number(h.concurrency),
+    },
+    webhookSecret: h.webhookSecret ?? '',
+    createdAt: h.createdAt ?? '',
+    ...(h.rotatedAt ? { rotatedAt: h.rotatedAt } : {}),
+    ...(h.revokedAt ? { revokedAt: h.revokedAt } : {}),
+  };
+}
+
+function checkExec(results: [Error | null, unknown][] | null): void {
+  if (!results) throw new Error('key store transaction was aborted');
+  const failed = results.find(([error]) => error);
+  if (failed?.[0]) throw failed[0];
+}
