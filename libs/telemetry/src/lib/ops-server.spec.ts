@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { startOpsServer, type OpsServer, type Readiness } from './ops-server.js';
+import { TrawlMetrics } from './trawl-metrics.js';
+
+describe('startOpsServer', () => {
+  let server: OpsServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  async function start(ready: () => Promise<Readiness>, metrics = new TrawlMetrics({ service: 'extractor-maps' })) {
+    server = await startOpsServer({ port: 0, host: '127.0.0.1', registry: metrics.registry, ready, readyTimeoutMs: 200 });
+    return (path: string) => fetch(`http://127.0.0.1:${server?.port}${path}`);
+  }
+
+  it('serves Prometheus text on /metrics with default process metrics and the Trawl families in use', async () => {
+    const metrics = new TrawlMetrics({ service: 'extractor-maps' });
+    metrics.nats.observer('extract.maps.v1', 'ok', 120);
+    const get = await start(async () => ({ ok: true }), metrics);
+
+    const res = await get('/metrics');
+    const body = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    expect(body).toContain('process_cpu_user_seconds_total');
+    expect(body).toMatch(/trawl_nats_request_duration_seconds_count\{[^}]*subject="extract.maps.v1"[^}]*outcome="ok"[^}]*\} 1/);
+    expect(body).toContain('service="extractor-maps"');
+  });
+
+  it('answers /health/live with 200 whatever readiness says', async () => {
+    const get = await start(async () => ({ ok: false }));
+    const res = await get('/health/live');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('answers /health/ready with 200 and the details when ready, 503 when not', async () => {
+    let ok = true;
+    const get = await start(async () => ({ ok, details: { nats: ok ? 'connected' : 'reconnecting' } }));
+
+    const up = await get('/health/ready');
+    expect(up.status).toBe(200);
+    expect(await up.json()).toEqual({ status: 'ok', details: { nats: 'connected' } });
+    ok = false;
+    const down = await get('/health/ready');
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({ status: 'unavailable', details: { nats: 'reconnecting' } });
+  });
+
+  it('treats a readiness check that throws or never answers as not ready', async () => {
+    const throwing = await start(async () => {
+      throw new Error('redis down');
+    });
+    const res = await throwing('/health/ready');
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ status: 'unavailable', details: { error: 'redis down' } });
+    await server?.close();
+
+    const hanging = await start(() => new Promise<Readiness>(() => undefined));
+    const slow = await hanging('/health/ready');
+    expect(slow.status).toBe(503);
+    expect(await slow.json()).toEqual({ status: 'unavailable', details: { error: 'readiness check timed out' } });
+  });
+
+  it('answers 404 for unknown paths and 405 for other methods', async () => {
+    const get = await start(async () => ({ ok: true }));
+    expect((await get('/nope')).status).toBe(404);
+    const post = await fetch(`http://127.0.0.1:${server?.port}/metrics`, { method: 'POST' });
+    expect(post.status).toBe(405);
+  });
+});

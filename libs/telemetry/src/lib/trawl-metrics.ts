@@ -1,0 +1,184 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Latency buckets in seconds: from cache-hit fast to the longest synchronous extraction (60 s). */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
+
+export type NatsOutcome = 'ok' | 'error' | 'timeout' | 'no_responders';
+export type JobOutcome = 'completed' | 'failed' | 'retried' | 'stalled';
+export type WebhookOutcome = 'delivered' | 'retry' | 'failed';
+
+/** HTTP server metrics (gateway). */
+export interface HttpMetrics {
+  requests: Counter<'method' | 'route' | 'status'>;
+  duration: Histogram<'method' | 'route' | 'status'>;
+  /** Counts one finished request; `route` is the route pattern (`/api/openapi/v1/extract`), never the raw URL. */
+  observe(labels: { method: string; route: string; status: number }, seconds: number): void;
+}
+
+/** NATS request/reply metrics, from the requesting side. */
+export interface NatsMetrics {
+  duration: Histogram<'subject' | 'outcome'>;
+  /** Fits `MessagingClient`'s RequestObserver: `(subject, outcome, ms)`. */
+  observer: (subject: string, outcome: NatsOutcome, ms: number) => void;
+}
+
+/** Job counts by queue and BullMQ state. */
+export type QueueDepthReader = () => Promise<Record<string, Partial<Record<string, number>>>>;
+
+/** BullMQ queues (task-service). */
+export interface QueueMetrics {
+  /** `trawl_queue_depth{queue,state}`: filled at scrape time by the readers added with `addDepthReader`. */
+  depth: Gauge<'queue' | 'state'>;
+  jobs: Counter<'queue' | 'outcome'>;
+  /** Registers a function that returns job counts per queue and state (e.g. from `queue.getJobCounts()`). */
+  addDepthReader(reader: QueueDepthReader): void;
+}
+
+/** Playwright browser pool (extractor-scrape). */
+export interface BrowserPoolMetrics {
+  browsers: Gauge;
+  busyPages: Gauge;
+  waitQueue: Gauge;
+}
+
+/** Webhook deliveries (webhook-dispatcher). */
+export interface WebhookMetrics {
+  deliveries: Counter<'outcome'>;
+  duration: Histogram<'outcome'>;
+}
+
+export interface TrawlMetricsOptions {
+  /** Added to every sample as `service`. */
+  service: string;
+  /** Node process metrics (CPU, memory, event loop lag, GC); default true. */
+  defaultMetrics?: boolean;
+}
+
+/**
+ * The process's metric registry and every Trawl metric family, defined once. A family is registered the first time
+ * a service touches it, so a service only exports the families it uses (the gateway has no browser-pool gauges).
+ */
+export class TrawlMetrics {
+  readonly registry = new Registry();
+  private httpMetrics?: HttpMetrics;
+  private natsMetrics?: NatsMetrics;
+  private queueMetrics?: QueueMetrics;
+  private browserPoolMetrics?: BrowserPoolMetrics;
+  private webhookMetrics?: WebhookMetrics;
+
+  constructor(options: TrawlMetricsOptions) {
+    this.registry.setDefaultLabels({ service: options.service });
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  get http(): HttpMetrics {
+    if (!this.httpMetrics) {
+      const labelNames = ['method', 'route', 'status'] as const;
+      const requests = new Counter({
+        name: 'trawl_http_requests_total',
+        help: 'HTTP requests served, by method, route pattern and status code.',
+        labelNames,
+        registers: [this.registry],
+      });
+      const duration = new Histogram({
+        name: 'trawl_http_request_duration_seconds',
+        help: 'HTTP request latency, by method, route pattern and status code.',
+        labelNames,
+        buckets: LATENCY_BUCKETS,
+        registers: [this.registry],
+      });
+      this.httpMetrics = {
+        requests,
+        duration,
+        observe: ({ method, route, status }, seconds) => {
+          const labels = { method, route, status: String(status) };
+          requests.inc(labels);
+          duration.observe(labels, seconds);
+        },
+      };
+    }
+    return this.httpMetrics;
+  }
+
+  get nats(): NatsMetrics {
+    if (!this.natsMetrics) {
+      const duration = new Histogram({
+        name: 'trawl_nats_request_duration_seconds',
+        help: 'NATS request/reply latency seen by the requester, by subject and outcome.',
+        labelNames: ['subject', 'outcome'] as const,
+        buckets: LATENCY_BUCKETS,
+        registers: [this.registry],
+      });
+      this.natsMetrics = {
+        duration,
+        observer: (subject, outcome, ms) => duration.observe({ subject, outcome }, ms / 1000),
+      };
+    }
+    return this.natsMetrics;
+  }
+
+  get queue(): QueueMetrics {
+    if (!this.queueMetrics) {
+      const readers: QueueDepthReader[] = [];
+      const depth = new Gauge({
+        name: 'trawl_queue_depth',
+        help: 'Jobs in each BullMQ queue by state (waiting, active, delayed, waiting-children, failed, completed).',
+        labelNames: ['queue', 'state'] as const,
+        registers: [this.registry],
+        async collect() {
+          for (const read of readers) {
+            const counts = await read();
+            for (const [queue, states] of Object.entries(counts)) {
+              for (const [state, n] of Object.entries(states)) this.set({ queue, state }, n ?? 0);
+            }
+          }
+        },
+      });
+      const jobs = new Counter({
+        name: 'trawl_queue_jobs_total',
+        help: 'Job attempts that ended, by queue and outcome (completed, failed for good, retried, stalled).',
+        labelNames: ['queue', 'outcome'] as const,
+        registers: [this.registry],
+      });
+      this.queueMetrics = { depth, jobs, addDepthReader: (reader) => void readers.push(reader) };
+    }
+    return this.queueMetrics;
+  }
+
+  get browserPool(): BrowserPoolMetrics {
+    if (!this.browserPoolMetrics) {
+      const registers = [this.registry];
+      this.browserPoolMetrics = {
+        browsers: new Gauge({ name: 'trawl_browser_pool_browsers', help: 'Browsers open in the pool.', registers }),
+        busyPages: new Gauge({ name: 'trawl_browser_pool_busy_pages', help: 'Pages in use.', registers }),
+        waitQueue: new Gauge({
+          name: 'trawl_browser_pool_wait_queue_length',
+          help: 'Requests waiting for a free page.',
+          registers,
+        }),
+      };
+    }
+    return this.browserPoolMetrics;
+  }
+
+  get webhook(): WebhookMetrics {
+    if (!this.webhookMetrics) {
+      this.webhookMetrics = {
+        deliveries: new Counter({
+          name: 'trawl_webhook_deliveries_total',
+          help: 'Webhook delivery attempts by outcome (delivered, retry scheduled, failed for good).',
+          labelNames: ['outcome'] as const,
+          registers: [this.registry],
+        }),
+        duration: new Histogram({
+          name: 'trawl_webhook_delivery_duration_seconds',
+          help: 'Webhook POST latency by outcome.',
+          labelNames: ['outcome'] as const,
+          buckets: LATENCY_BUCKETS,
+          registers: [this.registry],
+        }),
+      };
+    }
+    return this.webhookMetrics;
+  }
+}
