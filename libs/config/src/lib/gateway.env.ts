@@ -1,4 +1,4 @@
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseEnv } from './base.env.js';
 
 export class GatewayEnv extends BaseEnv {
@@ -26,4 +26,29 @@ export class GatewayEnv extends BaseEnv {
   /** Comma-separated origins allowed by CORS; empty turns CORS off. */
   @IsString()
   CORS_ORIGINS: string = '';
+
+  /** Redis of the key store and the shared rate/concurrency counters. Empty: API_KEYS only, limits per process. */
+  @IsString()
+  @Matches(/^(rediss?:\/\/\S+)?$/, { message: 'REDIS_URL must be redis://host:port (or rediss://), or empty' })
+  REDIS_URL: string = '';
+
+  /** Rate limit of bootstrap keys (API_KEYS), `<requests>/<window>` with the window in s, m or h. */
+  @IsString()
+  @Matches(/^\d+\/\d*[smh]$/, { message: 'API_KEY_DEFAULT_RATE must look like 600/60s' })
+  API_KEY_DEFAULT_RATE: string = '600/60s';
+
+  /** Most requests in flight per bootstrap key (API_KEYS). */
+  @IsInt()
+  @Min(1)
+  API_KEY_DEFAULT_CONCURRENCY: number = 20;
+
+  /** How long the gateway reuses a key-store lookup, ms (revocations also reach it at once over Redis pub/sub). */
+  @IsInt()
+  @Min(0)
+  API_KEY_CACHE_MS: number = 5000;
+
+  /** Key of the queue dashboard at /admin/queues (header x-admin-key, or basic auth password). Empty: not mounted. */
+  @IsString()
+  @Matches(/^(\S{16,})?$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces, or empty' })
+  ADMIN_API_KEY: string = '';
 }
