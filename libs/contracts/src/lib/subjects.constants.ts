@@ -22,6 +22,8 @@ export const SUBJECTS = {
   taskGet: 'task.get.v1',
   /** A task reached its final state. JetStream, published by task-service, consumed by webhook-dispatcher. */
   taskFinished: 'task.finished.v1',
+  /** A task outcome whose webhook delivery gave up. JetStream, published and replayed by webhook-dispatcher. */
+  taskDeliveryFailed: 'task.delivery-failed.v1',
 } as const;
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
@@ -38,6 +40,8 @@ export const QUEUE_GROUPS = {
 /** JetStream resources: the stream that keeps final task outcomes until the dispatcher has delivered them. */
 export const STREAMS = {
   taskOutcomes: { name: 'TASK_OUTCOMES', subjects: [SUBJECTS.taskFinished] },
+  /** Dead letters: outcomes the dispatcher could not deliver; listed and replayed by its CLI. */
+  webhookDeadLetters: { name: 'WEBHOOK_DEAD_LETTERS', subjects: [SUBJECTS.taskDeliveryFailed] },
 } as const;
 
 /** Durable JetStream consumer names. */

@@ -120,3 +120,24 @@ export interface TaskFinishedEvent {
   trace?: TraceCarrier;
   occurredAt: number;
 }
+
+/** One query's outcome inside a maps or search batch's result (`data.results[i]` of its task record). */
+export type BatchQueryOutcome<T = unknown> =
+  | { query: string; status: 'completed'; data: T }
+  | { query: string; status: 'failed'; error: WireError };
+
+/** Result of a maps or search batch job: one entry per query, in the order of `querys`. */
+export interface BatchTaskResult<T = unknown> {
+  results: BatchQueryOutcome<T>[];
+  completed: number;
+  failed: number;
+}
+
+/** JetStream payload of `task.delivery-failed.v1`: an outcome whose webhook delivery gave up. */
+export interface WebhookDeadLetter {
+  outcome: TaskFinishedEvent;
+  reason: string;
+  attempts: number;
+  lastStatus: number | null;
+  deadLetteredAt: number;
+}

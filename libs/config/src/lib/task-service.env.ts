@@ -1,0 +1,92 @@
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { BaseEnv } from './base.env.js';
+
+export class TaskServiceEnv extends BaseEnv {
+  /** Redis holding the BullMQ queues (task state). */
+  @IsString()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be redis://host:port (or rediss://)' })
+  REDIS_URL: string = 'redis://127.0.0.1:6379';
+
+  /** Run the queue workers in this process (false: submission and lookup only). */
+  @IsIn(['true', 'false'])
+  TASK_WORKERS_ENABLED: 'true' | 'false' = 'true';
+
+  /** Jobs processed at once per worker, per queue. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  TASK_CONCURRENCY_BATCH: number = 10;
+
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  TASK_CONCURRENCY_MAPS: number = 8;
+
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  TASK_CONCURRENCY_SEARCH: number = 8;
+
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  TASK_CONCURRENCY_RETAIL: number = 8;
+
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  TASK_CONCURRENCY_MP_MAPS: number = 8;
+
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  TASK_CONCURRENCY_MP_SEARCH: number = 8;
+
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  TASK_CONCURRENCY_SCRAPE: number = 8;
+
+  /** A job's lock lasts this long and is renewed while it runs; a dead worker's job is taken back after it. */
+  @IsInt()
+  @Min(1000)
+  TASK_LOCK_DURATION_MS: number = 30_000;
+
+  /** How often workers look for stalled jobs (held by a worker that died). */
+  @IsInt()
+  @Min(1000)
+  TASK_STALLED_INTERVAL_MS: number = 30_000;
+
+  /** How many times a job may stall before it fails. */
+  @IsInt()
+  @Min(0)
+  TASK_MAX_STALLED_COUNT: number = 2;
+
+  /** Scrape engine asked for URL tasks of type `scrape` (empty: the extractor's default). */
+  @IsIn(['', 'browser', 'http', 'auto'])
+  TASK_SCRAPE_ENGINE: '' | 'browser' | 'http' | 'auto' = '';
+
+  /** Formats asked for URL tasks of type `scrape`, comma-separated (markdown, html). */
+  @IsString()
+  @Matches(/^(markdown|html)(,(markdown|html))?$/, { message: 'TASK_SCRAPE_FORMATS must be markdown, html or both' })
+  TASK_SCRAPE_FORMATS: string = 'markdown,html';
+
+  /** How often finished jobs are checked for an outcome that was not yet published (and published). */
+  @IsInt()
+  @Min(100)
+  TASK_OUTCOME_SWEEP_INTERVAL_MS: number = 30_000;
+
+  /** JetStream de-duplication window of the outcome stream; also how far back the sweep looks. */
+  @IsInt()
+  @Min(10_000)
+  TASK_OUTCOME_DUPLICATE_WINDOW_MS: number = 60 * 60 * 1000;
+
+  /** How long outcomes are kept in the stream. */
+  @IsInt()
+  @Min(60_000)
+  TASK_OUTCOME_MAX_AGE_MS: number = 7 * 24 * 60 * 60 * 1000;
+
+  /** Hosts or CIDRs a webhook may point at although they are not public (tests, local demos), comma-separated. */
+  @IsString()
+  SSRF_ALLOW_HOSTS: string = '';
+}

@@ -1,0 +1,49 @@
+import { IsInt, IsNumber, IsString, Matches, Max, Min } from 'class-validator';
+import { BaseEnv } from './base.env.js';
+
+export class WebhookDispatcherEnv extends BaseEnv {
+  /** Standard Webhooks secret: `whsec_` then base64 of at least 24 random bytes. */
+  @IsString()
+  @Matches(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, { message: 'WEBHOOK_SIGNING_SECRET must be whsec_<base64 of >= 24 bytes>' })
+  WEBHOOK_SIGNING_SECRET: string = '';
+
+  /**
+   * Delay before each retry of a failed delivery, comma-separated durations (`500ms`, `5s`, `10m`, `2h`). The number of
+   * entries is the number of retries; after the last one the outcome is dead-lettered. Default: about 22 hours.
+   */
+  @IsString()
+  @Matches(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be durations such as 5s,1m,1h' })
+  WEBHOOK_RETRY_SCHEDULE: string = '5s,30s,2m,10m,30m,1h,3h,6h,12h';
+
+  /** Random spread applied to each retry delay, as a fraction (0.2: ±20%). */
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  WEBHOOK_RETRY_JITTER: number = 0.2;
+
+  /** Longest `Retry-After` honoured; a longer one is capped. */
+  @IsInt()
+  @Min(0)
+  WEBHOOK_MAX_RETRY_AFTER_MS: number = 6 * 60 * 60 * 1000;
+
+  /** Deadline of one delivery attempt (connect, send, response headers). */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_TIMEOUT_MS: number = 10_000;
+
+  /** Deliveries in flight at once. */
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_CONCURRENCY: number = 64;
+
+  /** Largest number of outcomes waiting for a retry (JetStream max_ack_pending of the consumer). */
+  @IsInt()
+  @Min(1)
+  WEBHOOK_MAX_PENDING: number = 100_000;
+
+  /** Hosts or CIDRs a webhook may point at although they are not public (tests, local demos), comma-separated. */
+  @IsString()
+  SSRF_ALLOW_HOSTS: string = '';
+}

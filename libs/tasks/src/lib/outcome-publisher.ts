@@ -1,0 +1,170 @@
+import { Job } from 'bullmq';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { QUEUES, SUBJECTS, URL_QUEUE_BY_TYPE, type QueueName, type TaskFinishedEvent } from '@trawl/contracts';
+import type { TaskJobData } from './task-job-data.js';
+import type { TaskQueues } from './task-queues.js';
+import { toTaskRecord } from './task-views.js';
+
+/** Queues whose jobs are tasks the caller sees (and so have an outcome): batch parents and URL tasks. */
+export const OUTCOME_QUEUES: QueueName[] = [QUEUES.batch, ...new Set(Object.values(URL_QUEUE_BY_TYPE))];
+
+export interface OutcomePublisherOptions {
+  /** Publish attempts before leaving the outcome to the sweep. */
+  publishAttempts: number;
+  /** Pause between publish attempts, ms (doubles each time). */
+  publishRetryDelayMs: number;
+  /** Deadline of one publish (the JetStream ack), ms. */
+  publishTimeoutMs: number;
+  /** How far back the sweep looks for unpublished outcomes; at most the stream's duplicate window. */
+  sweepWindowMs: number;
+  /** Jobs finished more recently than this are left to their own publish, ms. */
+  sweepGraceMs: number;
+  sweepIntervalMs: number;
+  onError?: (message: string, error: unknown) => void;
+}
+
+export const DEFAULT_OUTCOME_PUBLISHER_OPTIONS: OutcomePublisherOptions = {
+  publishAttempts: 5,
+  publishRetryDelayMs: 200,
+  publishTimeoutMs: 5000,
+  sweepWindowMs: 60 * 60 * 1000,
+  sweepGraceMs: 10_000,
+  sweepIntervalMs: 30_000,
+};
+
+/** The stable id of a job's outcome: the same on every re-publish, so JetStream stores it once. */
+export function outcomeEventId(jobId: string, finishedOn: number): string {
+  return `${jobId}-${finishedOn}`;
+}
+
+/**
+ * Publishes one TaskFinishedEvent per job that reached its final state (completed, or failed after its last
+ * attempt) on JetStream, with the event id as `Nats-Msg-Id` so a re-publish is not a second outcome. A publish that
+ * fails (NATS down) is retried; what still is not published is found by the sweep, which looks through recently
+ * finished jobs in Redis for outcomes without a "published" mark and publishes them. So an outcome is published at
+ * least once and stored once, even if the process dies between finishing a job and publishing.
+ */
+export class OutcomePublisher {
+  private readonly encoder = new TextEncoder();
+  private readonly publishedKey: string;
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly queues: TaskQueues,
+    private readonly maxPayloadBytes: () => number,
+    private readonly options: OutcomePublisherOptions = DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
+  ) {
+    this.publishedKey = `${queues.prefix}:trawl:outcomes:published`;
+  }
+
+  /** Called when a job of an outcome queue settled an attempt: publishes if that was its final state. */
+  async jobSettled(queue: QueueName, jobId: string): Promise<void> {
+    const job = await Job.fromId<TaskJobData>(this.queues.queue(queue), jobId);
+    if (!job) return;
+    const state = await job.getState();
+    if (state !== 'completed' && state !== 'failed') return;
+    await this.publish(job, state);
+  }
+
+  /** Publishes the outcome of a finished job (retrying), then marks it published. */
+  async publish(job: Job<TaskJobData>, state: 'completed' | 'failed'): Promise<void> {
+    const event = this.eventOf(job, state);
+    let delay = this.options.publishRetryDelayMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.js.publish(SUBJECTS.taskFinished, this.encode(event), {
+          msgID: event.eventId,
+          timeout: this.options.publishTimeoutMs,
+        });
+        break;
+      } catch (e) {
+        if (attempt >= this.options.publishAttempts || this.closed) {
+          this.options.onError?.(`outcome ${event.eventId} not published yet (the sweep will retry)`, e);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, delay));
+        delay *= 2;
+      }
+    }
+    await this.queues.connection.zadd(this.publishedKey, event.task.finishedOn ?? Date.now(), event.eventId);
+  }
+
+  /** Looks through recently finished jobs for outcomes not yet published, and publishes them. */
+  sweep(): Promise<void> {
+    this.sweeping ??= this.runSweep().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  startSweeping(): void {
+    this.timer = setInterval(() => {
+      this.sweep().catch((e: unknown) => this.options.onError?.('outcome sweep failed', e));
+    }, this.options.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.sweeping?.catch(() => undefined);
+  }
+
+  private async runSweep(): Promise<void> {
+    const redis = this.queues.connection;
+    const now = Date.now();
+    const from = now - this.options.sweepWindowMs;
+    const to = now - this.options.sweepGraceMs;
+    await redis.zremrangebyscore(this.publishedKey, '-inf', from - this.options.sweepWindowMs);
+    for (const name of OUTCOME_QUEUES) {
+      const queue = this.queues.queue(name);
+      for (const state of ['completed', 'failed'] as const) {
+        const ids = await redis.zrangebyscore(queue.keys[state], from, to);
+        for (let i = 0; i < ids.length && !this.closed; i += 500) {
+          const chunk = ids.slice(i, i + 500);
+          const jobs = await Promise.all(chunk.map((id) => Job.fromId<TaskJobData>(queue, id)));
+          const pending = jobs.filter((j): j is Job<TaskJobData> => j !== undefined && j.finishedOn !== undefined);
+          if (pending.length === 0) continue;
+          const marks = await redis.zmscore(this.publishedKey, ...pending.map((j) => outcomeEventId(String(j.id), j.finishedOn ?? 0)));
+          for (const [k, job] of pending.entries()) {
+            if (marks[k] === null) await this.publish(job, state);
+          }
+        }
+      }
+    }
+  }
+
+  private eventOf(job: Job<TaskJobData>, state: 'completed' | 'failed'): TaskFinishedEvent {
+    const task = toTaskRecord(job, state);
+    const finishedOn = job.finishedOn ?? job.processedOn ?? job.timestamp;
+    return {
+      eventId: outcomeEventId(String(job.id), finishedOn),
+      event: state === 'completed' ? 'task.completed' : 'task.failed',
+      webhook: job.data.webhook,
+      ...(job.data.apiKeyId ? { apiKeyId: job.data.apiKeyId } : {}),
+      task,
+      ...(job.data.trace ? { trace: job.data.trace } : {}),
+      occurredAt: finishedOn,
+    };
+  }
+
+  /** The event as bytes; a result too large for one NATS message is left out and named (lookup still has it). */
+  private encode(event: TaskFinishedEvent): Uint8Array {
+    const bytes = this.encoder.encode(JSON.stringify(event));
+    if (bytes.length <= this.maxPayloadBytes() - 1024) return bytes;
+    const slim: TaskFinishedEvent = {
+      ...event,
+      task: {
+        ...event.task,
+        data: null,
+        error: {
+          code: 'PAYLOAD_TOO_LARGE',
+          message: `the result (${bytes.length} bytes) is too large for a webhook; read it with GET /extractTask/${event.task.taskId}`,
+          retryable: false,
+        },
+      },
+    };
+    return this.encoder.encode(JSON.stringify(slim));
+  }
+}

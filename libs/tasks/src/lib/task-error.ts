@@ -1,0 +1,24 @@
+import { UnrecoverableError } from 'bullmq';
+import { ERROR_RETRYABLE, isErrorCode, TrawlError, type WireError } from '@trawl/contracts';
+
+/**
+ * What a processor throws for a failed attempt. Its message is `<CODE>: <message>` (BullMQ keeps it as
+ * `failedReason`) and its stack is that line only, so a task's `stacktrace` names causes without our internals. A
+ * permanent error is an UnrecoverableError: BullMQ fails the job at once instead of retrying.
+ */
+export function toAttemptError(e: unknown): Error {
+  const wire: WireError =
+    e instanceof TrawlError ? e.toWire() : { code: 'INTERNAL', message: 'internal error while running the task', retryable: false };
+  const line = `${wire.code}: ${wire.message}`;
+  const error = wire.retryable ? new Error(line) : new UnrecoverableError(line);
+  error.stack = line;
+  return error;
+}
+
+/** The WireError of a failed job, read back from its `failedReason`. */
+export function wireErrorOf(failedReason: string | undefined): WireError | null {
+  if (!failedReason) return null;
+  const m = /^([A-Z_]+): ([\s\S]*)$/.exec(failedReason);
+  if (m && isErrorCode(m[1])) return { code: m[1], message: m[2], retryable: ERROR_RETRYABLE[m[1]] };
+  return { code: 'INTERNAL', message: failedReason, retryable: false };
+}

@@ -1,0 +1,22 @@
+import type { BatchJobData, RpcRequest, SUBJECTS, TraceCarrier } from '@trawl/contracts';
+
+/** What a job keeps beside the caller's parameters; never echoed back. */
+export interface TaskJobMeta {
+  /** Id of the API key that submitted the job (selects the webhook signing secret). */
+  apiKeyId?: string;
+  trace?: TraceCarrier;
+}
+
+/** Data of a job the caller sees: a URL task, or the parent of a maps or search batch. */
+export type TaskJobData = BatchJobData & TaskJobMeta;
+
+/** Data of one query of a maps or search batch (a child job). */
+export type QueryJobData =
+  | { kind: 'maps-query'; request: RpcRequest<typeof SUBJECTS.searchMaps> }
+  | { kind: 'search-query'; request: RpcRequest<typeof SUBJECTS.searchWeb> };
+
+/** The caller's parameters of a job: its data without what we keep beside them. */
+export function echoOf(data: TaskJobData): BatchJobData {
+  const { apiKeyId: _apiKeyId, trace: _trace, ...echo } = data;
+  return echo;
+}

@@ -1,0 +1,117 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import {
+  SUBJECTS,
+  TrawlError,
+  type BatchQueryOutcome,
+  type BatchTaskResult,
+  type ScrapeEngine,
+  type ScrapeFormat,
+  type UrlJobData,
+} from '@trawl/contracts';
+import type { MessagingClient } from '@trawl/messaging';
+import { toAttemptError, wireErrorOf } from './task-error.js';
+import { childIndexOf } from './task-job-id.js';
+import type { QueryJobData, TaskJobData } from './task-job-data.js';
+
+/** The part of the messaging client the processors use (extractors over NATS request/reply). */
+export type ExtractorClient = Pick<MessagingClient, 'send'>;
+
+export interface TaskProcessorsOptions {
+  /** Engine asked for `scrape` URL tasks; the extractor's default when undefined. */
+  scrapeEngine?: ScrapeEngine;
+  scrapeFormats: ScrapeFormat[];
+}
+
+/** What a query child returns; the batch parent gathers these. */
+export interface QueryJobResult {
+  data: unknown;
+}
+
+/**
+ * The work of each queue: a URL task or a batch query asks its extractor over NATS with the job's timeout as the
+ * deadline; a batch parent gathers its children's results. A failed attempt throws what `toAttemptError` makes of
+ * the error, so retryable causes are retried per the job's options and permanent ones fail the job at once.
+ */
+export class TaskProcessors {
+  constructor(
+    private readonly extractors: ExtractorClient,
+    private readonly options: TaskProcessorsOptions,
+  ) {}
+
+  async runUrl(job: Job<TaskJobData>): Promise<unknown> {
+    const data = job.data;
+    if (data.kind !== 'url') throw new UnrecoverableError(`INTERNAL: job ${job.id} is not a URL task`);
+    try {
+      return await this.extract(data);
+    } catch (e) {
+      throw toAttemptError(e);
+    }
+  }
+
+  async runQuery(job: Job<QueryJobData>): Promise<QueryJobResult> {
+    const { data } = job;
+    const deadline = { timeoutMs: data.request.timeout };
+    try {
+      if (data.kind === 'maps-query') return { data: await this.extractors.send(SUBJECTS.searchMaps, data.request, deadline) };
+      return { data: await this.extractors.send(SUBJECTS.searchWeb, data.request, deadline) };
+    } catch (e) {
+      throw toAttemptError(e);
+    }
+  }
+
+  /** Runs once every child settled: one outcome per query, in the order of `querys`. Fails only if all failed. */
+  async runBatch(job: Job<TaskJobData>): Promise<BatchTaskResult> {
+    const data = job.data;
+    if (data.kind === 'url') throw new UnrecoverableError(`INTERNAL: job ${job.id} is not a batch`);
+    const results: (BatchQueryOutcome | undefined)[] = new Array(data.querys.length).fill(undefined);
+    const values = await job.getChildrenValues<QueryJobResult>();
+    for (const [key, value] of Object.entries(values)) {
+      const i = childIndexOf(key);
+      results[i] = { query: data.querys[i], status: 'completed', data: value.data };
+    }
+    const failures = await job.getIgnoredChildrenFailures();
+    for (const [key, reason] of Object.entries(failures)) {
+      const i = childIndexOf(key);
+      results[i] = { query: data.querys[i], status: 'failed', error: wireErrorOf(String(reason)) ?? unknownError() };
+    }
+    const settled = results.map((r, i): BatchQueryOutcome => r ?? { query: data.querys[i], status: 'failed', error: unknownError() });
+    const completed = settled.filter((r) => r.status === 'completed').length;
+    await job.updateProgress(100);
+    if (completed === 0) {
+      const first = settled[0];
+      const cause = first.status === 'failed' ? first.error : unknownError();
+      throw toAttemptError(
+        new TrawlError(cause.code, `all ${settled.length} queries failed (first: ${cause.message})`, { retryable: false }),
+      );
+    }
+    return { results: settled, completed, failed: settled.length - completed };
+  }
+
+  private extract(data: UrlJobData & TaskJobData): Promise<unknown> {
+    const deadline = { timeoutMs: data.timeout, ...(data.trace ? { headers: data.trace } : {}) };
+    const request = { url: data.url, timeout: data.timeout, ...(data.params ? { params: data.params } : {}) };
+    switch (data.type) {
+      case 'retail':
+        return this.extractors.send(SUBJECTS.extractRetail, request, deadline);
+      case 'mp-maps':
+        return this.extractors.send(SUBJECTS.extractPlace, request, deadline);
+      case 'mp-search':
+        return this.extractors.send(SUBJECTS.extractMapsSearchUrl, request, deadline);
+      case 'scrape':
+        return this.extractors.send(
+          SUBJECTS.scrapePage,
+          {
+            url: data.url,
+            formats: this.options.scrapeFormats,
+            timeout: data.timeout,
+            ...(this.options.scrapeEngine ? { engine: this.options.scrapeEngine } : {}),
+          },
+          deadline,
+        );
+    }
+  }
+}
+
+function unknownError() {
+  return { code: 'INTERNAL' as const, message: 'the query left no result', retryable: false };
+}

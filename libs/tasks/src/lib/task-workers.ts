@@ -1,0 +1,85 @@
+import { Job, Worker, type Processor } from 'bullmq';
+import { QUEUES, type QueueName } from '@trawl/contracts';
+import { OUTCOME_QUEUES, type OutcomePublisher } from './outcome-publisher.js';
+import type { QueryJobData, TaskJobData } from './task-job-data.js';
+import type { TaskProcessors } from './task-processors.js';
+import type { TaskQueues } from './task-queues.js';
+
+export interface TaskWorkersOptions {
+  /** Jobs run at once per queue, in this process. */
+  concurrency: Record<QueueName, number>;
+  /** A job's lock; renewed while it runs. A job whose lock lapses (its worker died) is stalled and taken back. */
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  /** Stalls allowed before the job fails. */
+  maxStalledCount: number;
+  onError?: (message: string, error: unknown) => void;
+}
+
+/**
+ * One BullMQ worker per queue. URL queues and the batch queue publish each job's outcome when it reaches its final
+ * state; the maps and search queues (batch queries) move their parent's progress as they finish.
+ */
+export class TaskWorkers {
+  private readonly workers: Worker[] = [];
+
+  constructor(
+    private readonly queues: TaskQueues,
+    private readonly processors: TaskProcessors,
+    private readonly outcomes: OutcomePublisher,
+    private readonly options: TaskWorkersOptions,
+  ) {}
+
+  start(): void {
+    for (const name of Object.values(QUEUES)) {
+      const worker = new Worker(name, this.processorOf(name), {
+        connection: this.queues.workerConnection(`trawl-worker-${name}`),
+        prefix: this.queues.prefix,
+        concurrency: this.options.concurrency[name],
+        lockDuration: this.options.lockDurationMs,
+        stalledInterval: this.options.stalledIntervalMs,
+        maxStalledCount: this.options.maxStalledCount,
+      });
+      const settled = OUTCOME_QUEUES.includes(name)
+        ? (job: Job) => this.outcomes.jobSettled(name, String(job.id))
+        : (job: Job) => this.moveParentProgress(job);
+      const report = (job: Job | undefined) => {
+        if (job) settled(job).catch((e: unknown) => this.options.onError?.(`after job ${job.id} of ${name}`, e));
+      };
+      worker.on('completed', report);
+      worker.on('failed', report);
+      worker.on('error', (e) => this.options.onError?.(`worker of ${name}`, e));
+      this.workers.push(worker);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close()));
+    await Promise.all(this.workers.map((w) => w.disconnect()));
+  }
+
+  private processorOf(name: QueueName): Processor {
+    switch (name) {
+      case QUEUES.batch:
+        return (job: Job<TaskJobData>) => this.processors.runBatch(job);
+      case QUEUES.maps:
+      case QUEUES.search:
+        return (job: Job<QueryJobData>) => this.processors.runQuery(job);
+      default:
+        return (job: Job<TaskJobData>) => this.processors.runUrl(job);
+    }
+  }
+
+  /** A batch's progress: the share of its queries that settled, in percent. */
+  private async moveParentProgress(child: Job): Promise<void> {
+    const parentId = child.parent?.id;
+    if (!parentId) return;
+    const parent = await Job.fromId(this.queues.queue(QUEUES.batch), parentId);
+    if (!parent) return;
+    const counts = await parent.getDependenciesCount();
+    const settled = (counts.processed ?? 0) + (counts.ignored ?? 0) + (counts.failed ?? 0);
+    const total = settled + (counts.unprocessed ?? 0);
+    if (total === 0 || (await parent.getState()) !== 'waiting-children') return;
+    await parent.updateProgress(Math.floor((100 * settled) / total));
+  }
+}

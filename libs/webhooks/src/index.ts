@@ -1,0 +1,6 @@
+export * from './lib/webhook-url.guard.js';
+export * from './lib/webhook-signer.js';
+export * from './lib/retry-schedule.js';
+export * from './lib/webhook-sender.js';
+export * from './lib/webhook-dispatcher.js';
+export * from './lib/webhook-dead-letters.js';

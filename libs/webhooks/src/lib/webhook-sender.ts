@@ -1,0 +1,89 @@
+import { Agent, request } from 'undici';
+import { TrawlError, type TaskFinishedEvent } from '@trawl/contracts';
+import { parseRetryAfter } from './retry-schedule.js';
+import type { WebhookSigner } from './webhook-signer.js';
+import type { WebhookUrlGuard } from './webhook-url.guard.js';
+
+/** What one delivery attempt came to. */
+export type DeliveryResult =
+  | { outcome: 'delivered'; status: number }
+  /** 410 Gone: the receiver wants no more deliveries to this URL. */
+  | { outcome: 'gone'; status: number }
+  /** The URL may not be called (SSRF guard): retrying will not help. */
+  | { outcome: 'refused'; reason: string }
+  | { outcome: 'retry'; status: number | null; reason: string; retryAfterMs?: number };
+
+export interface WebhookSenderOptions {
+  /** Deadline of one attempt, ms. */
+  timeoutMs: number;
+  userAgent?: string;
+}
+
+/** The JSON body of a delivery: the task record with the event name. */
+export function webhookBody(event: TaskFinishedEvent): string {
+  return JSON.stringify({ event: event.event, ...event.task });
+}
+
+/**
+ * POSTs an outcome to its webhook, signed (Standard Webhooks; `webhook-id` is the outcome's event id, the same on every
+ * attempt). Redirects are not followed. The SSRF guard runs before the request and again at connect time.
+ */
+export class WebhookSender {
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly guard: WebhookUrlGuard,
+    private readonly signer: WebhookSigner,
+    private readonly options: WebhookSenderOptions,
+  ) {
+    this.agent = new Agent({
+      connect: { lookup: guard.lookup, timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      keepAliveTimeout: 10_000,
+    });
+  }
+
+  async deliver(event: TaskFinishedEvent, now = Date.now()): Promise<DeliveryResult> {
+    try {
+      await this.guard.check(event.webhook);
+    } catch (e) {
+      return { outcome: 'refused', reason: e instanceof TrawlError ? e.message : String(e) };
+    }
+    const body = webhookBody(event);
+    const signed = this.signer.sign(event.eventId, Math.floor(now / 1000), body);
+    try {
+      const res = await request(event.webhook, {
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': this.options.userAgent ?? 'Trawl-Webhooks/1',
+          ...signed,
+        },
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      await res.body.dump().catch(() => undefined);
+      if (res.statusCode >= 200 && res.statusCode < 300) return { outcome: 'delivered', status: res.statusCode };
+      if (res.statusCode === 410) return { outcome: 'gone', status: res.statusCode };
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+      return {
+        outcome: 'retry',
+        status: res.statusCode,
+        reason: `the receiver answered ${res.statusCode}`,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      };
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      if (err.code === 'EURLNOTALLOWED' || (err.cause as NodeJS.ErrnoException | undefined)?.code === 'EURLNOTALLOWED') {
+        return { outcome: 'refused', reason: err.message };
+      }
+      return { outcome: 'retry', status: null, reason: `delivery failed: ${err.name === 'TimeoutError' ? 'timed out' : err.message}` };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
