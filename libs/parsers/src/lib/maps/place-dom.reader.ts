@@ -1,0 +1,115 @@
+// Layer 3 for place pages: the rendered side panel (a page saved after scripts ran). Roles, aria labels and
+// data-item-id attributes first; class names only where nothing else names the element.
+import * as cheerio from 'cheerio';
+import { splitAddress } from './address.util.js';
+import {
+  afterLabel,
+  isPriceLevel,
+  parseCount,
+  parseRating,
+  PHOTO_URL,
+  readPlaceUrl,
+  unwrapRedirect,
+} from './maps-dom.util.js';
+import type { PlaceFacts } from './place-facts.js';
+
+type Root = cheerio.CheerioAPI;
+type Sel = cheerio.Cheerio<Parameters<typeof cheerio.contains>[0]>;
+
+function mainHeading($: Root) {
+  const headings = $('h1').filter((_, h) => !/sponsored/i.test($(h).attr('aria-label') ?? '') && $(h).text().trim() !== '');
+  return headings.length > 0 ? headings.first() : undefined;
+}
+
+/** The smallest ancestor of the heading that also holds the category button: the place's header block. */
+function headerBlock(h1: ReturnType<typeof mainHeading>): Sel | undefined {
+  if (!h1) return undefined;
+  let cur: Sel = h1.parent();
+  for (let i = 0; i < 8 && cur.length > 0; i++) {
+    if (cur.find('button[jsaction*="category"]').length > 0) return cur;
+    cur = cur.parent();
+  }
+  return h1.parent().parent();
+}
+
+function readHours($: Root): { day: string; times: string[] }[] {
+  const out: { day: string; times: string[] }[] = [];
+  $('table tr').each((_, tr) => {
+    const cells = $(tr).children('td, th');
+    if (cells.length < 2) return;
+    const day = cells.eq(0).text().trim();
+    if (!/^[^\d]{3,}$/.test(day) || out.some((d) => d.day === day)) return;
+    const items = cells
+      .eq(1)
+      .find('li')
+      .map((__, li) => $(li).text().trim())
+      .get()
+      .filter(Boolean);
+    const label = cells.eq(1).attr('aria-label');
+    const times = items.length > 0 ? items : (label ?? cells.eq(1).text()).split(',').map((t) => t.trim()).filter(Boolean);
+    if (times.length > 0) out.push({ day, times });
+  });
+  return out.length >= 5 && out.length <= 7 ? out : [];
+}
+
+export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
+  const $ = cheerio.load(html);
+  const h1 = mainHeading($);
+  const header = headerBlock(h1);
+  const title = $('title').first().text().replace(/\s*[-–]\s*Google Maps\s*$/i, '').trim();
+  const name = h1?.text().trim() || (title && !/^Google Maps$/i.test(title) ? title : undefined);
+
+  const ratingLabel = (header ?? $('body')).find('[aria-label]').filter((_, e) => /^\s*[\d.,]+\s+stars?\s*$/i.test($(e).attr('aria-label') ?? '')).first();
+  const reviewsLabel = (header ?? $('body'))
+    .find('[aria-label]')
+    .filter((_, e) => /^\s*[\d.,]+\s+reviews?\s*$/i.test($(e).attr('aria-label') ?? ''))
+    .first();
+
+  const addressEl = $('[data-item-id="address"]').first();
+  const address = afterLabel(addressEl.attr('aria-label')) ?? (addressEl.text().trim() || undefined);
+  const phoneEl = $('[data-item-id^="phone:tel:"]').first();
+  const phone =
+    afterLabel(phoneEl.attr('aria-label')) ?? phoneEl.attr('data-item-id')?.replace(/^phone:tel:/, '') ?? undefined;
+  const website = unwrapRedirect($('a[data-item-id="authority"]').first().attr('href'));
+  const menu = unwrapRedirect($('a[data-item-id="menu"]').first().attr('href'));
+  const reservation = $('a[data-item-id^="action:"]')
+    .map((_, a) => unwrapRedirect($(a).attr('href')))
+    .get()
+    .filter((u): u is string => typeof u === 'string' && /^https?:/.test(u));
+
+  const category = (header ?? $('body')).find('button[jsaction*="category"]').first().text().trim();
+  const price = (header ?? $('body'))
+    .find('span[aria-label]')
+    .filter((_, s) => isPriceLevel($(s).text()))
+    .first();
+  const heroImg = $('button[jsaction*="heroHeaderImage"] img').first().attr('src');
+  const anyPhoto = $('img')
+    .map((_, i) => $(i).attr('src'))
+    .get()
+    .find((s) => PHOTO_URL.test(s));
+  const headerText = header?.text() ?? '';
+  const canonical = $('link[rel="canonical"]').attr('href') ?? $('meta[itemprop="url"]').attr('content');
+  const fromUrl = readPlaceUrl(canonical ?? pageUrl);
+  const parts = splitAddress(address);
+
+  return {
+    name,
+    address,
+    ...parts,
+    ...fromUrl,
+    rating: parseRating(ratingLabel.attr('aria-label')),
+    reviewsCount: parseCount(reviewsLabel.attr('aria-label')),
+    phone,
+    website,
+    categories: category ? [category] : [],
+    description: $('.PYvSYb').first().text().trim() || undefined,
+    image: heroImg ?? anyPhoto,
+    priceDollar: price.length > 0 ? price.text().trim() : undefined,
+    priceText: price.attr('aria-label') || undefined,
+    menuUrls: [menu, ...reservation].filter((u): u is string => typeof u === 'string'),
+    hours: readHours($),
+    claimed: /claim this business/i.test($('body').text()) ? false : undefined,
+    permanentlyClosed: /permanently closed/i.test(headerText) || undefined,
+    temporarilyClosed: /temporarily closed/i.test(headerText) || undefined,
+  };
+}

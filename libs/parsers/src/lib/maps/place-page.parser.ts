@@ -1,0 +1,66 @@
+import type { PlaceRecord } from '@trawl/contracts';
+import { embeddedJsonDocuments, type Json, parseMapsJson, readAssignedJson } from './maps-json.util.js';
+import { assertNotBlocked, isJsonInput, isMapsHtml, notRecognised } from './page-guard.js';
+import { findPlaceArrays, isPlaceArray, readPlaceArray, readPlaceStub } from './place-data.reader.js';
+import { readPlaceDom } from './place-dom.reader.js';
+import { mergeFacts, type PlaceFacts } from './place-facts.js';
+import { toPlaceRecord } from './place-record.mapper.js';
+import { readPlaceUrl } from './maps-dom.util.js';
+
+export interface PlacePageContext {
+  /** The URL the page was fetched from (used for the maps URL and, failing all else, coordinates). */
+  url: string;
+}
+
+/** The place array of a state document: `[6]` of a place-page payload, else the first one found. */
+function mainPlaceArray(doc: Json): Json[] | undefined {
+  if (Array.isArray(doc) && isPlaceArray(doc[6])) return doc[6];
+  return findPlaceArrays(doc)[0];
+}
+
+/** Facts from the embedded state of a place page (full place array first, the short 2024+ record second). */
+export function readEmbeddedPlace(html: string): PlaceFacts | undefined {
+  const state = readAssignedJson(html, 'APP_INITIALIZATION_STATE');
+  if (state === undefined) return undefined;
+  const docs = embeddedJsonDocuments(state);
+  let full: PlaceFacts | undefined;
+  for (const doc of docs) {
+    const place = mainPlaceArray(doc);
+    if (place) {
+      full = readPlaceArray(place);
+      break;
+    }
+  }
+  let stub: PlaceFacts | undefined;
+  for (const doc of docs) {
+    stub = readPlaceStub(doc);
+    if (stub) break;
+  }
+  return full || stub ? mergeFacts(full, stub) : undefined;
+}
+
+/**
+ * Parses a maps place page (HTML with its embedded state, or that state / the place payload as JSON) into the
+ * single-place record. Layers: embedded place array, then the short embedded record, then the rendered DOM, then
+ * the page URL.
+ */
+export function parsePlacePage(input: string, ctx: PlacePageContext): PlaceRecord {
+  assertNotBlocked(input);
+  let facts: PlaceFacts;
+  if (isJsonInput(input)) {
+    const doc = parseMapsJson(input);
+    const place = doc === undefined ? undefined : mainPlaceArray(doc);
+    if (!place) throw notRecognised('The JSON is not a maps place payload');
+    facts = readPlaceArray(place);
+  } else {
+    if (!isMapsHtml(input)) throw notRecognised('The page is not a maps page');
+    const embedded = readEmbeddedPlace(input);
+    const dom = readPlaceDom(input, ctx.url);
+    const hasPlaceDom = dom.address !== undefined || dom.phone !== undefined || dom.rating !== undefined;
+    if (!embedded && !hasPlaceDom) throw notRecognised('The maps page is not a place page');
+    facts = mergeFacts(embedded, dom);
+  }
+  facts = mergeFacts(facts, readPlaceUrl(ctx.url));
+  if (!facts.name) throw notRecognised('The maps page names no place');
+  return toPlaceRecord(facts, ctx.url);
+}
