@@ -5,6 +5,8 @@ import { MessagingModule } from '@trawl/messaging';
 import { GATEWAY_ENV } from './gateway-env.token.js';
 import { ApiKeyGuard } from './http/api-key.guard.js';
 import { ApiKeysService } from './http/api-keys.service.js';
+import { GatewayRedisService } from './http/gateway-redis.service.js';
+import { KeyLimitsGuard } from './http/key-limits.guard.js';
 import { DtoValidationPipe } from './http/dto-validation.pipe.js';
 import { EnvelopeExceptionFilter } from './http/envelope-exception.filter.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
@@ -23,8 +25,11 @@ export class AppModule {
       controllers: [SearchController, ExtractController, ScrapeController, TasksController, HealthController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
+        GatewayRedisService,
         ApiKeysService,
+        // Order matters: authenticate first, then count against the key's limits.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: KeyLimitsGuard },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { RequestMethod } from '@nestjs/common';
+import helmet from '@fastify/helmet';
+import { Logger, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { csv, type GatewayEnv } from '@trawl/config';
 import { AppModule } from './app.module.js';
 import { toErrorEnvelope } from './http/error-envelope.js';
+import { QUEUE_BOARD_PATH } from './http/queue-board.constants.js';
 
 export const API_PREFIX = 'api/openapi/v1';
 
@@ -31,6 +33,8 @@ export async function createGatewayApp(env: GatewayEnv, options: GatewayAppOptio
     logger: options.logger,
     bufferLogs: false,
   });
+  // Security headers: nosniff, X-Frame-Options DENY, Referrer-Policy no-referrer, HSTS, a same-origin CSP.
+  await app.register(helmet, { frameguard: { action: 'deny' } });
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
@@ -48,6 +52,13 @@ export async function createGatewayApp(env: GatewayEnv, options: GatewayAppOptio
   const origins = csv(env.CORS_ORIGINS);
   if (origins.length > 0) app.enableCors({ origin: origins });
   app.enableShutdownHooks();
+  if (env.ADMIN_API_KEY && env.REDIS_URL) {
+    // Loaded only when on: Bull Board brings @fastify/static along.
+    const { mountQueueBoard } = await import('./http/queue-board.js');
+    await mountQueueBoard(app, { redisUrl: env.REDIS_URL, adminKey: env.ADMIN_API_KEY });
+  } else {
+    new Logger('Admin').log(`queue dashboard ${QUEUE_BOARD_PATH} is off (it needs ADMIN_API_KEY and REDIS_URL)`);
+  }
 
   const document = SwaggerModule.createDocument(
     app,

@@ -7,7 +7,10 @@ import { IS_PUBLIC } from './public.decorator.js';
 
 export type AuthenticatedRequest = FastifyRequest & { principal?: ApiPrincipal };
 
-/** Requires a valid `x-api-key` header on every route not marked @Public(). Missing or wrong: 401. */
+/**
+ * Requires a valid `x-api-key` header on every route not marked @Public(). Missing, wrong or revoked: 401. The
+ * principal it sets is what KeyLimitsGuard (registered after it) counts against.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
@@ -15,12 +18,12 @@ export class ApiKeyGuard implements CanActivate {
     private readonly reflector: Reflector,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const header = request.headers['x-api-key'];
     if (header === undefined) throw new TrawlError('UNAUTHORIZED', 'missing x-api-key header', { field: 'x-api-key' });
-    const principal = this.keys.authenticate(Array.isArray(header) ? header[0] : header);
+    const principal = await this.keys.authenticate(Array.isArray(header) ? header[0] : header);
     if (!principal) throw new TrawlError('UNAUTHORIZED', 'invalid API key', { field: 'x-api-key' });
     request.principal = principal;
     return true;

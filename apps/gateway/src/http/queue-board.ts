@@ -1,0 +1,46 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter as BoardAdapter } from '@bull-board/fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { QUEUES } from '@trawl/contracts';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { adminKeyHook } from './admin-key.hook.js';
+import { QUEUE_BOARD_PATH } from './queue-board.constants.js';
+
+export interface QueueBoardOptions {
+  redisUrl: string;
+  adminKey: string;
+  /** BullMQ key prefix of the task-service's queues. */
+  prefix?: string;
+}
+
+/**
+ * Mounts Bull Board (the queue dashboard) at /admin/queues, listing every queue in QUEUES, behind the admin key
+ * (adminKeyHook). It has its own Redis connection, closed with the app. Load this file lazily (`await import`):
+ * Bull Board pulls in @fastify/static, which only the gateway process needs when the dashboard is on.
+ */
+export async function mountQueueBoard(app: NestFastifyApplication, options: QueueBoardOptions): Promise<void> {
+  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, connectionName: 'trawl-gateway-board' });
+  connection.on('error', () => undefined);
+  const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection, prefix: options.prefix ?? 'bull' }));
+  const board = new BoardAdapter();
+  board.setBasePath(QUEUE_BOARD_PATH);
+  createBullBoard({
+    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: false })),
+    serverAdapter: board,
+    options: { uiConfig: { boardTitle: 'Trawl queues' } },
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  await fastify.register(
+    async (scope) => {
+      scope.addHook('onRequest', adminKeyHook(options.adminKey));
+      await scope.register(board.registerPlugin());
+    },
+    { prefix: QUEUE_BOARD_PATH },
+  );
+  fastify.addHook('onClose', async () => {
+    await Promise.all(queues.map((q) => q.close()));
+    await connection.quit().catch(() => connection.disconnect());
+  });
+}
