@@ -1,1 +1,3 @@
-export {};
+export { parseProductPage } from './retail-page.parser.js';
+export { buildProductUrl, asinFromUrl } from './product-url.builder.js';
+export { parseMoney } from './money.parser.js';
