@@ -108,7 +108,7 @@ export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
     priceText: price.attr('aria-label') || undefined,
     menuUrls: [menu, ...reservation].filter((u): u is string => typeof u === 'string'),
     hours: readHours($),
-    claimed: /claim this business/i.test($('body').text()) ? false : undefined,
+    claimed: !/claim this business/i.test($('body').text()),
     permanentlyClosed: /permanently closed/i.test(headerText) || undefined,
     temporarilyClosed: /temporarily closed/i.test(headerText) || undefined,
   };
