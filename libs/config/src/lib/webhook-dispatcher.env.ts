@@ -43,6 +43,11 @@ export class WebhookDispatcherEnv extends BaseEnv {
   @Min(1)
   WEBHOOK_MAX_PENDING: number = 100_000;
 
+  /** Redis of the API key store, for per-key signing secrets; empty: every delivery is signed with the secret above. */
+  @IsString()
+  @Matches(/^$|^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be redis://host:port (or empty)' })
+  REDIS_URL: string = '';
+
   /** Hosts or CIDRs a webhook may point at although they are not public (tests, local demos), comma-separated. */
   @IsString()
   SSRF_ALLOW_HOSTS: string = '';

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { TrawlError, type TaskFinishedEvent } from '@trawl/contracts';
 import { parseRetryAfter } from './retry-schedule.js';
-import type { WebhookSigner } from './webhook-signer.js';
+import { WebhookSigner } from './webhook-signer.js';
 import type { WebhookUrlGuard } from './webhook-url.guard.js';
 
 /** What one delivery attempt came to. */
@@ -12,6 +12,9 @@ export type DeliveryResult =
   /** The URL may not be called (SSRF guard): retrying will not help. */
   | { outcome: 'refused'; reason: string }
   | { outcome: 'retry'; status: number | null; reason: string; retryAfterMs?: number };
+
+/** The signing secret of an outcome: by the API key that submitted the task (`whsec_...`). */
+export type WebhookSecretResolver = (apiKeyId: string | undefined) => Promise<string>;
 
 export interface WebhookSenderOptions {
   /** Deadline of one attempt, ms. */
@@ -30,10 +33,11 @@ export function webhookBody(event: TaskFinishedEvent): string {
  */
 export class WebhookSender {
   private readonly agent: Agent;
+  private readonly signers = new Map<string, WebhookSigner>();
 
   constructor(
     private readonly guard: WebhookUrlGuard,
-    private readonly signer: WebhookSigner,
+    private readonly secretFor: WebhookSecretResolver,
     private readonly options: WebhookSenderOptions,
   ) {
     this.agent = new Agent({
@@ -51,8 +55,8 @@ export class WebhookSender {
       return { outcome: 'refused', reason: e instanceof TrawlError ? e.message : String(e) };
     }
     const body = webhookBody(event);
-    const signed = this.signer.sign(event.eventId, Math.floor(now / 1000), body);
     try {
+      const signed = (await this.signerFor(event.apiKeyId)).sign(event.eventId, Math.floor(now / 1000), body);
       const res = await request(event.webhook, {
         method: 'POST',
         body,
@@ -81,6 +85,17 @@ export class WebhookSender {
       }
       return { outcome: 'retry', status: null, reason: `delivery failed: ${err.name === 'TimeoutError' ? 'timed out' : err.message}` };
     }
+  }
+
+  private async signerFor(apiKeyId: string | undefined): Promise<WebhookSigner> {
+    const secret = await this.secretFor(apiKeyId);
+    let signer = this.signers.get(secret);
+    if (!signer) {
+      signer = new WebhookSigner(secret);
+      if (this.signers.size > 10_000) this.signers.clear();
+      this.signers.set(secret, signer);
+    }
+    return signer;
   }
 
   close(): Promise<void> {

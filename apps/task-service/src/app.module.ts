@@ -1,0 +1,32 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { csv, type TaskServiceEnv } from '@trawl/config';
+import { MessagingModule } from '@trawl/messaging';
+import { TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
+import { WebhookUrlGuard } from '@trawl/webhooks';
+import { TaskRuntimeService } from './task-runtime.service.js';
+import { TASK_SERVICE_ENV } from './task-service.tokens.js';
+import { TasksController } from './tasks.controller.js';
+
+/** task-service: batch submission and lookup over NATS, BullMQ workers, outcome publishing. */
+@Module({})
+export class AppModule {
+  static forRoot(env: TaskServiceEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: `task-service-${env.INSTANCE_ID || process.pid}` })],
+      controllers: [TasksController],
+      providers: [
+        { provide: TASK_SERVICE_ENV, useValue: env },
+        { provide: TaskQueues, useFactory: () => new TaskQueues({ redisUrl: env.REDIS_URL }) },
+        { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)) },
+        {
+          provide: TaskSubmitter,
+          useFactory: (queues: TaskQueues, guard: WebhookUrlGuard) => new TaskSubmitter(queues, (url) => guard.check(url)),
+          inject: [TaskQueues, WebhookUrlGuard],
+        },
+        { provide: TaskReader, useFactory: (queues: TaskQueues) => new TaskReader(queues), inject: [TaskQueues] },
+        TaskRuntimeService,
+      ],
+    };
+  }
+}

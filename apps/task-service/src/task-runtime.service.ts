@@ -1,0 +1,79 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { csv, type TaskServiceEnv } from '@trawl/config';
+import { QUEUES, type QueueName, type ScrapeFormat } from '@trawl/contracts';
+import { NATS_CONNECTION, MessagingClient } from '@trawl/messaging';
+import {
+  DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
+  ensureOutcomeStream,
+  OutcomePublisher,
+  TaskProcessors,
+  TaskQueues,
+  TaskWorkers,
+} from '@trawl/tasks';
+import { TASK_SERVICE_ENV } from './task-service.tokens.js';
+
+/**
+ * Starts what runs beside the NATS handlers: the outcome stream, the queue workers and the outcome sweep; stops them
+ * (workers first, finishing their jobs) before the NATS connection drains.
+ */
+@Injectable()
+export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('TaskRuntime');
+  private workers: TaskWorkers | undefined;
+  private outcomes: OutcomePublisher | undefined;
+
+  constructor(
+    @Inject(TASK_SERVICE_ENV) private readonly env: TaskServiceEnv,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly messaging: MessagingClient,
+    private readonly queues: TaskQueues,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const env = this.env;
+    await ensureOutcomeStream(await jetstreamManager(this.nc), {
+      duplicateWindowMs: env.TASK_OUTCOME_DUPLICATE_WINDOW_MS,
+      maxAgeMs: env.TASK_OUTCOME_MAX_AGE_MS,
+    });
+    const onError = (message: string, e: unknown) => this.logger.error(`${message}: ${e instanceof Error ? e.message : String(e)}`);
+    this.outcomes = new OutcomePublisher(jetstream(this.nc), this.queues, () => this.nc.info?.max_payload ?? 1024 * 1024, {
+      ...DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
+      sweepWindowMs: env.TASK_OUTCOME_DUPLICATE_WINDOW_MS,
+      sweepGraceMs: Math.min(DEFAULT_OUTCOME_PUBLISHER_OPTIONS.sweepGraceMs, env.TASK_OUTCOME_SWEEP_INTERVAL_MS),
+      sweepIntervalMs: env.TASK_OUTCOME_SWEEP_INTERVAL_MS,
+      onError,
+    });
+    if (env.TASK_WORKERS_ENABLED !== 'true') return;
+    const processors = new TaskProcessors(this.messaging, {
+      scrapeFormats: csv(env.TASK_SCRAPE_FORMATS) as ScrapeFormat[],
+      ...(env.TASK_SCRAPE_ENGINE ? { scrapeEngine: env.TASK_SCRAPE_ENGINE } : {}),
+    });
+    const concurrency: Record<QueueName, number> = {
+      [QUEUES.batch]: env.TASK_CONCURRENCY_BATCH,
+      [QUEUES.maps]: env.TASK_CONCURRENCY_MAPS,
+      [QUEUES.search]: env.TASK_CONCURRENCY_SEARCH,
+      [QUEUES.retail]: env.TASK_CONCURRENCY_RETAIL,
+      [QUEUES.mpMaps]: env.TASK_CONCURRENCY_MP_MAPS,
+      [QUEUES.mpSearch]: env.TASK_CONCURRENCY_MP_SEARCH,
+      [QUEUES.scrape]: env.TASK_CONCURRENCY_SCRAPE,
+    };
+    this.workers = new TaskWorkers(this.queues, processors, this.outcomes, {
+      concurrency,
+      lockDurationMs: env.TASK_LOCK_DURATION_MS,
+      stalledIntervalMs: env.TASK_STALLED_INTERVAL_MS,
+      maxStalledCount: env.TASK_MAX_STALLED_COUNT,
+      onError,
+    });
+    this.workers.start();
+    this.outcomes.startSweeping();
+    this.outcomes.sweep().catch((e: unknown) => onError('first outcome sweep failed', e));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.workers?.close();
+    await this.outcomes?.close();
+    await this.queues.close();
+  }
+}

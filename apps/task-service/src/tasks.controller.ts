@@ -1,0 +1,25 @@
+import { Controller, UseFilters } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { SUBJECTS, type TaskRecord, type TaskSubmitReply } from '@trawl/contracts';
+import { WireErrorFilter } from '@trawl/messaging';
+import { TaskReader, TaskSubmitter } from '@trawl/tasks';
+
+/** Batch submission and task lookup over NATS; payloads are validated by the submitter and reader. */
+@Controller()
+@UseFilters(WireErrorFilter)
+export class TasksController {
+  constructor(
+    private readonly submitter: TaskSubmitter,
+    private readonly reader: TaskReader,
+  ) {}
+
+  @MessagePattern(SUBJECTS.taskSubmit)
+  submit(@Payload() payload: unknown): Promise<TaskSubmitReply> {
+    return this.submitter.submit(payload);
+  }
+
+  @MessagePattern(SUBJECTS.taskGet)
+  get(@Payload() payload: unknown): Promise<TaskRecord> {
+    return this.reader.get(payload);
+  }
+}

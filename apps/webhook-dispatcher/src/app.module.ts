@@ -1,0 +1,17 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { csv, type WebhookDispatcherEnv } from '@trawl/config';
+import { MessagingModule } from '@trawl/messaging';
+import { DispatcherService } from './dispatcher.service.js';
+import { WEBHOOK_DISPATCHER_ENV } from './webhook-dispatcher.tokens.js';
+
+/** webhook-dispatcher: delivers task outcomes from JetStream to the callers' webhooks. */
+@Module({})
+export class AppModule {
+  static forRoot(env: WebhookDispatcherEnv): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: `webhook-dispatcher-${env.INSTANCE_ID || process.pid}` })],
+      providers: [{ provide: WEBHOOK_DISPATCHER_ENV, useValue: env }, DispatcherService],
+    };
+  }
+}

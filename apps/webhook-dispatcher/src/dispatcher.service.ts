@@ -1,0 +1,56 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Redis } from 'ioredis';
+import { csv, type WebhookDispatcherEnv } from '@trawl/config';
+import { webhookSecretForKey } from '@trawl/keys';
+import { NATS_CONNECTION } from '@trawl/messaging';
+import { parseRetrySchedule, WebhookDispatcher, WebhookSender, WebhookUrlGuard } from '@trawl/webhooks';
+import { WEBHOOK_DISPATCHER_ENV } from './webhook-dispatcher.tokens.js';
+
+/** Runs the webhook dispatcher for the life of the app; on shutdown finishes the deliveries in flight. */
+@Injectable()
+export class DispatcherService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('WebhookDispatcher');
+  private redis: Redis | null = null;
+  private sender: WebhookSender | undefined;
+  private dispatcher: WebhookDispatcher | undefined;
+
+  constructor(
+    @Inject(WEBHOOK_DISPATCHER_ENV) private readonly env: WebhookDispatcherEnv,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const env = this.env;
+    const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'webhook-dispatcher' }) : null;
+    this.redis = redis;
+    this.sender = new WebhookSender(
+      new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)),
+      (apiKeyId) => webhookSecretForKey(redis, apiKeyId, env.WEBHOOK_SIGNING_SECRET),
+      { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
+    );
+    this.dispatcher = new WebhookDispatcher(this.nc, this.sender, {
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      maxPending: env.WEBHOOK_MAX_PENDING,
+      ackWaitMs: env.WEBHOOK_TIMEOUT_MS + 30_000,
+      retry: {
+        schedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+        jitter: env.WEBHOOK_RETRY_JITTER,
+        maxRetryAfterMs: env.WEBHOOK_MAX_RETRY_AFTER_MS,
+      },
+      log: (level, message, e) => {
+        const text = e === undefined ? message : `${message}: ${e instanceof Error ? e.message : String(e)}`;
+        if (level === 'error') this.logger.error(text);
+        else if (level === 'warn') this.logger.warn(text);
+        else this.logger.log(text);
+      },
+    });
+    await this.dispatcher.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.dispatcher?.close();
+    await this.sender?.close();
+    this.redis?.disconnect();
+  }
+}
