@@ -1,0 +1,5 @@
+export * from './lib/address-policy.js';
+export * from './lib/check-url.js';
+export * from './lib/guarded-lookup.js';
+export * from './lib/safe-fetch.js';
+export * from './lib/upstream-error.js';
