@@ -1,0 +1,320 @@
+import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
+import type { ITriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
+import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
+import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
+import type { ISecret } from 'kubernetes-models/v1/Secret';
+import type { IService } from 'kubernetes-models/v1/Service';
+import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import type { IVolume } from 'kubernetes-models/v1/Volume';
+import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
+import { GATEWAY_PORT, METRICS_PORT, SERVICE_CATALOG, type ServiceSpec } from './service-catalog.js';
+import type { ServiceValues, TrawlValues } from './trawl-values.js';
+
+export type KubeObject =
+  | IServiceAccount
+  | IConfigMap
+  | ISecret
+  | IDeployment
+  | IService
+  | IPodDisruptionBudget
+  | IHorizontalPodAutoscaler
+  | IScaledObject
+  | ITriggerAuthentication;
+
+type Metadata = NonNullable<IDeployment['metadata']>;
+
+function metadata(v: TrawlValues, name: string, component?: string): Metadata {
+  return {
+    name,
+    ...(v.namespace ? { namespace: v.namespace } : {}),
+    labels: { ...selectorLabels(v, component), 'app.kubernetes.io/version': v.image.tag, 'app.kubernetes.io/managed-by': 'trawl-deploy' },
+  };
+}
+
+function selectorLabels(v: TrawlValues, component?: string): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': 'trawl',
+    'app.kubernetes.io/instance': v.release,
+    ...(component ? { 'app.kubernetes.io/component': component } : {}),
+  };
+}
+
+const fullName = (v: TrawlValues, suffix: string): string => `${v.release}-${suffix}`;
+const configMapName = (v: TrawlValues): string => fullName(v, 'config');
+const serviceAccountName = (v: TrawlValues): string => v.release;
+
+function configMap(v: TrawlValues): IConfigMap {
+  const otel = v.config.otel ?? {};
+  const data: Record<string, string> = {
+    NATS_URL: v.config.natsUrl,
+    LOG_LEVEL: v.config.logLevel,
+    METRICS_PORT: String(METRICS_PORT),
+    SSRF_ALLOW_HOSTS: v.config.ssrfAllowHosts ?? '',
+  };
+  if (!v.secrets.redisUrlFromSecret) data['REDIS_URL'] = v.config.redisUrl;
+  if (otel.endpoint) data['OTEL_EXPORTER_OTLP_ENDPOINT'] = otel.endpoint;
+  if (otel.tracesExporter) data['OTEL_TRACES_EXPORTER'] = otel.tracesExporter;
+  if (otel.endpoint || otel.tracesExporter) {
+    if (otel.sampler) data['OTEL_TRACES_SAMPLER'] = otel.sampler;
+    if (otel.samplerArg) data['OTEL_TRACES_SAMPLER_ARG'] = otel.samplerArg;
+  }
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata(v, configMapName(v)), data: { ...data, ...v.config.extraEnv } };
+}
+
+function secret(v: TrawlValues): ISecret {
+  const s = v.secrets;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: metadata(v, s.name),
+    type: 'Opaque',
+    stringData: {
+      API_KEYS: s.apiKeys ?? '',
+      WEBHOOK_SIGNING_SECRET: s.webhookSigningSecret ?? '',
+      ...(s.adminApiKey ? { ADMIN_API_KEY: s.adminApiKey } : {}),
+      ...(s.redisUrlFromSecret ? { REDIS_URL: s.redisUrl ?? '' } : {}),
+    },
+  };
+}
+
+function secretEnv(v: TrawlValues, key: string, optional: boolean): IEnvVar {
+  return { name: key, valueFrom: { secretKeyRef: { name: v.secrets.name, key, ...(optional ? { optional: true } : {}) } } };
+}
+
+function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IContainer {
+  const port = spec.kind === 'http' ? { name: 'http', containerPort: GATEWAY_PORT } : { name: 'metrics', containerPort: METRICS_PORT };
+  const probePort = port.name;
+  const env: IEnvVar[] = [{ name: 'TRAWL_SERVICE', value: spec.name }];
+  if (spec.kind === 'http') env.push({ name: 'PORT', value: String(GATEWAY_PORT) });
+  if (spec.chromium) env.push({ name: 'CHROMIUM_PATH', value: '/usr/bin/chromium' });
+  env.push({ name: 'INSTANCE_ID', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
+  for (const key of spec.secretKeys) env.push(secretEnv(v, key, key === 'ADMIN_API_KEY'));
+  if (spec.redis && v.secrets.redisUrlFromSecret) env.push(secretEnv(v, 'REDIS_URL', false));
+  for (const [name, value] of Object.entries(sv.env ?? {})) env.push({ name, value });
+
+  const mounts: IVolumeMount[] = [{ name: 'tmp', mountPath: '/tmp' }];
+  if (spec.chromium) mounts.push({ name: 'dshm', mountPath: '/dev/shm' });
+
+  return {
+    name: spec.name,
+    image: `${spec.chromium ? v.image.chromiumRepository : v.image.repository}:${v.image.tag}`,
+    imagePullPolicy: v.image.pullPolicy,
+    ports: [{ ...port, protocol: 'TCP' }],
+    envFrom: [{ configMapRef: { name: configMapName(v) } }],
+    env,
+    resources: sv.resources,
+    startupProbe: { httpGet: { path: '/health/live', port: probePort }, periodSeconds: 2, failureThreshold: 30 },
+    livenessProbe: { httpGet: { path: '/health/live', port: probePort }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3 },
+    readinessProbe: { httpGet: { path: '/health/ready', port: probePort }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 2 },
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+    },
+    volumeMounts: mounts,
+  };
+}
+
+function deployment(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IDeployment {
+  const volumes: IVolume[] = [{ name: 'tmp', emptyDir: { sizeLimit: '256Mi' } }];
+  if (spec.chromium) volumes.push({ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: sv.shmSizeLimit ?? '1Gi' } });
+  const metricsPort = spec.kind === 'http' ? GATEWAY_PORT : METRICS_PORT;
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: metadata(v, fullName(v, spec.name), spec.name),
+    spec: {
+      // An autoscaler owns the replica count; setting it here would fight it on every apply.
+      ...(sv.autoscaling.mode === 'none' ? { replicas: sv.replicas } : {}),
+      revisionHistoryLimit: 5,
+      selector: { matchLabels: selectorLabels(v, spec.name) },
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+      template: {
+        metadata: {
+          labels: selectorLabels(v, spec.name),
+          annotations: {
+            'prometheus.io/scrape': 'true',
+            'prometheus.io/port': String(metricsPort),
+            'prometheus.io/path': '/metrics',
+            ...sv.podAnnotations,
+          },
+        },
+        spec: {
+          serviceAccountName: serviceAccountName(v),
+          automountServiceAccountToken: false,
+          ...(v.image.pullSecrets?.length ? { imagePullSecrets: v.image.pullSecrets.map((name) => ({ name })) } : {}),
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: v.podSecurity.runAsUser,
+            runAsGroup: v.podSecurity.runAsGroup,
+            fsGroup: v.podSecurity.runAsGroup,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          terminationGracePeriodSeconds: sv.terminationGracePeriodSeconds ?? (spec.chromium ? 60 : 30),
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: 'kubernetes.io/hostname',
+              whenUnsatisfiable: 'ScheduleAnyway',
+              labelSelector: { matchLabels: selectorLabels(v, spec.name) },
+            },
+          ],
+          ...(sv.nodeSelector ? { nodeSelector: sv.nodeSelector } : {}),
+          ...(sv.tolerations ? { tolerations: sv.tolerations } : {}),
+          containers: [container(v, spec, sv)],
+          volumes,
+        },
+      },
+    },
+  };
+}
+
+function service(v: TrawlValues, spec: ServiceSpec): IService {
+  const port =
+    spec.kind === 'http'
+      ? { name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' as const }
+      : { name: 'metrics', port: METRICS_PORT, targetPort: 'metrics', protocol: 'TCP' as const };
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: metadata(v, fullName(v, spec.name), spec.name),
+    spec: { type: 'ClusterIP', selector: selectorLabels(v, spec.name), ports: [port] },
+  };
+}
+
+function podDisruptionBudget(v: TrawlValues, spec: ServiceSpec): IPodDisruptionBudget {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: metadata(v, fullName(v, spec.name), spec.name),
+    // maxUnavailable, not minAvailable: a single replica must not block node drains.
+    spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(v, spec.name) } },
+  };
+}
+
+function bounds(sv: ServiceValues): { min: number; max: number } {
+  const min = sv.autoscaling.minReplicas ?? sv.replicas;
+  return { min, max: Math.max(min, sv.autoscaling.maxReplicas ?? min) };
+}
+
+function hpa(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IHorizontalPodAutoscaler {
+  const { min, max } = bounds(sv);
+  return {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: metadata(v, fullName(v, spec.name), spec.name),
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: fullName(v, spec.name) },
+      minReplicas: min,
+      maxReplicas: max,
+      metrics: [
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: sv.autoscaling.targetCPUUtilization ?? 70 } },
+        },
+      ],
+      behavior: { scaleDown: { stabilizationWindowSeconds: 300 } },
+    },
+  };
+}
+
+const redisAuthName = (v: TrawlValues): string => fullName(v, 'redis-auth');
+
+function redisTriggerAuthentication(v: TrawlValues): ITriggerAuthentication | undefined {
+  const ps = v.redis.passwordSecret;
+  if (!ps?.name) return undefined;
+  return {
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'TriggerAuthentication',
+    metadata: metadata(v, redisAuthName(v)),
+    spec: { secretTargetRef: [{ parameter: 'password', name: ps.name, key: ps.key ?? 'redis-password' }] },
+  };
+}
+
+type Trigger = IScaledObject['spec']['triggers'][number];
+
+/** KEDA triggers: CPU always; BullMQ waiting lists, JetStream consumer lag and the browser wait queue where they apply. */
+export function kedaTriggers(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): Trigger[] {
+  const perReplica = String(sv.autoscaling.queueLengthPerReplica ?? 20);
+  const triggers: Trigger[] = [
+    { type: 'cpu', metricType: 'Utilization', metadata: { value: String(sv.autoscaling.targetCPUUtilization ?? 70) } },
+  ];
+  for (const queue of spec.queues) {
+    triggers.push({
+      type: 'redis',
+      name: `queue-${queue}`,
+      metadata: { address: v.redis.address, listName: `${v.redis.bullPrefix}:${queue}:wait`, listLength: perReplica },
+      ...(v.redis.passwordSecret?.name ? { authenticationRef: { name: redisAuthName(v) } } : {}),
+    });
+  }
+  if (spec.jetstream) {
+    triggers.push({
+      type: 'nats-jetstream',
+      name: 'outcome-lag',
+      metadata: {
+        natsServerMonitoringEndpoint: v.nats.monitoringEndpoint,
+        account: v.nats.account,
+        stream: spec.jetstream.stream,
+        consumer: spec.jetstream.consumer,
+        lagThreshold: perReplica,
+      },
+    });
+  }
+  if (spec.chromium && v.keda.prometheusServerAddress) {
+    triggers.push({
+      type: 'prometheus',
+      name: 'browser-wait-queue',
+      metadata: {
+        serverAddress: v.keda.prometheusServerAddress,
+        query: `sum(trawl_browser_pool_wait_queue_length{service="${spec.name}"})`,
+        threshold: perReplica,
+      },
+    });
+  }
+  return triggers;
+}
+
+function scaledObject(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IScaledObject {
+  const { min, max } = bounds(sv);
+  return {
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'ScaledObject',
+    metadata: metadata(v, fullName(v, spec.name), spec.name),
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: fullName(v, spec.name) },
+      minReplicaCount: min,
+      maxReplicaCount: max,
+      pollingInterval: v.keda.pollingInterval ?? 15,
+      cooldownPeriod: v.keda.cooldownPeriod ?? 120,
+      advanced: { horizontalPodAutoscalerConfig: { behavior: { scaleDown: { stabilizationWindowSeconds: 300 } } } },
+      triggers: kedaTriggers(v, spec, sv),
+    },
+  };
+}
+
+/** Every object for these values, in apply order (config before workloads, autoscalers last). */
+export function renderManifests(v: TrawlValues): KubeObject[] {
+  const objects: KubeObject[] = [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: metadata(v, serviceAccountName(v)), automountServiceAccountToken: false },
+    configMap(v),
+  ];
+  if (v.secrets.create) objects.push(secret(v));
+  const enabled = SERVICE_CATALOG.filter((s) => v.services[s.name].enabled !== false);
+  const usesKeda = v.keda.enabled && enabled.some((s) => v.services[s.name].autoscaling.mode === 'keda');
+  const auth = usesKeda ? redisTriggerAuthentication(v) : undefined;
+  if (auth) objects.push(auth);
+  for (const spec of enabled) {
+    const sv = v.services[spec.name];
+    objects.push(deployment(v, spec, sv), service(v, spec), podDisruptionBudget(v, spec));
+    // With KEDA switched off, a service that asked for it falls back to a CPU HPA.
+    const mode = sv.autoscaling.mode === 'keda' && !v.keda.enabled ? 'hpa' : sv.autoscaling.mode;
+    if (mode === 'hpa') objects.push(hpa(v, spec, sv));
+    if (mode === 'keda') objects.push(scaledObject(v, spec, sv));
+  }
+  return objects;
+}

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
+import { parse } from 'yaml';
+
+export const SERVICE_NAMES = [
+  'gateway',
+  'task-service',
+  'webhook-dispatcher',
+  'extractor-search',
+  'extractor-maps',
+  'extractor-retail',
+  'extractor-scrape',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export interface ResourceValues {
+  requests: { cpu: string; memory: string };
+  limits?: { cpu?: string; memory?: string };
+}
+
+export interface ServiceValues {
+  enabled?: boolean;
+  replicas: number;
+  autoscaling: {
+    mode: 'none' | 'hpa' | 'keda';
+    minReplicas?: number;
+    maxReplicas?: number;
+    targetCPUUtilization?: number;
+    queueLengthPerReplica?: number;
+  };
+  resources: ResourceValues;
+  env?: Record<string, string>;
+  podAnnotations?: Record<string, string>;
+  nodeSelector?: Record<string, string>;
+  tolerations?: { key?: string; operator?: 'Exists' | 'Equal'; value?: string; effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute'; tolerationSeconds?: number }[];
+  shmSizeLimit?: string;
+  terminationGracePeriodSeconds?: number;
+}
+
+/** Mirrors deploy/k8s/values.schema.json (the schema is what is enforced; this is what the renderer reads). */
+export interface TrawlValues {
+  release: string;
+  namespace?: string;
+  image: { repository: string; chromiumRepository: string; tag: string; pullPolicy: 'Always' | 'IfNotPresent' | 'Never'; pullSecrets?: string[] };
+  config: {
+    natsUrl: string;
+    redisUrl: string;
+    logLevel: string;
+    ssrfAllowHosts?: string;
+    otel?: { endpoint?: string; tracesExporter?: string; sampler?: string; samplerArg?: string };
+    extraEnv?: Record<string, string>;
+  };
+  secrets: {
+    create: boolean;
+    name: string;
+    redisUrlFromSecret?: boolean;
+    apiKeys?: string;
+    webhookSigningSecret?: string;
+    adminApiKey?: string;
+    redisUrl?: string;
+  };
+  redis: { address: string; bullPrefix: string; passwordSecret?: { name?: string; key?: string } };
+  nats: { monitoringEndpoint: string; account: string };
+  keda: { enabled: boolean; pollingInterval?: number; cooldownPeriod?: number; prometheusServerAddress?: string };
+  podSecurity: { runAsUser: number; runAsGroup: number };
+  services: Record<ServiceName, ServiceValues>;
+}
+
+/** Thrown when values do not match the schema; lists every problem with its path. */
+export class ValuesError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid values:\n  ${problems.join('\n  ')}`);
+    this.name = 'ValuesError';
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+function isObject(v: unknown): v is Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Helm-style merge: objects merge key by key, anything else (arrays included) is replaced by the later value. */
+export function mergeValues(base: Json, override: Json): Json {
+  if (!isObject(base) || !isObject(override)) return override === undefined ? base : override;
+  const out: Record<string, Json> = { ...base };
+  for (const [k, v] of Object.entries(override)) out[k] = k in base ? mergeValues(base[k] as Json, v) : v;
+  return out;
+}
+
+export function k8sDir(repoRoot: string): string {
+  return join(repoRoot, 'deploy', 'k8s');
+}
+
+/** Validates merged values against values.schema.json and returns them typed, or throws ValuesError. */
+export function validateValues(values: unknown, repoRoot: string): TrawlValues {
+  const schema = JSON.parse(readFileSync(join(k8sDir(repoRoot), 'values.schema.json'), 'utf8')) as object;
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+  const validate = ajv.compile(schema);
+  if (!validate(values)) {
+    throw new ValuesError(
+      (validate.errors ?? []).map((e) => {
+        const extra = e.keyword === 'additionalProperties' ? ` (${String(e.params['additionalProperty'])})` : '';
+        return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra}`;
+      }),
+    );
+  }
+  return values as TrawlValues;
+}
+
+/**
+ * deploy/k8s/values.yaml, then each override file in order (and inline overrides last), merged and validated.
+ */
+export function loadValues(repoRoot: string, files: string[] = [], inline: Json[] = []): TrawlValues {
+  let merged = parse(readFileSync(join(k8sDir(repoRoot), 'values.yaml'), 'utf8')) as Json;
+  for (const file of files) merged = mergeValues(merged, (parse(readFileSync(file, 'utf8')) as Json) ?? {});
+  for (const o of inline) merged = mergeValues(merged, o);
+  return validateValues(merged, repoRoot);
+}
+
+export type { Json };

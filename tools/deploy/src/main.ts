@@ -1,0 +1,50 @@
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { toYaml } from './lib/manifests-yaml.js';
+import { renderManifests } from './lib/render-manifests.js';
+import { findRepoRoot } from './lib/repo-root.js';
+import { loadValues, ValuesError } from './lib/trawl-values.js';
+import { validateManifests } from './lib/validate-manifests.js';
+
+const USAGE = `Trawl Kubernetes manifests (deploy/k8s/values.yaml + your overrides -> YAML).
+
+  node dist/tools/deploy/src/main.js render [--values FILE]... [--out FILE]
+  node dist/tools/deploy/src/main.js check  [--values FILE]...
+
+render  prints (or writes) every object, ready for kubectl apply -f.
+check   renders and validates every object against the Kubernetes/KEDA schemas and the cross-object rules.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values: flags } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { values: { type: 'string', short: 'f', multiple: true }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const command = positionals[0];
+  if (flags.help || (command !== 'render' && command !== 'check')) {
+    console.log(USAGE);
+    return flags.help ? 0 : 64;
+  }
+  const root = findRepoRoot(fileURLToPath(import.meta.url));
+  const values = loadValues(root, flags.values ?? []);
+  const objects = renderManifests(values);
+  if (command === 'render') {
+    const yaml = toYaml(objects, `Rendered by tools/deploy for release "${values.release}", image tag ${values.image.tag}.`);
+    if (flags.out) writeFileSync(flags.out, yaml);
+    else process.stdout.write(yaml);
+    return 0;
+  }
+  const problems = await validateManifests(objects, { externalSecrets: values.secrets.create ? [] : [values.secrets.name] });
+  for (const p of problems) console.error(`invalid: ${p}`);
+  console.log(`${objects.length} objects, ${problems.length} problems`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof ValuesError ? error.message : error);
+    process.exit(1);
+  },
+);
