@@ -1,1 +1,4 @@
-export {};
+export { parseSearchPage } from './search-page.parser.js';
+export type { ParseSearchPageOptions } from './search-page.parser.js';
+export { buildSearchUrl } from './search-url.js';
+export type { SearchUrlRequest } from './search-url.js';

@@ -1,0 +1,160 @@
+// DOM helpers shared by the search-page readers: layout-aware text, Google link unwrapping, and the images Google
+// fills in from inline scripts. Nothing here knows a class name.
+import type { Cheerio, CheerioAPI } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
+
+/** Elements that start a new line when rendered: their text is separated from what is around it. */
+const BLOCK_TAGS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
+  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre',
+  'section', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul', 'g-img', 'cite',
+]);
+const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg']);
+
+export function clean(s: string | undefined): string {
+  return (s ?? '')
+    .replace(/[\u200e\u200f\u200b\u00ad\ufeff]/g, '')
+    .replace(/[\s\u00a0]+/g, ' ')
+    .trim();
+}
+
+function collect(node: AnyNode, out: string[], skip: ReadonlySet<AnyNode> | undefined): void {
+  if (skip?.has(node)) return;
+  if (node.type === 'text') {
+    out.push((node as unknown as { data: string }).data);
+    return;
+  }
+  if (node.type !== 'tag' && node.type !== 'root') return;
+  const el = node as Element;
+  if (SKIPPED_TAGS.has(el.name)) return;
+  if (/display:\s*none/i.test(el.attribs?.style ?? '')) return; // hidden until a click (menus, "people also search for")
+  const block = BLOCK_TAGS.has(el.name);
+  if (block) out.push(' ');
+  for (const child of el.children ?? []) collect(child as AnyNode, out, skip);
+  if (block) out.push(' ');
+}
+
+/**
+ * Rendered-like text: block elements are separated by a space (cheerio's `.text()` glues "Description" to the
+ * sentence after it), inline ones are not, whitespace is collapsed. `skip` leaves out given subtrees.
+ */
+export function textOf(sel: Cheerio<AnyNode> | undefined, skip?: ReadonlySet<AnyNode>): string {
+  if (!sel || sel.length === 0) return '';
+  const out: string[] = [];
+  for (const node of sel.toArray()) collect(node, out, skip);
+  return clean(out.join(''));
+}
+
+/** Every node of a selection and its descendants, for `textOf`'s skip set. */
+export function nodeSet(...sels: (Cheerio<AnyNode> | undefined)[]): Set<AnyNode> {
+  const set = new Set<AnyNode>();
+  for (const sel of sels) for (const n of sel?.toArray() ?? []) set.add(n);
+  return set;
+}
+
+const GOOGLE_HOST = /(^|\.)google\.[a-z.]+$/i;
+
+export function isGoogleHost(host: string): boolean {
+  return GOOGLE_HOST.test(host);
+}
+
+/**
+ * The destination of a link on a results page: `/url?q=<dest>` (no-JS pages) and `/url?url=` are unwrapped, relative
+ * Google links are made absolute against `base`. Returns null for non-http(s) links (javascript:, #fragments).
+ */
+export function resolveHref(href: string | undefined, base = 'https://www.google.com'): string | null {
+  if (!href) return null;
+  const h = href.trim();
+  if (!h || h.startsWith('#') || /^javascript:/i.test(h)) return null;
+  let u: URL;
+  try {
+    u = new URL(h, base);
+  } catch {
+    return null;
+  }
+  if (isGoogleHost(u.hostname) && u.pathname === '/url') {
+    const dest = u.searchParams.get('q') ?? u.searchParams.get('url');
+    if (dest && /^https?:\/\//i.test(dest)) return dest;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  return /^https?:\/\//i.test(h) ? h : u.href;
+}
+
+/** True for a link to another Google results page or a Google utility (cache, translate, ads redirect). */
+export function isGoogleUtilityLink(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return true;
+  }
+  const host = u.hostname.toLowerCase();
+  if (host.startsWith('translate.') || host === 'webcache.googleusercontent.com') return true;
+  if (host.endsWith('googleadservices.com')) return true;
+  if (/^(www\.)?google\.[a-z.]+$/.test(host) && /^\/(search|aclk|imgres|setprefs|preferences|advanced_search|webhp|sorry)\b/.test(u.pathname)) {
+    return true;
+  }
+  return false;
+}
+
+export function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/** A bare displayed URL and nothing else ("www.example.com/", "https://example.com › path"). */
+export function isDisplayUrl(s: string): boolean {
+  return /^(https?:\/\/)?([\w-]+\.)+[a-z]{2,}(\/\S*)?(\s*›\s*[^›]+)*$/i.test(s.trim());
+}
+
+/** Looks like a displayed URL ("www.example.com › path", "https://example.com/"). */
+export function looksLikeUrl(s: string): boolean {
+  return /^(https?:\/\/)?([\w-]+\.)+[a-z]{2,}([/›:\s]|$)/i.test(s.trim());
+}
+
+/**
+ * Images Google sets from inline scripts after load: `var s='data:image/...';var ii=['dimg_3'];_setImagesSrc(ii,s)`
+ * (data URIs) and `google.ldi={"id":"https://..."}` (deferred http images). Maps element id to source.
+ */
+export function scriptImageMap($: CheerioAPI): Map<string, string> {
+  const map = new Map<string, string>();
+  const unescape = (s: string): string =>
+    s.replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/\\\//g, '/');
+  $('script').each((_, el) => {
+    const code = $(el).text();
+    if (!code) return;
+    for (const m of code.matchAll(/var s='(data:image\/[^']+)';\s*var ii=\[([^\]]*)\]/g)) {
+      const src = unescape(m[1]);
+      for (const id of m[2].split(',')) {
+        const key = id.trim().replace(/^['"]|['"]$/g, '');
+        if (key && !map.has(key)) map.set(key, src);
+      }
+    }
+    const ldi = /google\.ldi=(\{[^}]*\})/.exec(code);
+    if (ldi) {
+      try {
+        const obj = JSON.parse(unescape(ldi[1])) as Record<string, unknown>;
+        for (const [k, v] of Object.entries(obj)) if (typeof v === 'string' && !map.has(k)) map.set(k, v);
+      } catch {
+        // Not JSON after all: ignore, the images stay unresolved.
+      }
+    }
+  });
+  return map;
+}
+
+/** An img's source: its own data URI or http src, else what the page's scripts would set for its id. */
+export function imageSrc(img: Cheerio<Element>, images: ReadonlyMap<string, string>): string {
+  const src = img.attr('src') ?? '';
+  // A 1x1 placeholder gif is ~80 characters; a real favicon or thumbnail is far longer.
+  if (src.startsWith('data:image/') && src.length > 150) return src;
+  const id = img.attr('id');
+  if (id && images.has(id)) return images.get(id) ?? '';
+  if (/^https?:\/\//.test(src)) return src;
+  const dataSrc = img.attr('data-src') ?? '';
+  if (/^(https?:\/\/|data:image\/)/.test(dataSrc)) return dataSrc;
+  return '';
+}

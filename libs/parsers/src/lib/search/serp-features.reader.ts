@@ -1,0 +1,158 @@
+// The optional blocks: text ads, the local pack, top stories and the AI overview. Each is found by a stable marker
+// (data-text-ad / #tads, data-cid, g-section-with-header with heading links, data-mlro / data-subtree="aimc") and
+// read by roles (role="heading", aria-label) rather than class names.
+import type { Cheerio, CheerioAPI } from 'cheerio';
+import type { AnyNode, Element } from 'domhandler';
+import type { AdItem, LocalResultItem, TopStoryItem, WebSearchResult } from '@trawl/contracts';
+import { AI_OVERVIEW_REGIONS, CAROUSEL_REGIONS } from './serp-regions.js';
+import { clean, hostnameOf, isDisplayUrl, isGoogleUtilityLink, resolveHref, textOf } from './serp-dom.util.js';
+
+export function readAds($: CheerioAPI): AdItem[] {
+  const units = $('[data-text-ad], #tads li, #tadsb li, #bottomads li')
+    .toArray()
+    .filter((el) => $(el).parents('[data-text-ad]').length === 0);
+  const ads: AdItem[] = [];
+  for (const el of units) {
+    const unit = $(el);
+    const heading = unit.find('[role="heading"], h3').first();
+    const anchor = heading.closest('a[href]').length ? heading.closest('a[href]') : unit.find('a[href]').first();
+    const title = textOf(heading.length ? heading : anchor);
+    if (!title || anchor.length === 0) continue;
+    const href = resolveHref(anchor.attr('href'));
+    const landing = anchor.attr('data-pcu') ? resolveHref(anchor.attr('data-pcu')) : null;
+    const link = href && !isGoogleUtilityLink(href) ? href : (landing ?? href ?? '');
+    let displayLink = '';
+    unit.find('cite, span').each((_, s) => {
+      const t = textOf($(s));
+      if (!displayLink && t.length < 100 && isDisplayUrl(t)) displayLink = t;
+    });
+    ads.push({
+      position: ads.length + 1,
+      title,
+      link,
+      displayLink: displayLink || hostnameOf(link),
+      snippet: longestText($, unit, anchor),
+    });
+  }
+  return ads;
+}
+
+/** The longest link-free text box of a unit (its description). */
+function longestText($: CheerioAPI, unit: Cheerio<Element>, exclude: Cheerio<AnyNode>): string {
+  let best = '';
+  for (const el of unit.find('div, span').toArray()) {
+    const box = $(el);
+    if (box.find('a, [role="heading"]').length > 0 || box.closest('a').length > 0 || exclude.find(el).length > 0) continue;
+    const t = textOf(box);
+    if (t.length > best.length) best = t;
+  }
+  return best;
+}
+
+export function readLocalResults($: CheerioAPI): LocalResultItem[] {
+  const out: LocalResultItem[] = [];
+  const seen = new Set<string>();
+  $('a[data-cid], [data-cid][role="link"], .rllt__link').each((_, el) => {
+    const card = $(el);
+    if (card.closest(CAROUSEL_REGIONS).length > 0) return;
+    const heading = card.find('[role="heading"]').first();
+    const title = textOf(heading);
+    const cid = card.attr('data-cid') ?? '';
+    if (!title || seen.has(cid) || card.parents('[data-cid]').length > 0) return;
+    // The card's lines: heading, then "4.7(45) · $ · Coffee shop", then "244 Gough St · …".
+    const lines = heading
+      .parent()
+      .children()
+      .toArray()
+      .filter((c) => c !== heading[0])
+      .map((c) => textOf($(c)))
+      .filter(Boolean);
+    const ratingLabel = card.find('[aria-label*="ated"], [role="img"][aria-label]').first().attr('aria-label') ?? '';
+    const ratingLine = lines.find((l) => /^\d[.,]\d/.test(l)) ?? '';
+    const ratingM = /(\d[.,]\d)/.exec(ratingLine) ?? /(\d[.,]\d)/.exec(ratingLabel);
+    const reviewsM = /\(([\d.,\s]+[KkMm]?)\)/.exec(ratingLine);
+    const parts = ratingLine.split('·').map((p) => clean(p));
+    const type = parts.slice(1).reverse().find((p) => p && !/^[$€£¥₹]+$/.test(p) && !/^\d/.test(p)) ?? '';
+    const afterRating = ratingLine ? lines.slice(lines.indexOf(ratingLine) + 1) : lines;
+    const address = clean((afterRating[0] ?? '').split('·')[0]);
+    seen.add(cid);
+    out.push({
+      position: out.length + 1,
+      title,
+      rating: ratingM ? Number(ratingM[1].replace(',', '.')) : null,
+      reviews: reviewsM ? parseCount(reviewsM[1]) : null,
+      type,
+      address,
+    });
+  });
+  return out;
+}
+
+function parseCount(s: string): number | null {
+  const m = /^([\d.,\s]+)([KkMm]?)$/.exec(s.trim());
+  if (!m) return null;
+  const mult = /k/i.test(m[2]) ? 1_000 : /m/i.test(m[2]) ? 1_000_000 : 1;
+  const n = mult === 1 ? Number(m[1].replace(/[.,\s]/g, '')) : Number(m[1].replace(',', '.'));
+  return Number.isFinite(n) ? Math.round(n * mult) : null;
+}
+
+export function readTopStories($: CheerioAPI): TopStoryItem[] {
+  const out: TopStoryItem[] = [];
+  const seen = new Set<string>();
+  $('g-section-with-header a[href], [data-news-cluster-id] a[href], [data-news-doc-id] a[href]').each((_, el) => {
+    const a = $(el);
+    const heading = a.find('[role="heading"]').first();
+    if (heading.length === 0) return;
+    const link = resolveHref(a.attr('href'));
+    if (!link || isGoogleUtilityLink(link) || seen.has(link)) return;
+    if (a.find('[data-vid]').length > 0 || a.closest('[data-vid]').length > 0) return;
+    seen.add(link);
+    // The card's other text pieces, in order: the publisher comes first, the age last.
+    const pieces = leafTexts($, a, heading[0]);
+    out.push({
+      title: textOf(heading),
+      link,
+      source: pieces.length >= 2 ? pieces[0] : '',
+      date: pieces.length >= 1 ? pieces[pieces.length - 1] : '',
+    });
+  });
+  return out;
+}
+
+/** Texts of the element's innermost text-holding elements, outside `skip`. */
+function leafTexts($: CheerioAPI, root: Cheerio<Element>, skip: AnyNode): string[] {
+  const out: string[] = [];
+  root.find('*').each((_, el) => {
+    const e = $(el);
+    if (el === skip || e.parents().toArray().includes(skip as Element)) return;
+    if (e.children().length > 0 || e.is('img, svg, path')) return;
+    const t = textOf(e);
+    if (t && t.length <= 80) out.push(t);
+  });
+  return out;
+}
+
+export function readAiOverview($: CheerioAPI): WebSearchResult['aiOverview'] {
+  const root = $(AI_OVERVIEW_REGIONS).first();
+  if (root.length === 0) return null;
+  const outer = root.parents(AI_OVERVIEW_REGIONS).last();
+  const box = outer.length ? outer : root;
+  // The generated text sits in data-rl (2025+) or data-subtree="aimc"; the box also holds hidden error messages.
+  const body = box.find('[data-subtree="aimc"]').first().length
+    ? box.find('[data-subtree="aimc"]').first()
+    : box.find('[data-rl]').toArray().map((e) => $(e)).sort((x, y) => textOf(y).length - textOf(x).length)[0];
+  const text = body ? textOf(body) : '';
+  if (text.length < 40) return null;
+  const sources: { title: string; link: string }[] = [];
+  const seen = new Set<string>();
+  box.find('a[href]').each((_, el) => {
+    const a = $(el);
+    const link = resolveHref(a.attr('href'));
+    if (!link || isGoogleUtilityLink(link) || /support\.google\.|policies\.google\./.test(link) || seen.has(link)) return;
+    const title = clean(a.attr('aria-label') ?? '') || textOf(a);
+    if (!title) return;
+    seen.add(link);
+    sources.push({ title, link });
+  });
+  return { text, sources };
+}
