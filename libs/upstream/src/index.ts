@@ -3,3 +3,5 @@ export * from './lib/proxy-rotation.js';
 export * from './lib/deadline.js';
 export * from './lib/upstream-fetcher.js';
 export * from './lib/upstream-origin.js';
+export * from './lib/upstream-fetcher.factory.js';
+export * from './lib/guarded-fetch.js';

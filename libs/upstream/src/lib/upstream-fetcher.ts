@@ -19,6 +19,8 @@ export interface FetchInit {
   redirect: 'follow';
   /** The proxy's undici dispatcher, when the request goes through one. */
   dispatcher?: Dispatcher;
+  /** Largest body to read, bytes. */
+  maxBytes?: number;
 }
 
 /** The HTTP client underneath: in services the SSRF-guarded fetch of @trawl/safe-fetch. */
@@ -107,6 +109,7 @@ export class UpstreamFetcher {
         headers: browserHeaders({ hl: options.hl, userAgent: this.options.userAgent, referer: options.referer }),
         signal,
         redirect: 'follow',
+        maxBytes: this.maxBytes,
         ...(proxy ? { dispatcher: this.dispatcherFor(proxy) } : {}),
       });
       status = res.status;

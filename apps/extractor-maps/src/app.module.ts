@@ -1,0 +1,27 @@
+import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import type { ExtractorMapsEnv } from '@trawl/config';
+import { GOOGLE_HOST, upstreamFetcherFromEnv, UpstreamFetcher, UpstreamOrigin, type FetchFn } from '@trawl/upstream';
+import { MapsController } from './maps.controller.js';
+import { MAPS_ORIGIN, MapsService } from './maps.service.js';
+
+@Module({})
+export class AppModule implements OnApplicationShutdown {
+  constructor(private readonly fetcher: UpstreamFetcher) {}
+
+  /** `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS). */
+  static forRoot(env: ExtractorMapsEnv, fetch: FetchFn): DynamicModule {
+    return {
+      module: AppModule,
+      controllers: [MapsController],
+      providers: [
+        { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch) },
+        { provide: MAPS_ORIGIN, useValue: new UpstreamOrigin(env.MAPS_BASE_URL, GOOGLE_HOST) },
+        MapsService,
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.fetcher.close();
+  }
+}

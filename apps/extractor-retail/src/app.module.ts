@@ -1,0 +1,27 @@
+import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import type { ExtractorRetailEnv } from '@trawl/config';
+import { AMAZON_HOST, upstreamFetcherFromEnv, UpstreamFetcher, UpstreamOrigin, type FetchFn } from '@trawl/upstream';
+import { RetailController } from './retail.controller.js';
+import { RETAIL_ORIGIN, RetailService } from './retail.service.js';
+
+@Module({})
+export class AppModule implements OnApplicationShutdown {
+  constructor(private readonly fetcher: UpstreamFetcher) {}
+
+  /** `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS). */
+  static forRoot(env: ExtractorRetailEnv, fetch: FetchFn): DynamicModule {
+    return {
+      module: AppModule,
+      controllers: [RetailController],
+      providers: [
+        { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch) },
+        { provide: RETAIL_ORIGIN, useValue: new UpstreamOrigin(env.RETAIL_BASE_URL, AMAZON_HOST) },
+        RetailService,
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.fetcher.close();
+  }
+}

@@ -1,0 +1,28 @@
+import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import type { ExtractorSearchEnv } from '@trawl/config';
+import { upstreamFetcherFromEnv, UpstreamFetcher, type FetchFn } from '@trawl/upstream';
+import { WebSearchController } from './web-search.controller.js';
+import { SEARCH_SETTINGS, WebSearchService, type SearchSettings } from './web-search.service.js';
+
+@Module({})
+export class AppModule implements OnApplicationShutdown {
+  constructor(private readonly fetcher: UpstreamFetcher) {}
+
+  /** `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS). */
+  static forRoot(env: ExtractorSearchEnv, fetch: FetchFn): DynamicModule {
+    const settings: SearchSettings = { baseUrl: env.SEARCH_BASE_URL, pageSize: env.SEARCH_PAGE_SIZE };
+    return {
+      module: AppModule,
+      controllers: [WebSearchController],
+      providers: [
+        { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch) },
+        { provide: SEARCH_SETTINGS, useValue: settings },
+        WebSearchService,
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.fetcher.close();
+  }
+}

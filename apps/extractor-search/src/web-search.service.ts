@@ -1,0 +1,58 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { WebSearchRequestDto, WebSearchResult } from '@trawl/contracts';
+import { buildSearchUrl, parseSearchPage } from '@trawl/parsers';
+import { replyDeadlineMs, UpstreamFetcher } from '@trawl/upstream';
+
+export const SEARCH_SETTINGS = Symbol('SEARCH_SETTINGS');
+
+export interface SearchSettings {
+  /** Origin of the search site (Google, or the upstream simulator). */
+  baseUrl: string;
+  /** Results one search page holds (10, or 100). */
+  pageSize: number;
+}
+
+const DEFAULT_NUM = 10;
+
+/**
+ * A web search: fetches as many result pages as `num` needs (`pageSize` results each, from `start`), one after another
+ * under one deadline, parses each, and concatenates them: organic results in order with a continuing `realPosition`
+ * (duplicates across pages dropped), the rest (people also ask, related searches, knowledge panel) from the first
+ * page. Stops early when a page has no results.
+ */
+@Injectable()
+export class WebSearchService {
+  constructor(
+    private readonly fetcher: UpstreamFetcher,
+    @Inject(SEARCH_SETTINGS) private readonly settings: SearchSettings,
+  ) {}
+
+  async search(req: WebSearchRequestDto): Promise<WebSearchResult> {
+    const deadline = this.fetcher.deadline(replyDeadlineMs(req.timeout));
+    const start = req.start ?? 0;
+    const wanted = req.num ?? DEFAULT_NUM;
+    const { pageSize } = this.settings;
+    const pageCount = Math.ceil(wanted / pageSize);
+    let merged: WebSearchResult | undefined;
+    let referer: string | undefined;
+    for (let i = 0; i < pageCount; i++) {
+      const pageOffset = start + i * pageSize;
+      const url = buildSearchUrl(this.settings.baseUrl, { ...req, start: pageOffset, num: pageSize });
+      const page = await this.fetcher.fetchParsed(url, { deadline, hl: req.hl, referer, what: 'search page' }, (p) =>
+        parseSearchPage(p.html, { pageOffset }),
+      );
+      merged = merged ? concatPages(merged, page) : page;
+      referer = url;
+      if (page.results.length === 0) break;
+    }
+    const result = merged as WebSearchResult;
+    result.results = result.results.slice(0, wanted).map((item, i) => ({ ...item, realPosition: start + i + 1 }));
+    return result;
+  }
+}
+
+function concatPages(first: WebSearchResult, next: WebSearchResult): WebSearchResult {
+  const seen = new Set(first.results.map((r) => r.link));
+  const fresh = next.results.filter((r) => !seen.has(r.link));
+  return { ...first, results: [...first.results, ...fresh] };
+}
