@@ -1,0 +1,184 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
+import { findRepoRoot } from '../src/lib/repo-root.js';
+import { SERVICE_CATALOG } from '../src/lib/service-catalog.js';
+
+const root = findRepoRoot(import.meta.dirname);
+
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string; target: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  healthcheck?: { test: string[] };
+  depends_on?: Record<string, { condition: string }>;
+  ports?: string[];
+  read_only?: boolean;
+  cap_drop?: string[];
+  shm_size?: string;
+}
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
+const service = (name: string): ComposeService => {
+  const s = compose.services[name];
+  if (!s) throw new Error(`docker-compose.yml has no service ${name}`);
+  return s;
+};
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('docker-compose.yml', () => {
+  it('runs every service in apps/ that has a main.ts, from deploy/Dockerfile, with TRAWL_SERVICE naming it', () => {
+    const apps = readdirSync(join(root, 'apps')).filter(
+      (a) => !a.endsWith('-e2e') && existsSync(join(root, 'apps', a, 'src', 'main.ts')),
+    );
+    expect(apps.length).toBeGreaterThan(0);
+    for (const name of [...apps, ...SERVICE_CATALOG.map((s) => s.name)]) {
+      const s = service(name);
+      expect([name, s.build?.dockerfile, s.build?.context, s.environment?.['TRAWL_SERVICE']]).toEqual([name, 'deploy/Dockerfile', '.', name]);
+    }
+  });
+
+  it('runs Redis and NATS with JetStream, each with a health check', () => {
+    expect(service('nats').command).toContain('-js');
+    expect(service('nats').healthcheck?.test.join(' ')).toContain('/healthz');
+    expect(service('redis').healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
+  });
+
+  it('gives every Trawl service a health check, NATS, a read-only root, no capabilities, and waits for healthy NATS', () => {
+    for (const { name } of SERVICE_CATALOG) {
+      const s = service(name);
+      expect([name, s.healthcheck?.test]).toEqual([name, ['CMD', 'node', '/app/healthcheck.mjs']]);
+      expect([name, s.environment?.['NATS_URL']]).toEqual([name, 'nats://nats:4222']);
+      expect([name, s.depends_on?.['nats']?.condition]).toEqual([name, 'service_healthy']);
+      expect([name, s.read_only, s.cap_drop]).toEqual([name, true, ['ALL']]);
+    }
+  });
+
+  it('wires Redis and the secrets to the services that use them, and publishes only the gateway', () => {
+    for (const spec of SERVICE_CATALOG) {
+      const s = service(spec.name);
+      expect([spec.name, 'REDIS_URL' in (s.environment ?? {})]).toEqual([spec.name, spec.redis]);
+      if (spec.redis) expect(s.depends_on?.['redis']?.condition).toBe('service_healthy');
+      expect([spec.name, s.ports !== undefined]).toEqual([spec.name, spec.name === 'gateway']);
+    }
+    expect(service('gateway').environment?.['API_KEYS']).toBeTruthy();
+    // Overridable from the shell, with a Standard Webhooks-shaped development default.
+    expect(service('webhook-dispatcher').environment?.['WEBHOOK_SIGNING_SECRET']).toMatch(/^\$\{WEBHOOK_SIGNING_SECRET:-whsec_[A-Za-z0-9+/=]{16,}\}$/);
+  });
+
+  it('builds the Chromium target for extractor-scrape only, with a larger /dev/shm', () => {
+    for (const { name } of SERVICE_CATALOG) {
+      expect([name, service(name).build?.target]).toEqual([name, name === 'extractor-scrape' ? 'runtime-chromium' : 'runtime']);
+    }
+    expect(service('extractor-scrape').shm_size).toBe('1gb');
+    expect(service('extractor-scrape').environment?.['CHROMIUM_PATH']).toBe('/usr/bin/chromium');
+  });
+});
+
+describe('deploy/Dockerfile', () => {
+  const text = readFileSync(join(root, 'deploy', 'Dockerfile'), 'utf8');
+  /** Instructions per stage, continuation lines joined. */
+  const stages = new Map<string, string[]>();
+  let current = '';
+  for (const line of text.replace(/\\\n/g, ' ').split('\n')) {
+    const from = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
+    if (from) {
+      current = from[2] ?? from[1] ?? '';
+      stages.set(current, [line]);
+    } else if (current && line.trim() && !line.trim().startsWith('#')) stages.get(current)?.push(line.trim());
+  }
+  const stage = (name: string): string => (stages.get(name) ?? []).join('\n');
+
+  it('builds on node:20-bookworm-slim and makes the runtime (no Chromium) the default target', () => {
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+    expect([...stages.keys()]).toEqual(['deps', 'build', 'prod-deps', 'runtime-base', 'runtime-chromium', 'runtime']);
+    expect(stage('runtime')).toBe('FROM runtime-base AS runtime');
+  });
+
+  it('installs with npm ci and builds with npm run build; ships production dependencies only', () => {
+    expect(stage('deps')).toMatch(/RUN npm ci/);
+    expect(stage('build')).toMatch(/RUN npm run build/);
+    expect(stage('prod-deps')).toMatch(/RUN npm ci --omit=dev/);
+    const copies = stage('runtime-base').split('\n').filter((l) => l.startsWith('COPY'));
+    expect(copies.map((l) => l.replace(/--(chown|chmod)=\S+\s+/g, ''))).toEqual([
+      'COPY package.json ./',
+      'COPY --from=prod-deps /src/node_modules ./node_modules',
+      'COPY --from=build /src/dist ./dist',
+      'COPY deploy/docker/entrypoint.sh /app/entrypoint.sh',
+      'COPY deploy/docker/healthcheck.mjs /app/healthcheck.mjs',
+    ]);
+  });
+
+  it('runs as a non-root user and installs Chromium only in the runtime-chromium target', () => {
+    expect(stage('runtime-base')).toMatch(/^USER 1000:1000$/m);
+    expect(stage('runtime-chromium').split('\n').at(-2)).toBe('USER 1000:1000');
+    for (const [name, body] of stages) expect([name, /apt-get install[^\n]*chromium/.test(body.join('\n'))]).toEqual([name, name === 'runtime-chromium']);
+  });
+
+  it('keeps what the build copies out of .dockerignore, and node_modules, dist and .git in it', () => {
+    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', 'dist', '.git']));
+    for (const needed of ['package.json', 'package-lock.json', '.npmrc', 'tsconfig.base.json', 'tsconfig.build.json', 'apps', 'libs', 'tools', 'deploy/docker', 'deploy']) {
+      expect([needed, ignored.includes(needed)]).toEqual([needed, false]);
+    }
+  });
+});
+
+describe('container scripts', () => {
+  it('entrypoint.sh execs the service TRAWL_SERVICE names, and lists the services when it names none', async () => {
+    const appDir = mkdtempSync(join(tmpdir(), 'trawl-entry-'));
+    try {
+      mkdirSync(join(appDir, 'dist', 'apps', 'extractor-maps', 'src'), { recursive: true });
+      mkdirSync(join(appDir, 'dist', 'apps', 'system-e2e', 'src'), { recursive: true });
+      writeFileSync(join(appDir, 'dist', 'apps', 'extractor-maps', 'src', 'main.js'), 'console.log("started maps", process.pid);');
+      const script = join(root, 'deploy', 'docker', 'entrypoint.sh');
+      expect(statSync(script).mode & 0o111).not.toBe(0);
+
+      const ok = await run(script, [], { TRAWL_APP_DIR: appDir, TRAWL_SERVICE: 'extractor-maps' });
+      expect([ok.code, ok.stdout]).toEqual([0, expect.stringContaining('started maps')]);
+      const missing = await run(script, [], { TRAWL_APP_DIR: appDir, TRAWL_SERVICE: 'extractor-mapz' });
+      expect(missing.code).toBe(64);
+      expect(missing.stderr).toContain('set TRAWL_SERVICE to one of: extractor-maps');
+      expect(missing.stderr).not.toContain('system-e2e');
+    } finally {
+      rmSync(appDir, { recursive: true, force: true });
+    }
+  });
+
+  it('healthcheck.mjs exits 0 on a 2xx from /health/ready and 1 on 503 or when nothing listens', async () => {
+    let status = 200;
+    const paths: string[] = [];
+    const server: Server = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.writeHead(status).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = String((server.address() as AddressInfo).port);
+    const script = join(root, 'deploy', 'docker', 'healthcheck.mjs');
+    try {
+      expect((await run(process.execPath, [script], { METRICS_PORT: port })).code).toBe(0);
+      expect((await run(process.execPath, [script], { TRAWL_SERVICE: 'gateway', PORT: port })).code).toBe(0);
+      status = 503;
+      expect((await run(process.execPath, [script, port])).code).toBe(1);
+      expect(paths).toEqual(['/health/ready', '/health/ready', '/health/ready']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect((await run(process.execPath, [script, port])).code).toBe(1);
+  });
+});
