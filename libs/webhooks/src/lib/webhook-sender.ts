@@ -52,7 +52,8 @@ export class WebhookSender {
     try {
       await this.guard.check(event.webhook);
     } catch (e) {
-      return { outcome: 'refused', reason: e instanceof TrawlError ? e.message : String(e) };
+      if (isRefusal(e)) return { outcome: 'refused', reason: (e as Error).message };
+      return { outcome: 'retry', status: null, reason: e instanceof Error ? e.message : String(e) };
     }
     const body = webhookBody(event);
     try {
@@ -80,9 +81,7 @@ export class WebhookSender {
       };
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      if (err.code === 'EURLNOTALLOWED' || (err.cause as NodeJS.ErrnoException | undefined)?.code === 'EURLNOTALLOWED') {
-        return { outcome: 'refused', reason: err.message };
-      }
+      if (isRefusal(err) || isRefusal(err.cause)) return { outcome: 'refused', reason: err.message };
       return { outcome: 'retry', status: null, reason: `delivery failed: ${err.name === 'TimeoutError' ? 'timed out' : err.message}` };
     }
   }
@@ -101,4 +100,9 @@ export class WebhookSender {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** The SSRF guard's refusal (at check or connect time): retrying will not help. */
+function isRefusal(e: unknown): boolean {
+  return e instanceof TrawlError && e.code === 'URL_NOT_ALLOWED';
 }
