@@ -29,12 +29,21 @@ export interface OrganicContext {
   images: ReadonlyMap<string, string>;
 }
 
-/** Links that wrap a heading and lead off Google, outside ads, "people also ask", carousels and side panels. */
+/**
+ * Links that wrap a heading and lead off Google, outside ads, "people also ask", carousels and side panels. The
+ * heading is an <h3> on desktop pages (JS and no-JS); mobile markup uses role="heading" aria-level="3" instead,
+ * which is only looked for when a page has no <h3> result at all (desktop pages use it for ads and local cards).
+ */
 export function findResultAnchors($: CheerioAPI): ResultAnchor[] {
+  const byH3 = anchorsWithHeading($, 'h3');
+  return byH3.length > 0 ? byH3 : anchorsWithHeading($, '[role="heading"][aria-level="3"]');
+}
+
+function anchorsWithHeading($: CheerioAPI, headingSelector: string): ResultAnchor[] {
   const out: ResultAnchor[] = [];
   $('a[href]').each((_, el) => {
     const anchor = $(el);
-    const heading = anchor.find('h3').first();
+    const heading = anchor.find(headingSelector).first();
     if (heading.length === 0) return;
     if (anchor.closest(NON_ORGANIC_REGIONS).length > 0) return;
     const link = resolveHref(anchor.attr('href'));

@@ -13,7 +13,8 @@ export interface SearchUrlRequest {
  * cr (country restrict), lr (language restrict), num and start. Empty or absent values are left out; start=0 too.
  */
 export function buildSearchUrl(base: string, req: SearchUrlRequest): string {
-  const url = new URL('/search', base.endsWith('/') ? base : `${base}/`);
+  // Relative to the base so a path prefix (a simulator mounted under /google) is kept.
+  const url = new URL('search', base.endsWith('/') ? base : `${base}/`);
   url.searchParams.set('q', req.q);
   for (const key of ['hl', 'gl', 'cr', 'lr'] as const) {
     const v = req[key]?.trim();
