@@ -139,6 +139,66 @@ describe('deploy/Dockerfile', () => {
   });
 });
 
+/** Files `npm run build` compiles into the image (tsconfig.build.json), without tests and test helpers. */
+function shippedSources(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'test' && entry.name !== 'testing') walk(path);
+      } else if (entry.name.endsWith('.ts') && !/\.(spec|e2e-spec)\.ts$/.test(entry.name)) out.push(path);
+    }
+  };
+  for (const top of ['apps', 'libs']) {
+    for (const project of readdirSync(join(root, top))) {
+      if (project.endsWith('-e2e') || (top === 'libs' && project === 'testing')) continue;
+      if (existsSync(join(root, top, project, 'src'))) walk(join(root, top, project, 'src'));
+    }
+  }
+  return out;
+}
+
+/** Package names a source file loads at run time (type-only imports are erased, so they do not count). */
+function runtimePackages(source: string): string[] {
+  const specifiers = [
+    ...source.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?!type\s)[^;'"]*?\sfrom\s+['"]([^'"]+)['"]/g),
+    ...source.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g),
+    ...source.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1] ?? '');
+  return specifiers
+    .filter((s) => s && !s.startsWith('.') && !s.startsWith('node:') && !s.startsWith('@trawl/'))
+    .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : (s.split('/')[0] ?? s)));
+}
+
+describe('the production image', () => {
+  it('has every package the shipped service code imports among the production dependencies (npm ci --omit=dev)', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const missing = new Set<string>();
+    const files = shippedSources();
+    for (const file of files) {
+      for (const name of runtimePackages(readFileSync(file, 'utf8'))) {
+        if (!(name in pkg.dependencies)) missing.add(`${name} (${file.slice(root.length + 1)})`);
+      }
+    }
+    expect(files.length).toBeGreaterThan(0);
+    expect([...missing]).toEqual([]);
+  });
+
+  it('reads imports the way the check above relies on', () => {
+    const source = [
+      "import 'reflect-metadata';",
+      "import type { Logger } from 'pino';",
+      "import { x, type Y } from '@scope/pkg/sub';",
+      'import {\n  a,\n  b,\n} from "multi-line";',
+      "export * from './local.js';",
+      "const m = await import('lazy-pkg');",
+      "import { z } from 'node:fs';",
+    ].join('\n');
+    expect(runtimePackages(source)).toEqual(['@scope/pkg', 'multi-line', 'reflect-metadata', 'lazy-pkg']);
+  });
+});
+
 describe('container scripts', () => {
   it('entrypoint.sh execs the service TRAWL_SERVICE names, and lists the services when it names none', async () => {
     const appDir = mkdtempSync(join(tmpdir(), 'trawl-entry-'));

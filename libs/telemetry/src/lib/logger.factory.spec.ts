@@ -26,16 +26,16 @@ describe('createLogger', () => {
         'x-api-key': 'top-key',
         apiKey: 'k1',
         headers: { 'x-api-key': 'k2', authorization: 'Bearer t', 'content-type': 'application/json' },
-        req: { method: 'POST', headers: { 'x-api-key': 'k3', authorization: 'Basic b', cookie: 'c=1' } },
+        req: { method: 'POST', headers: { 'x-api-key': 'k3', authorization: 'Basic b', cookie: 'c=1', 'x-admin-key': 'adm1' } },
         webhook: { url: 'https://example.test/hook', secret: 'whsec_abc' },
         delivery: { headers: { 'webhook-signature': 'v1,sig' } },
-        env: { WEBHOOK_SIGNING_SECRET: 'whsec_env', API_KEYS: 'a,b', LOG_LEVEL: 'info' },
+        env: { WEBHOOK_SIGNING_SECRET: 'whsec_env', API_KEYS: 'a,b', ADMIN_API_KEY: 'adm2', LOG_LEVEL: 'info' },
       },
       'incoming',
     );
     const line = JSON.stringify(lines[0]);
 
-    for (const secret of ['top-key', 'k1', 'k2', 'k3', 'Bearer t', 'Basic b', 'c=1', 'whsec_abc', 'v1,sig', 'whsec_env', 'a,b']) {
+    for (const secret of ['top-key', 'k1', 'k2', 'k3', 'Bearer t', 'Basic b', 'c=1', 'whsec_abc', 'v1,sig', 'whsec_env', 'a,b', 'adm1', 'adm2']) {
       expect(line).not.toContain(secret);
     }
     expect(lines[0]).toMatchObject({

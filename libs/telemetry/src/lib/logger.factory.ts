@@ -6,6 +6,7 @@ export type { Logger } from 'pino';
 /** Header and field names whose values never reach a log line. */
 export const REDACTED_KEYS = [
   'x-api-key',
+  'x-admin-key',
   'authorization',
   'proxy-authorization',
   'cookie',
@@ -19,6 +20,7 @@ export const REDACTED_KEYS = [
   'password',
   'token',
   'API_KEYS',
+  'ADMIN_API_KEY',
   'WEBHOOK_SIGNING_SECRET',
 ] as const;
 
