@@ -1,0 +1,61 @@
+import { mapsPlacePage, mapsSearchRequestFromUrl, mapsSearchResponse } from './pages/maps.page.js';
+import type { SimulatorRoute } from './simulator-server.js';
+
+const MAPS_SEARCH_PATH = /^\/maps\/search\/([^/]+)\/?(?:@(-?[\d.]+),(-?[\d.]+),[\d.]+z)?/;
+
+/**
+ * What the simulator serves, by URL (the shapes the extractors build, and the real sites' page URLs):
+ *
+ * | URL | page |
+ * |---|---|
+ * | `/search?tbm=map&q=…&pb=…` | maps search JSON (the maps client's endpoint; `pb` carries viewport, num, start) |
+ * | `/maps/search/<q>/@lat,lng,zoomz` | the same JSON for a maps search URL (type `mp-search`) |
+ * | `/maps/place/?q=place_id:<id>`, `/maps/place/<name>/…`, `/maps/search/?api=1&query_place_id=<id>` | a place page |
+ */
+export const MAPS_ROUTES: SimulatorRoute[] = [
+  {
+    name: 'maps-search',
+    site: 'google',
+    contentType: 'application/json; charset=utf-8',
+    render: (url) => (url.pathname === '/search' && url.searchParams.get('tbm') === 'map' ? mapsSearchResponse(mapsSearchRequestFromUrl(url)) : undefined),
+  },
+  {
+    name: 'maps-place',
+    site: 'google',
+    render: (url) => {
+      const id = placeIdOf(url);
+      return id === undefined ? undefined : mapsPlacePage(id, url.searchParams.get('hl') ?? 'en');
+    },
+  },
+  {
+    name: 'maps-search-url',
+    site: 'google',
+    contentType: 'application/json; charset=utf-8',
+    render: (url) => {
+      const m = MAPS_SEARCH_PATH.exec(url.pathname);
+      if (!m) return undefined;
+      return mapsSearchResponse({
+        q: decodeURIComponent(m[1].replace(/\+/g, ' ')),
+        hl: url.searchParams.get('hl') ?? 'en',
+        gl: url.searchParams.get('gl') ?? 'us',
+        latitude: m[2] ? Number(m[2]) : 40.7128,
+        longitude: m[3] ? Number(m[3]) : -74.006,
+        num: 20,
+        start: 0,
+      });
+    },
+  },
+];
+
+/** The place id a place URL names: `q=place_id:<id>`, `query_place_id=<id>`, else the `/maps/place/<…>` segment. */
+function placeIdOf(url: URL): string | undefined {
+  const q = url.searchParams.get('q') ?? '';
+  if (q.startsWith('place_id:')) return q.slice('place_id:'.length);
+  const queryPlaceId = url.searchParams.get('query_place_id');
+  if (url.pathname.startsWith('/maps/search') && queryPlaceId) return queryPlaceId;
+  const m = /^\/maps\/place\/([^/]+)/.exec(url.pathname);
+  return m ? decodeURIComponent(m[1]) : undefined;
+}
+
+/** Every generated page, most specific first (`/search?tbm=map` before the web search's `/search`). */
+export const SIMULATOR_ROUTES: SimulatorRoute[] = [...MAPS_ROUTES];
