@@ -86,7 +86,8 @@ export function parseAmount(text: string): number | undefined {
     const decimals = s.length - last - 1;
     const onlyOne = s.indexOf(mark) === last && !s.includes(other);
     if (onlyOne && decimals === 3) normal = s.replace(/[.,]/g, '');
-    else if (s.indexOf(mark) !== last && !s.includes(other)) normal = s.replace(/[.,]/g, ''); // 1.234.567
+    else if (s.indexOf(mark) !== last && !s.includes(other))
+      normal = s.replace(/[.,]/g, ''); // 1.234.567
     else normal = s.slice(0, last).replace(/[.,]/g, '') + '.' + s.slice(last + 1);
   }
   const value = Number(normal);
@@ -97,7 +98,10 @@ export function parseAmount(text: string): number | undefined {
  * Reads a price as shown (`AED 30.99`, `$9.98`, `29,99 €`, `EUR 1.299,00`) into `{ value, currency, raw }`.
  * `currencyHint` (a symbol or code from page data) and the page URL's store decide when the text has no symbol.
  */
-export function parseMoney(raw: string | undefined, options: { pageUrl?: string; currencyHint?: string } = {}): Money | null {
+export function parseMoney(
+  raw: string | undefined,
+  options: { pageUrl?: string; currencyHint?: string } = {},
+): Money | null {
   const text = (raw ?? '').replace(/\s+/g, ' ').trim();
   if (!text || !/\d/.test(text)) return null;
   const value = parseAmount(text);

@@ -24,13 +24,19 @@ export function assertNotBlocked({ $, q }: RetailPage, bodyText: string): void {
     $('form[action*="validateCaptcha"], input#captchacharacters, img[src*="/captcha/"]').length > 0 ||
     /^\s*robot check\s*$/i.test($('title').first().text());
   if (strong || (!hasProduct && ROBOT_CHECK_TEXT.some((re) => re.test(bodyText)))) {
-    throw new TrawlError('UPSTREAM_BLOCKED', 'Amazon answered with its robot check (captcha) instead of the product page');
+    throw new TrawlError(
+      'UPSTREAM_BLOCKED',
+      'Amazon answered with its robot check (captcha) instead of the product page',
+    );
   }
   if (hasProduct) return;
   if ($('a[href*="cs_503_link"], a[href*="ref=cs_503"]').length > 0 || /sorry! something went wrong/i.test(bodyText)) {
     throw new TrawlError('UPSTREAM_BLOCKED', 'Amazon answered with its "something went wrong" throttling page');
   }
-  if ($('a[href*="cs_404_link"], a[href*="ref=cs_404"]').length > 0 || /not a functioning page on our site/i.test(bodyText)) {
+  if (
+    $('a[href*="cs_404_link"], a[href*="ref=cs_404"]').length > 0 ||
+    /not a functioning page on our site/i.test(bodyText)
+  ) {
     throw new TrawlError('UPSTREAM_NOT_FOUND', 'Amazon answered that the page does not exist (its 404 page)');
   }
 }

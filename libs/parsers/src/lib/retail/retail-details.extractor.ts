@@ -20,9 +20,12 @@ const TABLE_ROWS = [
   '#productOverview_feature_div tr',
 ];
 
-const BSR_NAME = /best\s?sellers?\s?rank|bestseller-rang|meilleures ventes|m[aá]s vendidos|pi[uù] venduti|mais vendidos/i;
-const DATE_NAME = /date first available|im angebot von amazon|disponible sur amazon|en amazon\.\w+ desde|disponibile su amazon|first available/i;
-const REVIEWS_NAME = /customer reviews|kundenrezensionen|commentaires client|opiniones de clientes|recensioni dei clienti|avg customer review/i;
+const BSR_NAME =
+  /best\s?sellers?\s?rank|bestseller-rang|meilleures ventes|m[aá]s vendidos|pi[uù] venduti|mais vendidos/i;
+const DATE_NAME =
+  /date first available|im angebot von amazon|disponible sur amazon|en amazon\.\w+ desde|disponibile su amazon|first available/i;
+const REVIEWS_NAME =
+  /customer reviews|kundenrezensionen|commentaires client|opiniones de clientes|recensioni dei clienti|avg customer review/i;
 
 /**
  * The product-information tables and bullet lists as `{ name: value }`, plus what is read out of them: best sellers
@@ -76,13 +79,16 @@ export function extractDetails({ $, q }: RetailPage): ProductDetails {
 }
 
 function name(s: string): string {
-  return clean(s).replace(/\s*:\s*$/, '').trim();
+  return clean(s)
+    .replace(/\s*:\s*$/, '')
+    .trim();
 }
 
 /** `#5 in Mobile Phones (See Top 100 in Mobile Phones) #2 in Screen Protectors` → [{rank 5, …}, {rank 2, …}] */
 export function parseBestSellersRank(text: string): { category: string; rank: number }[] {
   const out: { category: string; rank: number }[] = [];
-  const re = /(?:#|Nr\.\s*|n\.\s*|nº\s*)([\d][\d.,\s]*?)\s+(?:in|en|dans|em)\s+(.+?)(?=\s*\(|\s*(?:#|Nr\.\s*|n\.\s+|nº\s*)\d|$)/g;
+  const re =
+    /(?:#|Nr\.\s*|n\.\s*|nº\s*)([\d][\d.,\s]*?)\s+(?:in|en|dans|em)\s+(.+?)(?=\s*\(|\s*(?:#|Nr\.\s*|n\.\s+|nº\s*)\d|$)/g;
   for (const m of clean(text).matchAll(re)) {
     const rank = Number(m[1].replace(/\D/g, ''));
     const category = clean(m[2]);
@@ -92,18 +98,43 @@ export function parseBestSellersRank(text: string): { category: string; rank: nu
 }
 
 const MONTHS: Record<string, number> = {
-  jan: 1, janu: 1, janv: 1, ene: 1, gen: 1, jän: 1,
-  feb: 2, fév: 2, fev: 2,
-  mar: 3, mär: 3, mrz: 3,
-  apr: 4, avr: 4, abr: 4,
-  may: 5, mai: 5, mag: 5,
-  jun: 6, jui: 6, giu: 6,
-  jul: 7, lug: 7,
-  aug: 8, aoû: 8, aou: 8, ago: 8,
-  sep: 9, set: 9,
-  oct: 10, okt: 10, ott: 10,
+  jan: 1,
+  janu: 1,
+  janv: 1,
+  ene: 1,
+  gen: 1,
+  jän: 1,
+  feb: 2,
+  fév: 2,
+  fev: 2,
+  mar: 3,
+  mär: 3,
+  mrz: 3,
+  apr: 4,
+  avr: 4,
+  abr: 4,
+  may: 5,
+  mai: 5,
+  mag: 5,
+  jun: 6,
+  jui: 6,
+  giu: 6,
+  jul: 7,
+  lug: 7,
+  aug: 8,
+  aoû: 8,
+  aou: 8,
+  ago: 8,
+  sep: 9,
+  set: 9,
+  oct: 10,
+  okt: 10,
+  ott: 10,
   nov: 11,
-  dec: 12, dez: 12, déc: 12, dic: 12,
+  dec: 12,
+  dez: 12,
+  déc: 12,
+  dic: 12,
 };
 
 function month(word: string): number | undefined {

@@ -30,7 +30,9 @@ function colorImages(scripts: string): string[] {
   const out: string[] = [];
   for (const img of initial) {
     if (!isRecord(img)) continue;
-    const url = [img.hiRes, img.large, img.thumb].find((u): u is string => typeof u === 'string' && u.startsWith('http'));
+    const url = [img.hiRes, img.large, img.thumb].find(
+      (u): u is string => typeof u === 'string' && u.startsWith('http'),
+    );
     if (url) out.push(url);
   }
   return out;
@@ -80,7 +82,11 @@ export function extractVariants({ $, q, scripts }: RetailPage): { asin: string; 
   ).toArray();
   const fromDom = swatches.map((el) => {
     const li = $(el);
-    const asin = li.attr('data-asin') ?? li.attr('data-defaultasin') ?? /\/dp\/([A-Z0-9]{10})/.exec(li.attr('data-dp-url') ?? '')?.[1] ?? '';
+    const asin =
+      li.attr('data-asin') ||
+      li.attr('data-defaultasin') ||
+      /\/dp\/([A-Z0-9]{10})/.exec(li.attr('data-dp-url') ?? '')?.[1] ||
+      '';
     const label =
       clean(li.find('img').first().attr('alt')) ||
       textOf(li.find('.swatch-title-text-display, .swatch-title-text, .twister-plus-swatch-text').first()) ||

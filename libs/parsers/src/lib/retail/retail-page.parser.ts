@@ -42,9 +42,17 @@ export function parseProductPage(html: string, ctx: { url: string }): RetailReco
     brand: readBrand(page, details.specifications),
     price,
     list_price,
-    rating: parseRating(firstAttr(page, ['#acrPopover'], 'title') ?? firstText(page, ['#acrPopover .a-icon-alt', '#averageCustomerReviews .a-icon-alt', '[data-hook="rating-out-of-text"]'])),
+    rating: parseRating(
+      firstAttr(page, ['#acrPopover'], 'title') ??
+        firstText(page, [
+          '#acrPopover .a-icon-alt',
+          '#averageCustomerReviews .a-icon-alt',
+          '[data-hook="rating-out-of-text"]',
+        ]),
+    ),
     reviews_count: parseCount(
-      firstAttr(page, ['#acrCustomerReviewText'], 'aria-label') ?? firstText(page, ['#acrCustomerReviewText', '[data-hook="total-review-count"]']),
+      firstAttr(page, ['#acrCustomerReviewText'], 'aria-label') ??
+        firstText(page, ['#acrCustomerReviewText', '[data-hook="total-review-count"]']),
     ),
     availability,
     in_stock: inStock(page, availability),
@@ -69,7 +77,11 @@ function readAsin({ $, q }: RetailPage, url: string): string | null {
     q('#averageCustomerReviews').attr('data-asin'),
     asinFromUrl($('link[rel="canonical"]').attr('href')),
     asinFromUrl(url),
-    mostFrequent($('[data-csa-c-asin]').toArray().map((el) => $(el).attr('data-csa-c-asin') ?? '')),
+    mostFrequent(
+      $('[data-csa-c-asin]')
+        .toArray()
+        .map((el) => $(el).attr('data-csa-c-asin') ?? ''),
+    ),
   ];
   return candidates.map((c) => clean(c)).find((c) => ASIN_RE.test(c)) ?? null;
 }
@@ -118,8 +130,10 @@ function readAvailability(page: RetailPage): string | null {
   return primary || textOf(box) || firstText(page, ['#outOfStock .a-color-price', '#outOfStock']) || null;
 }
 
-const OUT_OF_STOCK = /out of stock|unavailable|not available|nicht verfügbar|derzeit nicht|rupture de stock|indisponible|no disponible|non disponibile|agotado|غير متوفر/i;
-const IN_STOCK = /in stock|left in stock|usually ships|ships within|dispatched|auf lager|en stock|disponible|disponibile|em estoque|متوفر/i;
+const OUT_OF_STOCK =
+  /out of stock|unavailable|not available|nicht verfügbar|derzeit nicht|rupture de stock|indisponible|no disponible|non disponibile|agotado|غير متوفر/i;
+const IN_STOCK =
+  /in stock|left in stock|usually ships|ships within|dispatched|auf lager|en stock|disponible|disponibile|em estoque|متوفر/i;
 
 /** Whether the item can be bought now: from the availability wording, else from the add-to-cart button. */
 function inStock({ q }: RetailPage, availability: string | null): boolean | null {
@@ -156,7 +170,11 @@ function readDescription({ q }: RetailPage): string | null {
   return null;
 }
 
-const SOLD_BY = [/sold by\s+(.+?)(?:\s+and\s+(?:fulfilled|ships)\b|\.\s|\.$|$)/i, /verkauf durch\s+(.+?)(?:\s+und\s+|\.|$)/i, /vendu par\s+(.+?)(?:\s+et\s+|\.|$)/i];
+const SOLD_BY = [
+  /sold by\s+(.+?)(?:\s+and\s+(?:fulfilled|ships)\b|\.\s|\.$|$)/i,
+  /verkauf durch\s+(.+?)(?:\s+und\s+|\.|$)/i,
+  /vendu par\s+(.+?)(?:\s+et\s+|\.|$)/i,
+];
 
 /** The seller of the buy-box offer: the seller link by id, the merchant-info block, else "Sold by …" wording. */
 function readSeller(page: RetailPage): string | null {
@@ -168,7 +186,8 @@ function readSeller(page: RetailPage): string | null {
   if (direct) return direct;
   const info = firstText(page, ['#merchant-info', '#merchantInfo']);
   if (!info) return null;
-  if (/ships from and sold by\s+(.+?)\.?$/i.test(info)) return clean(/ships from and sold by\s+(.+?)\.?$/i.exec(info)?.[1]);
+  if (/ships from and sold by\s+(.+?)\.?$/i.test(info))
+    return clean(/ships from and sold by\s+(.+?)\.?$/i.exec(info)?.[1]);
   for (const re of SOLD_BY) {
     const m = re.exec(info);
     if (m) return clean(m[1]);
@@ -178,7 +197,10 @@ function readSeller(page: RetailPage): string | null {
 
 /** `500+ bought in past month` → `500+`; `1K+ bought in past month` → `1K+`. */
 function readBoughtPastMonth(page: RetailPage): string | null {
-  const text = firstText(page, ['#social-proofing-faceout-title-tk_bought', '#socialProofingAsinFaceout_feature_div .a-text-bold']);
+  const text = firstText(page, [
+    '#social-proofing-faceout-title-tk_bought',
+    '#socialProofingAsinFaceout_feature_div .a-text-bold',
+  ]);
   const m = /([\d.,]+\s*[KkMm]?\+?)/.exec(text ?? '');
   return m ? m[1].replace(/\s+/g, '') : null;
 }

@@ -5,7 +5,10 @@ import { parseMoney } from './money.parser.js';
 import { clean, isRecord, textOf, tryJson } from './retail-dom.util.js';
 import type { RetailPage } from './retail-page.js';
 
-/** The buy-box price blocks, newest layout first (2022+ core price, 2020–2022 apex table, pre-2021 price blocks). */
+/**
+ * The buy-box price blocks, newest layout first (2022+ core price, 2020–2022 apex table, pre-2021 price blocks), then
+ * wider buy-box containers as a last resort. Strike-through prices are skipped (see `priceText`).
+ */
 const PRICE_TO_PAY = [
   '#corePriceDisplay_desktop_feature_div .priceToPay',
   '#corePriceDisplay_desktop_feature_div .apexPriceToPay',
@@ -19,7 +22,12 @@ const PRICE_TO_PAY = [
   '#newBuyBoxPrice',
   '#kindle-price',
   '#buyNewSection .offer-price',
+  '#tp_price_block_total_price_ww .a-price',
+  '#apex_offerDisplay_desktop .a-price',
+  '#sns-base-price',
   '#price .a-color-price',
+  '#qualifiedBuybox .a-price',
+  '#buybox .a-price',
 ];
 
 const LIST_PRICE = [
@@ -36,7 +44,10 @@ const LIST_PRICE = [
 const PRICE_INPUTS: readonly [string, string | undefined][] = [
   ['#twister-plus-price-data-price', '#twister-plus-price-data-price-unit'],
   ['#attach-base-product-price', '#attach-base-product-currency-symbol'],
-  ['input[name="items[0.base][customerVisiblePrice][amount]"]', 'input[name="items[0.base][customerVisiblePrice][currencyCode]"]'],
+  [
+    'input[name="items[0.base][customerVisiblePrice][amount]"]',
+    'input[name="items[0.base][customerVisiblePrice][currencyCode]"]',
+  ],
 ];
 
 /**
@@ -45,14 +56,17 @@ const PRICE_INPUTS: readonly [string, string | undefined][] = [
  * variation swatches or carousels are never read: every selector is anchored in a buy-box container.
  */
 export function extractPrices(page: RetailPage, pageUrl: string): { price: Money | null; list_price: Money | null } {
-  const price = fromPriceData(page, pageUrl) ?? fromBlocks(page, PRICE_TO_PAY, pageUrl) ?? fromInputs(page, pageUrl);
-  let listPrice = fromBlocks(page, LIST_PRICE, pageUrl);
+  const price =
+    fromPriceData(page, pageUrl) ?? fromBlocks(page, PRICE_TO_PAY, pageUrl, true) ?? fromInputs(page, pageUrl);
+  let listPrice = fromBlocks(page, LIST_PRICE, pageUrl, false);
   if (listPrice && price && (listPrice.value <= price.value || listPrice.currency !== price.currency)) listPrice = null;
   return { price, list_price: listPrice };
 }
 
 function fromPriceData({ $, q }: RetailPage, pageUrl: string): Money | null {
-  for (const el of q('#buybox .twister-plus-buying-options-price-data, .twister-plus-buying-options-price-data').toArray()) {
+  for (const el of q(
+    '#buybox .twister-plus-buying-options-price-data, .twister-plus-buying-options-price-data',
+  ).toArray()) {
     const data = tryJson($(el).text().trim());
     if (!isRecord(data)) continue;
     for (const group of Object.values(data)) {
@@ -69,9 +83,10 @@ function fromPriceData({ $, q }: RetailPage, pageUrl: string): Money | null {
   return null;
 }
 
-function fromBlocks({ $, q }: RetailPage, selectors: readonly string[], pageUrl: string): Money | null {
+function fromBlocks({ $, q }: RetailPage, selectors: readonly string[], pageUrl: string, toPay: boolean): Money | null {
   for (const sel of selectors) {
     for (const el of q(sel).toArray()) {
+      if (toPay && $(el).attr('data-a-strike') === 'true') continue;
       const money = parseMoney(priceText($(el)), { pageUrl });
       if (money && money.value > 0) return money;
     }
