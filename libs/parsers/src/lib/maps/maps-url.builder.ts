@@ -48,7 +48,7 @@ export function buildMapsSearchUrl(base: string, req: MapsSearchUrlRequest): str
   const pb =
     `!4m12!1m3!1d${altitudeForZoom(vp.zoom, vp.latitude)}!2d${vp.longitude}!3d${vp.latitude}` +
     `!2m3!1f0!2f0!3f0!3m2!1i1024!2i768!4f13.1!7i${num}!8i${start}!10b1`;
-  const url = new URL('/search', base.endsWith('/') ? base : `${base}/`);
+  const url = new URL('search', base.endsWith('/') ? base : `${base}/`);
   url.searchParams.set('tbm', 'map');
   url.searchParams.set('authuser', '0');
   url.searchParams.set('hl', req.hl);

@@ -84,6 +84,14 @@ function readCard($: cheerio.CheerioAPI, card: Sel): PlaceFacts | undefined {
     if (phone) facts.phone = phone;
     else if (!facts.description && row.length === 1) facts.description = row[0].replace(/^"|"$/g, '');
   }
+  const price = card
+    .find('[role="img"][aria-label]')
+    .filter((_, e) => isPriceLevel($(e).text()))
+    .first();
+  if (price.length > 0) {
+    facts.priceDollar = price.text().trim();
+    facts.priceText = price.attr('aria-label');
+  }
   const parts = splitAddress(facts.address);
   facts.street = parts.street ?? facts.address;
   facts.image = card
