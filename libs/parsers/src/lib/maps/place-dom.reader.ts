@@ -11,7 +11,7 @@ import {
   readPlaceUrl,
   unwrapRedirect,
 } from './maps-dom.util.js';
-import type { PlaceFacts } from './place-facts.js';
+import { cidFromDataId, mergeFacts, type PlaceFacts } from './place-facts.js';
 
 type Root = cheerio.CheerioAPI;
 type Sel = cheerio.Cheerio<Parameters<typeof cheerio.contains>[0]>;
@@ -52,6 +52,28 @@ function readHours($: Root): { day: string; times: string[] }[] {
   return out.length >= 5 && out.length <= 7 ? out : [];
 }
 
+/**
+ * The page's own place URL as it appears in links (sign-in `continue`, share): the first `/maps/place/<name>/…`
+ * whose name is the heading's. Only its ids and `!3d`/`!4d` coordinates are trusted (an `@` centre is the viewport).
+ */
+function ownPlaceUrl(html: string, name: string | undefined): ReturnType<typeof readPlaceUrl> {
+  if (!name) return {};
+  const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  const re = /\/maps\/place\/([^/"'&?\s<]+)\/[^"'\s<]*/g;
+  for (let m = re.exec(html); m; m = re.exec(html)) {
+    let slug = m[1];
+    try {
+      slug = decodeURIComponent(decodeURIComponent(slug));
+    } catch {
+      // keep the raw slug
+    }
+    if (norm(slug.replace(/\+/g, ' ')) !== norm(name)) continue;
+    const found = readPlaceUrl(m[0].replace(/@-?\d[^/]*/, ''));
+    if (found.dataId || found.placeId) return found;
+  }
+  return {};
+}
+
 export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
   const $ = cheerio.load(html);
   const h1 = mainHeading($);
@@ -89,7 +111,7 @@ export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
     .find((s) => PHOTO_URL.test(s));
   const headerText = header?.text() ?? '';
   const canonical = $('link[rel="canonical"]').attr('href') ?? $('meta[itemprop="url"]').attr('content');
-  const fromUrl = readPlaceUrl(canonical ?? pageUrl);
+  const fromUrl = mergeFacts(readPlaceUrl(canonical ?? pageUrl), ownPlaceUrl(html, name));
   const parts = splitAddress(address);
 
   return {
@@ -97,6 +119,8 @@ export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
     address,
     ...parts,
     ...fromUrl,
+    cid: cidFromDataId(fromUrl.dataId),
+    reviewsUrl: fromUrl.placeId ? `https://search.google.com/local/reviews?placeid=${fromUrl.placeId}` : undefined,
     rating: parseRating(ratingLabel.attr('aria-label')),
     reviewsCount: parseCount(reviewsLabel.attr('aria-label')),
     phone,
