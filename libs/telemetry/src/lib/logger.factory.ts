@@ -63,6 +63,6 @@ export function createLogger(options: CreateLoggerOptions): Logger {
         return ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {};
       },
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    options.destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }
