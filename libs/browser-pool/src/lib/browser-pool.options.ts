@@ -1,0 +1,70 @@
+import type { BrowserType } from 'playwright-core';
+
+/** Resource types (Playwright's `request.resourceType()`) the pool can refuse to load. */
+export const BLOCKABLE_RESOURCES = ['image', 'media', 'font', 'stylesheet', 'texttrack', 'manifest', 'other'] as const;
+export const DEFAULT_BLOCKED_RESOURCES = ['image', 'media', 'font'] as const;
+
+/** Throws (a TrawlError URL_NOT_ALLOWED) when the browser must not request `url`. */
+export type RequestGuard = (url: string) => Promise<void>;
+
+export interface BrowserPoolOptions {
+  /** Chromium binary; see resolveChromiumPath. */
+  executablePath: string;
+  /** Browsers open at once (a retiring browser finishing its last pages is not counted). */
+  maxBrowsers: number;
+  /** Pages (tasks) at once per browser. */
+  maxPagesPerBrowser: number;
+  /** A browser takes no new task after this many and is closed once idle, then replaced on demand. */
+  retireAfterPages: number;
+  /** Tasks that may wait for a page; one more is refused with OVERLOADED. */
+  queueLimit: number;
+  /** Resource types aborted by the route handler. */
+  blockResources: readonly string[];
+  /**
+   * Reuse a task's context (and page) for a later task when it provably left nothing behind: no request headers
+   * given, one document origin, one page and frame, no cookies, empty local/session storage, IndexedDB and
+   * CacheStorage. Otherwise (and always when false) the context is closed and the next task gets a fresh one.
+   */
+  reuseContexts: boolean;
+  /** Largest number of tasks one reused context serves. */
+  maxTasksPerContext: number;
+  /** SSRF guard applied to every request the browser makes (and to redirect hops, see README). */
+  guard: RequestGuard;
+  launchTimeoutMs: number;
+  /** Playwright's chromium, replaceable in tests. */
+  launcher?: BrowserType;
+  onEvent?: (event: BrowserPoolEvent) => void;
+}
+
+export type BrowserPoolEvent =
+  | { type: 'launched'; browserId: number }
+  | { type: 'retired'; browserId: number; pages: number }
+  | { type: 'disconnected'; browserId: number; expected: boolean };
+
+export interface BrowserPoolStats {
+  /** Connected browsers (serving and retiring). */
+  browsers: number;
+  /** Pages running a task now. */
+  busyPages: number;
+  /** Clean contexts waiting for reuse. */
+  idleContexts: number;
+  /** Tasks waiting for a page. */
+  queueLength: number;
+  launched: number;
+  retired: number;
+  crashed: number;
+  tasksCompleted: number;
+  tasksFailed: number;
+  contextsReused: number;
+}
+
+export const DEFAULT_POOL_OPTIONS = {
+  maxBrowsers: 1,
+  maxPagesPerBrowser: 4,
+  retireAfterPages: 500,
+  queueLimit: 100,
+  blockResources: DEFAULT_BLOCKED_RESOURCES,
+  reuseContexts: true,
+  maxTasksPerContext: 50,
+  launchTimeoutMs: 30_000,
+} satisfies Partial<BrowserPoolOptions>;

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TrawlError } from '@trawl/contracts';
+import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
+import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
+import { BrowserPool } from './browser-pool.js';
+import type { BrowserPoolOptions } from './browser-pool.options.js';
+import { resolveChromiumPath } from './chromium-path.js';
+
+// Real Chromium against a site on 127.0.0.1 (allowlisted for these tests).
+const allow = parseAllowList('127.0.0.1');
+const guard = async (url: string) => {
+  await checkUrl(url, { allow });
+};
+
+describe('BrowserPool (real Chromium)', () => {
+  let site: LoopbackServer;
+  const pools: BrowserPool[] = [];
+  let releaseHang: () => void = () => undefined;
+  let hang = new Promise<void>((r) => (releaseHang = r));
+
+  const newPool = (options: Partial<BrowserPoolOptions> = {}) => {
+    const pool = new BrowserPool({ executablePath: resolveChromiumPath(process.env.CHROMIUM_PATH), guard, ...options });
+    pools.push(pool);
+    return pool;
+  };
+  const soon = (ms = 20_000) => Date.now() + ms;
+
+  beforeAll(async () => {
+    site = await startLoopbackHttp(async (req, res) => {
+      const path = req.url ?? '/';
+      if (path.startsWith('/set-cookie')) {
+        res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=secret-a; Path=/' }).end('<p>cookie set</p>');
+      } else if (path.startsWith('/with-image')) {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<p>pic</p><img src="/img.png"><script>document.title="ran"</script>');
+      } else if (path === '/to-internal') {
+        res.writeHead(302, { location: `${site.url}/internal-secret` }).end();
+      } else if (path === '/hang') {
+        await hang;
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<p>late</p>');
+      } else if (path === '/never') {
+        // never answers; closed with the server
+      } else {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>t</title><p>${path}</p>`);
+      }
+    });
+  });
+
+  afterAll(async () => {
+    releaseHang();
+    await Promise.all(pools.map((p) => p.close()));
+    await site?.close();
+  });
+
+  it('runs a task on a page and returns its result', async () => {
+    const pool = newPool();
+    const text = await pool.run(
+      async ({ page, remainingMs }) => {
+        await page.goto(`${site.url}/hello`, { timeout: remainingMs() });
+        return page.textContent('p');
+      },
+      { deadline: soon() },
+    );
+    expect(text).toBe('/hello');
+    expect(pool.stats()).toMatchObject({ browsers: 1, tasksCompleted: 1 });
+  });
+
+  it('does not carry cookies from one task to the next', async () => {
+    const pool = newPool({ maxPagesPerBrowser: 1 });
+    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/set-cookie`)), { deadline: soon() });
+    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/after-cookie`)), { deadline: soon() });
+    const after = site.requests.find((r) => r.url === '/after-cookie');
+    expect(after?.headers.cookie).toBeUndefined();
+  });
+
+  it('reuses a context that a task left clean', async () => {
+    const pool = newPool({ maxPagesPerBrowser: 1 });
+    for (const n of [1, 2, 3]) {
+      await pool.run(async ({ page }) => void (await page.goto(`${site.url}/clean-${n}`)), { deadline: soon() });
+    }
+    await pool.run(async () => undefined, { deadline: soon() }); // waits for the previous release
+    expect(pool.stats().contextsReused).toBeGreaterThanOrEqual(2);
+  });
+
+  it('sends the task headers with its requests and not with the next task', async () => {
+    const pool = newPool({ maxPagesPerBrowser: 1 });
+    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/h1`)), { deadline: soon(), headers: { 'x-probe': 'one' } });
+    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/h2`)), { deadline: soon() });
+    expect(site.requests.find((r) => r.url === '/h1')?.headers['x-probe']).toBe('one');
+    expect(site.requests.find((r) => r.url === '/h2')?.headers['x-probe']).toBeUndefined();
+  });
+
+  it('blocks images but runs scripts', async () => {
+    const pool = newPool();
+    const title = await pool.run(
+      async ({ page }) => {
+        await page.goto(`${site.url}/with-image`);
+        return page.title();
+      },
+      { deadline: soon() },
+    );
+    expect(title).toBe('ran');
+    expect(site.requests.some((r) => r.url === '/img.png')).toBe(false);
+  });
+
+  it('refuses a page the SSRF guard refuses, with URL_NOT_ALLOWED', async () => {
+    const pool = newPool();
+    const err = await pool
+      .run(async ({ page }) => void (await page.goto('http://169.254.169.254/latest/meta-data/')), { deadline: soon() })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TrawlError);
+    expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
+    expect((err as TrawlError).message).toContain('169.254.169.254');
+  });
+
+  it('fails a task whose page redirects to a refused address with URL_NOT_ALLOWED, returning nothing of it', async () => {
+    // Stand-in for a redirect to an internal address, so the test never sends anything off the loopback interface.
+    const pool = newPool({
+      guard: async (url) => {
+        if (url.includes('/internal-')) throw new TrawlError('URL_NOT_ALLOWED', `host of ${url} is not allowed`);
+        await guard(url);
+      },
+    });
+    const err = await pool
+      .run(
+        async ({ page }) => {
+          await page.goto(`${site.url}/to-internal`).catch(() => undefined);
+          return page.content();
+        },
+        { deadline: soon() },
+      )
+      .catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
+  });
+
+  it('rejects at once with OVERLOADED when the wait queue is full, and times out a waiter at its deadline', async () => {
+    hang = new Promise<void>((r) => (releaseHang = r));
+    const pool = newPool({ maxPagesPerBrowser: 1, queueLimit: 1 });
+    const busy = pool.run(async ({ page }) => void (await page.goto(`${site.url}/hang`)), { deadline: soon() });
+    await new Promise((r) => setTimeout(r, 50));
+    const waiting = pool.run(async () => 'ran', { deadline: Date.now() + 300 }).catch((e: unknown) => e);
+    const refused = await pool.run(async () => 'ran', { deadline: soon() }).catch((e: unknown) => e);
+    expect((refused as TrawlError).code).toBe('OVERLOADED');
+    expect(((await waiting) as TrawlError).code).toBe('UPSTREAM_TIMEOUT');
+    expect(pool.stats().queueLength).toBe(0);
+    releaseHang();
+    await busy;
+  });
+
+  it('ends a task at its deadline with UPSTREAM_TIMEOUT and frees its page', async () => {
+    const pool = newPool({ maxPagesPerBrowser: 1 });
+    const err = await pool
+      .run(async ({ page }) => void (await page.goto(`${site.url}/never`, { timeout: 60_000 })), { deadline: Date.now() + 1500 })
+      .catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('UPSTREAM_TIMEOUT');
+    await expect(pool.run(async () => 'free again', { deadline: soon() })).resolves.toBe('free again');
+  });
+
+  it('retires a browser after N tasks and launches a new one', async () => {
+    const pool = newPool({ retireAfterPages: 2, maxPagesPerBrowser: 1 });
+    for (const n of [1, 2, 3]) {
+      await pool.run(async ({ page }) => void (await page.goto(`${site.url}/r${n}`)), { deadline: soon() });
+    }
+    expect(pool.stats()).toMatchObject({ launched: 2, retired: 1 });
+  });
+
+  it('replaces a browser that died', async () => {
+    const pool = newPool();
+    const err = await pool
+      .run(
+        async ({ page }) => {
+          await page.context().browser()?.close();
+          await page.goto(`${site.url}/after-crash`);
+        },
+        { deadline: soon() },
+      )
+      .catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
+    await expect(pool.run(async ({ page }) => (await page.goto(`${site.url}/new`))?.status(), { deadline: soon() })).resolves.toBe(200);
+    expect(pool.stats()).toMatchObject({ crashed: 1, launched: 2 });
+  });
+});
