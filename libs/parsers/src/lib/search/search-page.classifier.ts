@@ -35,27 +35,25 @@ function looksLikeResultsPage($: CheerioAPI): boolean {
  * no results passes.
  */
 export function assertSearchPage($: CheerioAPI): void {
+  if (looksLikeResultsPage($)) return;
   const strongBlock =
     $('form#captcha-form, form[action*="/sorry/"], #recaptcha.g-recaptcha, div.g-recaptcha, script[src*="recaptcha/"]').length > 0 ||
     $('form[action*="/sorry/index"], input[name="continue"][value*="/search"]').length > 0;
   const consent =
     $('form[action*="consent.google."], form[action*="consent.youtube."], iframe[src*="consent.google."]').length > 0;
-  const isResults = looksLikeResultsPage($);
   const bodyText = $('body').text();
 
-  if (strongBlock && !isResults) {
+  if (strongBlock) {
     throw new TrawlError('UPSTREAM_BLOCKED', 'Google answered with its captcha ("unusual traffic") page instead of results');
   }
-  if (!isResults && BLOCK_TEXT.some((re) => re.test(bodyText))) {
+  if (BLOCK_TEXT.some((re) => re.test(bodyText))) {
     throw new TrawlError('UPSTREAM_BLOCKED', 'Google answered with its "unusual traffic" block page instead of results');
   }
-  if (!isResults && (consent || CONSENT_TEXT.some((re) => re.test(bodyText)))) {
+  if (consent || CONSENT_TEXT.some((re) => re.test(bodyText))) {
     throw new TrawlError('UPSTREAM_BLOCKED', 'Google answered with its cookie-consent interstitial instead of results');
   }
-  if (/\/sorry\//.test($('title').text()) && !isResults) {
+  if (/\/sorry\//.test($('title').text())) {
     throw new TrawlError('UPSTREAM_BLOCKED', 'Google answered with its /sorry/ block page instead of results');
   }
-  if (!isResults) {
-    throw new TrawlError('PAGE_NOT_RECOGNISED', 'The page is not a Google web search results page');
-  }
+  throw new TrawlError('PAGE_NOT_RECOGNISED', 'The page is not a Google web search results page');
 }

@@ -20,7 +20,8 @@ export interface ParseSearchPageOptions {
  * with no results gives empty lists.
  */
 export function parseSearchPage(html: string, opts: ParseSearchPageOptions = {}): WebSearchResult {
-  const $ = cheerio.load(html);
+  // htmlparser2 (not parse5): several times faster on 1-2 MB results pages, and Google's markup is well formed.
+  const $ = cheerio.load(html, { xml: { xmlMode: false, decodeEntities: true } });
   assertSearchPage($);
   const images = scriptImageMap($);
   const pageOffset = Math.max(0, Math.trunc(opts.pageOffset ?? 0));

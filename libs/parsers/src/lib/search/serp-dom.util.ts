@@ -149,8 +149,8 @@ export function scriptImageMap($: CheerioAPI): Map<string, string> {
 /** An img's source: its own data URI or http src, else what the page's scripts would set for its id. */
 export function imageSrc(img: Cheerio<Element>, images: ReadonlyMap<string, string>): string {
   const src = img.attr('src') ?? '';
-  // A 1x1 placeholder gif is ~80 characters; a real favicon or thumbnail is far longer.
-  if (src.startsWith('data:image/') && src.length > 150) return src;
+  // A 1x1 placeholder gif is ~80 characters; a real favicon or thumbnail is longer.
+  if (src.startsWith('data:image/') && src.length > 100) return src;
   const id = img.attr('id');
   if (id && images.has(id)) return images.get(id) ?? '';
   if (/^https?:\/\//.test(src)) return src;
