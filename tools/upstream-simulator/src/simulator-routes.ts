@@ -1,4 +1,6 @@
 import { mapsPlacePage, mapsSearchRequestFromUrl, mapsSearchResponse } from './pages/maps.page.js';
+import { asinOfProductPath, retailProductPage } from './pages/retail.page.js';
+import { renderSearchPage, searchParamsFromUrl } from './pages/search.page.js';
 import type { SimulatorRoute } from './simulator-server.js';
 
 const MAPS_SEARCH_PATH = /^\/maps\/search\/([^/]+)\/?(?:@(-?[\d.]+),(-?[\d.]+),[\d.]+z)?/;
@@ -57,5 +59,22 @@ function placeIdOf(url: URL): string | undefined {
   return m ? decodeURIComponent(m[1]) : undefined;
 }
 
+/** `/search?q=…&hl=&gl=&start=&num=`: a Google-like results page. */
+export const SEARCH_ROUTE: SimulatorRoute = {
+  name: 'search',
+  site: 'google',
+  render: (url) => (url.pathname === '/search' ? renderSearchPage(searchParamsFromUrl(url)) : undefined),
+};
+
+/** `/dp/<ASIN>`, `/<slug>/dp/<ASIN>`, `/gp/product/<ASIN>`: an Amazon-like product page. */
+export const RETAIL_ROUTE: SimulatorRoute = {
+  name: 'retail',
+  site: 'amazon',
+  render: (url) => {
+    const asin = asinOfProductPath(url.pathname);
+    return asin === undefined ? undefined : retailProductPage(asin);
+  },
+};
+
 /** Every generated page, most specific first (`/search?tbm=map` before the web search's `/search`). */
-export const SIMULATOR_ROUTES: SimulatorRoute[] = [...MAPS_ROUTES];
+export const SIMULATOR_ROUTES: SimulatorRoute[] = [...MAPS_ROUTES, SEARCH_ROUTE, RETAIL_ROUTE];

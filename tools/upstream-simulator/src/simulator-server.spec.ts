@@ -39,6 +39,21 @@ describe('upstream simulator server', () => {
     expect(await res.text()).toMatch(/^\)\]\}'\n\[\["coffee"/);
   });
 
+  it('answers a web search for any query with a results page', async () => {
+    const res = await get('/search?q=best+hiking+boots&hl=en&num=10');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('id="rso"');
+  });
+
+  it('answers a product path with a product page, and blocks a captcha ASIN the way Amazon does (503)', async () => {
+    const res = await get('/Some-Thing/dp/B0TESTASIN');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('productTitle');
+    const blocked = await get('/dp/CAPTCHA123');
+    expect(blocked.status).toBe(503);
+    expect(await blocked.text()).toContain('validateCaptcha');
+  });
+
   it('answers a place URL with a place page', async () => {
     const res = await get('/maps/place/?q=place_id:ChIJabc');
     expect(res.status).toBe(200);
