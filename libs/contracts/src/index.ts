@@ -22,3 +22,4 @@ export * from './lib/results/retail-result.js';
 export * from './lib/results/scrape-result.js';
 export * from './lib/results/extract-result.js';
 export * from './lib/parse-dto.js';
+export * from './lib/results/retail-record.schema.js';
