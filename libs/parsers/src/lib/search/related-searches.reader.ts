@@ -8,7 +8,7 @@ import { clean, isGoogleHost } from './serp-dom.util.js';
 const NOT_RELATED_PARAMS = [
   'tbm', 'tbs', 'udm', 'si', 'stick', 'start', 'story', 'tbo', 'source', 'lr', 'cr', 'ictx', 'fbs', 'spell', 'ibp',
   'lsig', 'kgmid', 'rlst', 'rldimm', 'ludocid', 'lqi', 'stq', 'uule', 'cd', 'ct', 'fcs', 'tbnid', 'vet', 'prmd',
-  'filter', 'sqi', 'rflfq', 'rlha', 'ser', 'ibp', 'htichips', 'htivrt', 'shndl', 'shem', 'csui',
+  'filter', 'sqi', 'rflfq', 'rlha', 'ser', 'ibp', 'htichips', 'htivrt', 'shndl', 'shem', 'csui', 'uds', 'chips',
 ];
 
 function normaliseQuery(q: string): string {

@@ -11,6 +11,8 @@ const BLOCK_TEXT = [
   /trafic inhabituel/i,
   /traffico insolito/i,
   /not a robot/i,
+  /sending automated queries/i,
+  /automatisierte anfragen/i,
 ];
 const CONSENT_TEXT = [
   /before you continue to google/i,
@@ -51,6 +53,10 @@ export function assertSearchPage($: CheerioAPI): void {
   }
   if (consent || CONSENT_TEXT.some((re) => re.test(bodyText))) {
     throw new TrawlError('UPSTREAM_BLOCKED', 'Google answered with its cookie-consent interstitial instead of results');
+  }
+  // Since 2025 a client without JavaScript gets a redirect to /httpservice/retry/enablejs instead of results.
+  if ($('meta[http-equiv="refresh" i][content*="enablejs"], a[href*="/httpservice/retry/enablejs"]').length > 0) {
+    throw new TrawlError('UPSTREAM_BLOCKED', 'Google asked for JavaScript (enablejs redirect) instead of answering with results');
   }
   if (/\/sorry\//.test($('title').text())) {
     throw new TrawlError('UPSTREAM_BLOCKED', 'Google answered with its /sorry/ block page instead of results');

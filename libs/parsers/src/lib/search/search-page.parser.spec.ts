@@ -156,6 +156,13 @@ describe('parseSearchPage on pages that are not results', () => {
     expect(errorOf(() => parseSearchPage(fixture('serp-consent.html'))).code).toBe('UPSTREAM_BLOCKED');
   });
 
+  it('throws UPSTREAM_BLOCKED for the older "automated queries" page and the enable-JavaScript redirect', () => {
+    const sorry = '<html><head><title>Sorry...</title></head><body><h1>We\'re sorry...</h1><p>... but your computer or network may be sending automated queries.</p></body></html>';
+    const enableJs = '<html><head><noscript><meta content="0;url=/httpservice/retry/enablejs?sei=abc" http-equiv="refresh"></noscript></head><body></body></html>';
+    expect(errorOf(() => parseSearchPage(sorry)).code).toBe('UPSTREAM_BLOCKED');
+    expect(errorOf(() => parseSearchPage(enableJs)).code).toBe('UPSTREAM_BLOCKED');
+  });
+
   it('throws PAGE_NOT_RECOGNISED for a page that is not a Google results page', () => {
     const err = errorOf(() => parseSearchPage(fixture('not-a-serp.html')));
     expect(err.code).toBe('PAGE_NOT_RECOGNISED');
