@@ -21,6 +21,7 @@ export const REDACTED_KEYS = [
   'token',
   'API_KEYS',
   'ADMIN_API_KEY',
+  'PROXY_URLS',
   'WEBHOOK_SIGNING_SECRET',
 ] as const;
 

@@ -114,7 +114,7 @@ describe('Kubernetes manifests', () => {
         .map((e) => e.name);
     expect(secretKeys('gateway')).toEqual(['API_KEYS', 'ADMIN_API_KEY', 'REDIS_URL']);
     expect(secretKeys('webhook-dispatcher')).toEqual(['WEBHOOK_SIGNING_SECRET', 'REDIS_URL']);
-    expect(secretKeys('extractor-maps')).toEqual([]);
+    expect(secretKeys('extractor-maps')).toEqual(['PROXY_URLS']);
     // REDIS_URL comes from the Secret, so it is not also in the ConfigMap.
     expect(named(objects, 'ConfigMap', 'trawl-config')?.data).not.toHaveProperty('REDIS_URL');
   });
@@ -140,6 +140,7 @@ describe('values validation (values.schema.json)', () => {
     [{ services: { 'extractor-maps': { autoscaling: { minReplicas: 0 } } } }, /minReplicas must be >= 1/],
     [{ secrets: { create: true, apiKeys: 'k', webhookSigningSecret: 'plain' } }, /webhookSigningSecret must match pattern/],
     [{ image: { pullPolicy: 'Sometimes' } }, /\/image\/pullPolicy/],
+    [{ secrets: { proxyUrls: 'socks5://proxy:1080' } }, /\/secrets\/proxyUrls must match pattern/],
     [{ servics: {} }, /must NOT have additional properties \(servics\)/],
   ])('rejects %j', (override, message) => {
     expect(() => loadValues(root, [], [override])).toThrow(ValuesError);

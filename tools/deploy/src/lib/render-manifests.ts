@@ -11,7 +11,7 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
-import { GATEWAY_PORT, METRICS_PORT, SERVICE_CATALOG, type ServiceSpec } from './service-catalog.js';
+import { GATEWAY_PORT, METRICS_PORT, OPTIONAL_SECRET_KEYS, SERVICE_CATALOG, type ServiceSpec } from './service-catalog.js';
 import type { ServiceValues, TrawlValues } from './trawl-values.js';
 
 export type KubeObject =
@@ -76,6 +76,7 @@ function secret(v: TrawlValues): ISecret {
       API_KEYS: s.apiKeys ?? '',
       WEBHOOK_SIGNING_SECRET: s.webhookSigningSecret ?? '',
       ...(s.adminApiKey ? { ADMIN_API_KEY: s.adminApiKey } : {}),
+      ...(s.proxyUrls ? { PROXY_URLS: s.proxyUrls } : {}),
       ...(s.redisUrlFromSecret ? { REDIS_URL: s.redisUrl ?? '' } : {}),
     },
   };
@@ -92,7 +93,7 @@ function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IConta
   if (spec.kind === 'http') env.push({ name: 'PORT', value: String(GATEWAY_PORT) });
   if (spec.chromium) env.push({ name: 'CHROMIUM_PATH', value: '/usr/bin/chromium' });
   env.push({ name: 'INSTANCE_ID', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
-  for (const key of spec.secretKeys) env.push(secretEnv(v, key, key === 'ADMIN_API_KEY'));
+  for (const key of spec.secretKeys) env.push(secretEnv(v, key, OPTIONAL_SECRET_KEYS.includes(key)));
   if (spec.redis && v.secrets.redisUrlFromSecret) env.push(secretEnv(v, 'REDIS_URL', false));
   for (const [name, value] of Object.entries(sv.env ?? {})) env.push({ name, value });
 

@@ -1,6 +1,10 @@
 import { CONSUMERS, QUEUES, STREAMS, type QueueName } from '@trawl/contracts';
 import type { ServiceName } from './trawl-values.js';
 
+/** Keys of the Secret; ADMIN_API_KEY and PROXY_URLS (proxy credentials) are optional. */
+export type SecretKey = 'API_KEYS' | 'WEBHOOK_SIGNING_SECRET' | 'ADMIN_API_KEY' | 'PROXY_URLS';
+export const OPTIONAL_SECRET_KEYS: readonly SecretKey[] = ['ADMIN_API_KEY', 'PROXY_URLS'];
+
 /** What the manifests need to know about each service; queue and stream names come from the wire contract. */
 export interface ServiceSpec {
   name: ServiceName;
@@ -9,7 +13,7 @@ export interface ServiceSpec {
   /** Runs the Chromium image (extractor-scrape). */
   chromium: boolean;
   /** Environment keys it takes from the Secret. */
-  secretKeys: readonly ('API_KEYS' | 'WEBHOOK_SIGNING_SECRET' | 'ADMIN_API_KEY')[];
+  secretKeys: readonly SecretKey[];
   /** Uses Redis (REDIS_URL). */
   redis: boolean;
   /** BullMQ queues whose waiting list measures this service's backlog (KEDA redis trigger). */
@@ -39,10 +43,10 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     jetstream: { stream: STREAMS.taskOutcomes.name, consumer: CONSUMERS.webhookDispatcher },
   },
   // Extractors serve NATS request/reply; batch work reaches them from these queues' workers.
-  { name: 'extractor-search', kind: 'nats', chromium: false, secretKeys: [], redis: false, queues: [QUEUES.search, QUEUES.mpSearch] },
-  { name: 'extractor-maps', kind: 'nats', chromium: false, secretKeys: [], redis: false, queues: [QUEUES.maps, QUEUES.mpMaps] },
-  { name: 'extractor-retail', kind: 'nats', chromium: false, secretKeys: [], redis: false, queues: [QUEUES.retail] },
-  { name: 'extractor-scrape', kind: 'nats', chromium: true, secretKeys: [], redis: false, queues: [QUEUES.scrape] },
+  { name: 'extractor-search', kind: 'nats', chromium: false, secretKeys: ['PROXY_URLS'], redis: false, queues: [QUEUES.search, QUEUES.mpSearch] },
+  { name: 'extractor-maps', kind: 'nats', chromium: false, secretKeys: ['PROXY_URLS'], redis: false, queues: [QUEUES.maps, QUEUES.mpMaps] },
+  { name: 'extractor-retail', kind: 'nats', chromium: false, secretKeys: ['PROXY_URLS'], redis: false, queues: [QUEUES.retail] },
+  { name: 'extractor-scrape', kind: 'nats', chromium: true, secretKeys: ['PROXY_URLS'], redis: false, queues: [QUEUES.scrape] },
 ];
 
 export const GATEWAY_PORT = 8080;

@@ -58,6 +58,7 @@ export interface TrawlValues {
     apiKeys?: string;
     webhookSigningSecret?: string;
     adminApiKey?: string;
+    proxyUrls?: string;
     redisUrl?: string;
   };
   redis: { address: string; bullPrefix: string; passwordSecret?: { name?: string; key?: string } };
