@@ -15,9 +15,13 @@ const PRICE_TO_PAY = [
   '#corePrice_desktop .apexPriceToPay',
   '#corePrice_feature_div .a-price',
   '#apex_desktop .priceToPay',
+  '#corePrice_mobile_feature_div .priceToPay',
+  '#corePrice_mobile_feature_div .a-price',
+  '#apex_mobile .priceToPay',
   '#priceblock_dealprice',
   '#priceblock_saleprice',
   '#priceblock_ourprice',
+  '#priceblock_pospromoprice',
   '#price_inside_buybox',
   '#newBuyBoxPrice',
   '#kindle-price',
@@ -26,8 +30,10 @@ const PRICE_TO_PAY = [
   '#apex_offerDisplay_desktop .a-price',
   '#sns-base-price',
   '#price .a-color-price',
+  '#corePriceDisplay_desktop_feature_div .a-price',
   '#qualifiedBuybox .a-price',
   '#buybox .a-price',
+  '#price',
 ];
 
 const LIST_PRICE = [

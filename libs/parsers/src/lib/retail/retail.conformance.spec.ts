@@ -89,7 +89,43 @@ const EXPECTED_FIELDS: Record<string, (r: RetailRecord, v: unknown) => Check[]> 
     const s = v as { status?: boolean };
     return [{ field: 'in_stock', pass: r.in_stock === s.status, detail: `${r.in_stock} vs ${s.status}` }];
   },
+  // Names other scrapers use for the same values, so a page added with such an expected file is checked too.
+  name: (r, v) => EXPECTED_FIELDS.title(r, v),
+  asin: (r, v) => [{ field: 'asin', pass: r.asin === v, detail: `${r.asin} vs ${String(v)}` }],
+  rating: (r, v) => [{ field: 'rating', pass: near(r.rating, Number(v)), detail: `${r.rating} vs ${String(v)}` }],
+  stars: (r, v) => EXPECTED_FIELDS.rating(r, v),
+  reviews_count: (r, v) => [
+    { field: 'reviews_count', pass: r.reviews_count === Number(v), detail: `${r.reviews_count} vs ${String(v)}` },
+  ],
+  review_count: (r, v) => EXPECTED_FIELDS.reviews_count(r, v),
+  ratings_count: (r, v) => EXPECTED_FIELDS.reviews_count(r, v),
+  currency: (r, v) => [
+    { field: 'price.currency', pass: r.price?.currency === v, detail: `${r.price?.currency} vs ${String(v)}` },
+  ],
+  list_price: (r, v) => [
+    {
+      field: 'list_price',
+      pass: near(r.list_price?.value, Number(v)),
+      detail: `${r.list_price?.value} vs ${String(v)}`,
+    },
+  ],
+  in_stock: (r, v) => [{ field: 'in_stock', pass: r.in_stock === v, detail: `${r.in_stock} vs ${String(v)}` }],
+  seller: (r, v) => [{ field: 'seller', pass: r.seller === v, detail: `${r.seller} vs ${String(v)}` }],
+  main_image: (r, v) => EXPECTED_FIELDS.image(r, v),
+  categories: (r, v) => [
+    {
+      field: 'categories',
+      pass: eq(r.categories, v),
+      detail: `${JSON.stringify(r.categories)} vs ${JSON.stringify(v)}`,
+    },
+  ],
+  features: (r, v) => {
+    const want = (Array.isArray(v) ? v : []).map((f) => String(f).replace(/\s+/g, ' ').trim());
+    const missing = want.filter((f) => !r.features.includes(f));
+    return [{ field: 'features', pass: missing.length === 0, detail: `missing: ${JSON.stringify(missing)}` }];
+  },
 };
+EXPECTED_FIELDS.bullet_points = EXPECTED_FIELDS.features;
 
 /** Checks for a page without expected values: present and plausible, or absent where the page says so. */
 function plausibility(r: RetailRecord, html: string): Check[] {
@@ -134,10 +170,14 @@ describe('retail conformance: real Amazon product pages', () => {
       { field: 'asin', pass: record.asin === ctx.asin, detail: `${record.asin} vs ${ctx.asin}` },
     ];
     const expected = readExpected('retail', base) as Expected | undefined;
+    const unmapped: string[] = [];
     for (const [key, value] of Object.entries(expected ?? {})) {
       const map = EXPECTED_FIELDS[key];
       if (map) checks.push(...map(record, value));
+      else if (!key.startsWith('_')) unmapped.push(key);
     }
+    if (unmapped.length > 0)
+      console.log(`[retail conformance] ${file}: expected keys with no field of ours: ${unmapped.join(', ')}`);
     // Title, price and rating are checked for plausibility wherever no expected value covers them.
     checks.push(...plausibility(record, html).filter((p) => !checks.some((c) => c.field === p.field)));
     results.set(file, checks);
