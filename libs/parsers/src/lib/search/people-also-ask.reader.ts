@@ -10,12 +10,12 @@ import { isGoogleUtilityLink, resolveHref, textOf } from './serp-dom.util.js';
 export function readPeopleAlsoAsk($: CheerioAPI): PeopleAlsoAskItem[] {
   const items: PeopleAlsoAskItem[] = [];
   const seen = new Set<string>();
-  const pairs = $('.related-question-pair, [jsname="yEVEwb"], [data-q]').toArray();
+  const pairs = $('.related-question-pair, [jsname="yEVEwb"], [data-q], g-accordion-expander').toArray();
   for (const el of pairs) {
     const pair = $(el);
     if (pair.is(AI_OVERVIEW_REGIONS) || pair.closest(AI_OVERVIEW_REGIONS).length > 0) continue;
     const expander = pair.find('[aria-expanded], [role="button"], g-accordion-expander').first();
-    if (!pair.is('.related-question-pair') && expander.length === 0) continue;
+    if (!pair.is('.related-question-pair, g-accordion-expander') && expander.length === 0) continue;
     const question = questionOf(pair, expander);
     if (!question || question.length > 300 || seen.has(question.toLowerCase())) continue;
     seen.add(question.toLowerCase());

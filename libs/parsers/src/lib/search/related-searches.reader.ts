@@ -15,8 +15,13 @@ function normaliseQuery(q: string): string {
   return clean(q.replace(/["“”]/g, '')).toLowerCase();
 }
 
-export function readRelatedSearches($: CheerioAPI, currentQuery: string): { query: string }[] {
+/**
+ * `exclude` holds queries that are something else on the page (the "people also ask" questions, which link to
+ * their own results page in some layouts).
+ */
+export function readRelatedSearches($: CheerioAPI, currentQuery: string, exclude: readonly string[] = []): { query: string }[] {
   const current = normaliseQuery(currentQuery);
+  const excluded = new Set(exclude.map(normaliseQuery));
   const out: { query: string }[] = [];
   const seen = new Set<string>();
   $('a[href]').each((_, el) => {
@@ -34,7 +39,7 @@ export function readRelatedSearches($: CheerioAPI, currentQuery: string): { quer
     if (!q || /^(cache|related|site|info):/i.test(q)) return;
     if (NOT_RELATED_PARAMS.some((p) => u.searchParams.has(p))) return;
     const norm = normaliseQuery(q);
-    if (norm === current || seen.has(norm)) return;
+    if (norm === current || seen.has(norm) || excluded.has(norm)) return;
     if (a.closest(`${PAA_REGIONS}, ${AD_REGIONS}, ${AI_OVERVIEW_REGIONS}, [data-hveid] h3, #topstuff, #taw, cite`).length > 0) return;
     seen.add(norm);
     out.push({ query: q });

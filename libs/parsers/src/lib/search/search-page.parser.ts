@@ -26,11 +26,12 @@ export function parseSearchPage(html: string, opts: ParseSearchPageOptions = {})
   const images = scriptImageMap($);
   const pageOffset = Math.max(0, Math.trunc(opts.pageOffset ?? 0));
 
+  const peopleAlsoAsk = readPeopleAlsoAsk($);
   const result: WebSearchResult = {
     knowledgePanel: readKnowledgePanel($, images),
     location: { htmlLang: clean($('html').attr('lang')) },
-    peopleAlsoAsk: readPeopleAlsoAsk($),
-    relatedSearches: readRelatedSearches($, currentQuery($)),
+    peopleAlsoAsk,
+    relatedSearches: readRelatedSearches($, currentQuery($), peopleAlsoAsk.map((p) => p.question)),
     results: readOrganicResults($, { pageOffset, images }),
   };
   const ads = readAds($);

@@ -1,6 +1,7 @@
 // Conformance of parseSearchPage against the real Google pages in the shared fixtures (../shared/fixtures/serp).
 // Pages with *.expected.json are checked against the source project's values, mapped to our field names (below);
-// pages without are checked for plausible core fields. Every check is counted per field and the pass rates are
+// pages without are checked for plausible core fields. Every page is also parsed a second time with all its class
+// attributes removed and must give the same result (class names are a last-resort layer, never the only one). Every check is counted per field and the pass rates are
 // printed as a table at the end (the README quotes it). A check we knowingly fail must be listed in KNOWN_GAPS with
 // the reason; any other failure fails the page's test.
 //
@@ -307,6 +308,9 @@ const pages = available ? listFixtures('serp', '.html') : [];
         else if (base.includes('websearcher') && exp) checkWebSearcher(base, r, exp as WsComponent[]);
         SOURCES_MD_FACTS[base]?.(base, r);
         checkCore(base, r, !/no-results/.test(base));
+        // Layering: obfuscated class names are only a fallback, so the page must read the same without any.
+        const classless = parseSearchPage(html.replace(/\sclass="[^"]*"/g, ''));
+        check(base, 'class-independence', 'same result with every class attribute removed', JSON.stringify(classless) === JSON.stringify(r), true);
       }
       const unexpected = checks.filter((c) => c.page === base && !c.pass && !(`${c.page} :: ${c.what}` in KNOWN_GAPS));
       expect(unexpected.map((c) => `${c.field} | ${c.what} | ${c.detail}`)).toEqual([]);

@@ -4,8 +4,11 @@
 /** Text and shopping ads (2020: #tads/#bottomads lists; 2023+: [data-text-ad] blocks). */
 export const AD_REGIONS = '#tads, #tadsb, #bottomads, [data-text-ad], .commercial-unit-desktop-top, .commercial-unit-desktop-rhs, .cu-container';
 
-/** "People also ask" pairs (class kept since 2019, jsname since 2023, data-initq on the block). */
-export const PAA_REGIONS = '.related-question-pair, [jsname="yEVEwb"], [data-initq], g-accordion-expander';
+/**
+ * "People also ask" pairs: class kept since 2019, g-accordion-expander (2019-2020), data-q + data-lk on the pair
+ * (2021+), jsname since 2023, data-initq on the block.
+ */
+export const PAA_REGIONS = '.related-question-pair, [data-q][data-lk], [jsname="yEVEwb"], [data-initq], g-accordion-expander';
 
 /** The right-hand column (knowledge panel, ads). */
 export const SIDE_REGIONS = '#rhs, [role="complementary"]';
