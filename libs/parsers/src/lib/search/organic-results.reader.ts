@@ -170,6 +170,8 @@ const DATE_TAIL = /\s*[—–\-·]\s*$/;
  */
 function isDateLead(t: string): boolean {
   if (!/\d/.test(t) || !DATE_TAIL.test(t)) return false;
+  // Not a count in the same slot ("Results 1 - 48 of 20000+ —", "Products 1 - 60 of 1626 -").
+  if (/\d\s+[-–]\s+\d|\d\+/.test(t)) return false;
   if (/[—–]\s*$/.test(t)) return true;
   return /\b(19|20)\d{2}\b/.test(t) || /\bago\b/i.test(t);
 }
@@ -190,7 +192,7 @@ function readSnippet($: CheerioAPI, el: Cheerio<Element> | undefined): { snippet
   let snippet = textOf(el, dateEl ? nodeSet(dateEl) : undefined);
   if (!date) {
     const m = /^(.{4,40}?)\s+—\s+(.+)$/s.exec(snippet);
-    if (m && /\d/.test(m[1])) {
+    if (m && isDateLead(`${m[1]} —`)) {
       date = clean(m[1]);
       snippet = clean(m[2]);
     }

@@ -106,8 +106,13 @@ describe('parseSearchPage on a results page with organic results, sitelinks, PAA
       },
     ]);
     expect(page.location).toEqual({ htmlLang: 'en-GB' });
-    expect(page.localResults).toBeUndefined();
     expect(page.aiOverview).toBeUndefined();
+  });
+
+  it('reads the local pack cards: name, rating, review count, type and address', () => {
+    expect(page.localResults).toEqual([
+      { position: 1, title: 'Sunny Roofs Ltd', rating: 4.6, reviews: 1204, type: 'Solar energy company', address: '12 Harbour Rd' },
+    ]);
   });
 
   it('continues realPosition from the page offset', () => {

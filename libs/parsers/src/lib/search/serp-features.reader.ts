@@ -59,13 +59,12 @@ export function readLocalResults($: CheerioAPI): LocalResultItem[] {
     const title = textOf(heading);
     const cid = card.attr('data-cid') ?? '';
     if (!title || seen.has(cid) || card.parents('[data-cid]').length > 0) return;
-    // The card's lines: heading, then "4.7(45) · $ · Coffee shop", then "244 Gough St · …".
-    const lines = heading
-      .parent()
-      .children()
+    // The card's lines are its innermost <div>s: "4.7(45) · $ · Coffee shop", then "244 Gough St · …", then hours.
+    const lines = card
+      .find('div')
       .toArray()
-      .filter((c) => c !== heading[0])
-      .map((c) => textOf($(c)))
+      .filter((d) => $(d).find('div').length === 0 && d !== heading[0] && $(d).closest('[role="heading"]').length === 0)
+      .map((d) => textOf($(d)))
       .filter(Boolean);
     const ratingLabel = card.find('[aria-label*="ated"], [role="img"][aria-label]').first().attr('aria-label') ?? '';
     const ratingLine = lines.find((l) => /^\d[.,]\d/.test(l)) ?? '';
@@ -109,6 +108,9 @@ export function readTopStories($: CheerioAPI): TopStoryItem[] {
     seen.add(link);
     // The card's other text pieces, in order: the publisher comes first, the age last.
     const pieces = leafTexts($, a, heading[0]);
+    // A story card ends with its age ("1 day ago", "Aug 16, 2019"); recipe and product cards in the same kind of
+    // carousel do not.
+    if (!/\d/.test(pieces[pieces.length - 1] ?? '')) return;
     out.push({
       title: textOf(heading),
       link,
