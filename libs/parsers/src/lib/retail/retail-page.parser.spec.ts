@@ -65,7 +65,7 @@ describe('parseProductPage', () => {
     });
   });
 
-  it('reads a 2019 amazon.com page: priceblock ids, strike list price, pdTab details, swatches by data-defaultasin and dp-url', () => {
+  it('reads a 2019 amazon.com page: priceblock ids, strike list price, pdTab details, swatches by data-defaultasin and dp-url, A+ description', () => {
     const r = parseProductPage(page('product-2019-com.html'), { url: 'https://www.amazon.com/gp/product/B0TEST2019' });
     expect(r.asin).toBe('B0TEST2019');
     expect(r.title).toBe('Nimbus Desk Lamp, LED, Dimmable');
@@ -100,7 +100,9 @@ describe('parseProductPage', () => {
       ASIN: 'B0TEST2019',
       'Date First Available': 'November 2, 2018',
     });
-    expect(r.description).toBeNull();
+    // No #productDescription: the A+ content's text blocks, without its carousel controls, comparison table,
+    // repeated blocks and the brand story.
+    expect(r.description).toBe('Light that follows your day Warm in the evening, cool at the desk. Touch dimmer');
     expect(r.bought_past_month).toBeNull();
   });
 

@@ -159,12 +159,34 @@ function readFeatures({ $, q }: RetailPage): string[] {
   );
 }
 
-function readDescription({ q }: RetailPage): string | null {
+/**
+ * The description: `#productDescription` (or a book's), else the text blocks of the product's A+ content
+ * (`#aplus_feature_div` / `#aplus`, not the brand story): its innermost text blocks, without comparison tables and
+ * carousel controls.
+ */
+function readDescription({ $, q }: RetailPage): string | null {
   for (const sel of ['#productDescription', '#bookDescription_feature_div', '#productDescription_feature_div']) {
     const el = q(sel).first().clone();
     if (el.length === 0) continue;
     el.find('h1, h2, h3, .a-expander-prompt').remove();
     const text = textOf(el);
+    if (text) return text;
+  }
+  for (const sel of ['#aplus_feature_div', '#aplus']) {
+    const el = q(sel).first();
+    if (el.length === 0) continue;
+    const blocks = el
+      .find('p, h3, h4, li')
+      .toArray()
+      .filter((b) => $(b).find('p, h3, h4, li').length === 0)
+      .filter(
+        (b) =>
+          $(b).parents('table, .a-carousel-controls, .a-carousel-pagination, #aplusBrandStory_feature_div').length ===
+          0,
+      )
+      .map((b) => textOf($(b)))
+      .filter((t) => t.length > 0 && !/^(previous page|next page|read more|\d+)$/i.test(t));
+    const text = unique(blocks).join(' ');
     if (text) return text;
   }
   return null;

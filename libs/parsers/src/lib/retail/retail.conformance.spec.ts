@@ -1,7 +1,8 @@
 // Conformance: every real Amazon product page in ../shared/fixtures/retail (2019–2026 layouts, amazon.com and
 // amazon.ae, one with its script bodies emptied). Pages with an *.expected.json are checked against the source
 // project's values, mapped to our field names (see EXPECTED_FIELDS); title, price and rating not covered by expected
-// values get plausibility checks, and every page's ASIN must match its file name. A per-field pass-rate table and a fill-rate table are printed.
+// values get plausibility checks, every page's ASIN must match its file name, and the core fields must come out the
+// same from the page with its scripts and embedded price JSON removed. A per-field pass-rate table and a fill-rate table are printed.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { RetailRecord } from '@trawl/contracts';
 import { fixturesAvailable, listFixtures, readExpected, readFixture } from '../../testing/fixtures.js';
@@ -178,6 +179,27 @@ describe('retail conformance: real Amazon product pages', () => {
     }
     if (unmapped.length > 0)
       console.log(`[retail conformance] ${file}: expected keys with no field of ours: ${unmapped.join(', ')}`);
+    // Robustness: with every script body and the embedded price JSON removed (as one real page was saved), the DOM
+    // layers alone must give the same core fields.
+    const stripped = parseProductPage(withoutScripts(html), { url: ctx.url });
+    const core = (r: RetailRecord) =>
+      JSON.stringify([
+        r.asin,
+        r.title,
+        r.brand,
+        r.price?.value,
+        r.price?.currency,
+        r.rating,
+        r.reviews_count,
+        r.in_stock,
+        r.seller,
+        r.main_image,
+      ]);
+    checks.push({
+      field: 'same without scripts',
+      pass: core(stripped) === core(record),
+      detail: `${core(stripped)} vs ${core(record)}`,
+    });
     // Title, price and rating are checked for plausibility wherever no expected value covers them.
     checks.push(...plausibility(record, html).filter((p) => !checks.some((c) => c.field === p.field)));
     results.set(file, checks);
@@ -216,6 +238,13 @@ describe('retail conformance: real Amazon product pages', () => {
     console.log('[retail conformance] fields filled (not null/empty) per page\n' + table(fillRate));
   });
 });
+
+function withoutScripts(html: string): string {
+  return html
+    .replace(/(<script\b[^>]*>)[\s\S]*?(<\/script>)/gi, '$1$2')
+    .replace(/(<style\b[^>]*>)[\s\S]*?(<\/style>)/gi, '$1$2')
+    .replace(/twister-plus-buying-options-price-data/g, 'removed-price-data');
+}
 
 function table(rows: Record<string, string | number>[]): string {
   if (rows.length === 0) return '(no rows)';
