@@ -14,16 +14,19 @@ const ROBOT_CHECK_TEXT = [
 
 /**
  * Throws UPSTREAM_BLOCKED for Amazon's robot check (the captcha form posting to /errors/validateCaptcha, its title
- * "Robot Check", its wording in a few languages) and its 503 "something went wrong" throttling page, and
+ * "Robot Check", its wording in a few languages, the AWS WAF JavaScript challenge that replaced it on some stores)
+ * and its 503 "something went wrong" throttling page, and
  * UPSTREAM_NOT_FOUND for its 404 "Looking for something?" page. Strong markers count anywhere; wording counts only
  * on a page without a product title, so a product whose text quotes it is not mistaken for a block.
  */
-export function assertNotBlocked({ $, q }: RetailPage, bodyText: string): void {
+export function assertNotBlocked({ $, q }: RetailPage, bodyText: string, html: string): void {
   const hasProduct = q('#productTitle, #title, #ebooksProductTitle').length > 0;
   const strong =
     $('form[action*="validateCaptcha"], input#captchacharacters, img[src*="/captcha/"]').length > 0 ||
     /^\s*robot check\s*$/i.test($('title').first().text());
-  if (strong || (!hasProduct && ROBOT_CHECK_TEXT.some((re) => re.test(bodyText)))) {
+  const challenge =
+    !hasProduct && /gokuProps|AwsWafIntegration|awswaf\.com|api-services-support@amazon\.com/i.test(html);
+  if (strong || challenge || (!hasProduct && ROBOT_CHECK_TEXT.some((re) => re.test(bodyText)))) {
     throw new TrawlError(
       'UPSTREAM_BLOCKED',
       'Amazon answered with its robot check (captcha) instead of the product page',

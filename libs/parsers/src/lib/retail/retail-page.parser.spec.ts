@@ -169,6 +169,15 @@ describe('parseProductPage', () => {
     );
   });
 
+  it('throws UPSTREAM_BLOCKED for the AWS WAF JavaScript challenge page (no captcha form, no product)', () => {
+    const html = `<html><head><script>window.gokuProps = { "key": "AQIDAHj", "iv": "CgAHRS", "context": "x" };</script>
+      <script src="https://3e3378af7cd0.cd2a4d7b.us-east-1.token.awswaf.com/3e3378af7cd0/challenge.js"></script></head>
+      <body><div id="challenge-container"></div><noscript>JavaScript is disabled</noscript></body></html>`;
+    expect(codeOf(() => parseProductPage(html, { url: 'https://www.amazon.com/dp/B0TESTAE01' }))).toBe(
+      'UPSTREAM_BLOCKED',
+    );
+  });
+
   it('throws UPSTREAM_BLOCKED for the 503 "something went wrong" throttling page', () => {
     const html = `<html><head><title>Sorry! Something went wrong!</title></head><body>
       <a href="/ref=cs_503_link"><img alt="Sorry! Something went wrong on our end."></a></body></html>`;

@@ -22,7 +22,7 @@ export function parseProductPage(html: string, ctx: { url: string }): RetailReco
   const page = loadRetailPage(html);
   const { $, q } = page;
   const bodyText = clean($('body').text() || $.root().text());
-  assertNotBlocked(page, bodyText);
+  assertNotBlocked(page, bodyText, html);
 
   const title = firstText(page, TITLE);
   const isProduct = q('#dp, #dp-container, #ppd, #ASIN, #productTitle').length > 0;
