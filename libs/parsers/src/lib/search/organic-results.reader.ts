@@ -249,11 +249,22 @@ function readSitelinks(
     seen.add(url);
     if (a.closest('h3, [role="heading"], td').length > 0) {
       table.push({ link: url, snippet: tableSitelinkSnippet(a, block), title });
-    } else {
+    } else if (isLinkRow(a)) {
       inline.push({ link: url, snippet: '', title });
     }
   }
   return { inline, table };
+}
+
+/**
+ * Inline sitelinks sit in a row of nothing but links and separators ("Drive · Photos · Earth"). A link inside text,
+ * such as a rich result's "Directed by: <a>The Wachowskis</a>", is not one.
+ */
+function isLinkRow(a: Cheerio<Element>): boolean {
+  const row = a.parents('div, li, p, td').first();
+  if (row.length === 0) return false;
+  const rest = textOf(row, nodeSet(row.find('a')));
+  return /^[\s·|•,\-–—]*$/.test(rest);
 }
 
 /** A table sitelink's description: the text of the widest box around it that holds no other link. */

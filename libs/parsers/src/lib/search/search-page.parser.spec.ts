@@ -46,7 +46,7 @@ describe('parseSearchPage on a results page with organic results, sitelinks, PAA
     expect(first.snippetHighlightedWords).toEqual(['solar panels', 'panels']);
   });
 
-  it('reads inline sitelinks and skips Google utility links such as "Translate this page"', () => {
+  it('reads inline sitelinks, skipping Google utility links ("Translate this page") and links inside fact rows', () => {
     expect(page.results[0].sitelinks.inline).toEqual([
       { title: 'Costs', link: 'https://energy.example.org/solar/costs', snippet: '' },
       { title: 'Installation', link: 'https://energy.example.org/solar/install', snippet: '' },
