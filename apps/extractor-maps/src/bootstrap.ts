@@ -17,11 +17,13 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
     ...natsServerOptions(csv(env.NATS_URL), QUEUE_GROUPS.extractorMaps),
     logger: new NestLoggerAdapter(logger),
   });
+  let natsStatus = 'disconnected';
+  app.status.subscribe((status) => (natsStatus = status));
   await app.listen();
   const metrics = new TrawlMetrics({ service: SERVICE });
   const ops =
     env.METRICS_PORT > 0
-      ? await startOpsServer({ port: env.METRICS_PORT, registry: metrics.registry, ready: () => Promise.resolve({ ok: true }) })
+      ? await startOpsServer({ port: env.METRICS_PORT, registry: metrics.registry, ready: () => Promise.resolve({ ok: natsStatus === 'connected', details: { nats: natsStatus } }) })
       : undefined;
   logger.info({ queue: QUEUE_GROUPS.extractorMaps }, `${SERVICE} listening on NATS`);
 

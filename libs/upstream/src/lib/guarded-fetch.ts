@@ -5,6 +5,7 @@ import { request, type Dispatcher } from 'undici';
 import type { FetchFn, FetchInit, FetchResponse } from './upstream-fetcher.js';
 
 const MAX_REDIRECTS = 10;
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
@@ -45,20 +46,33 @@ async function viaProxy(url: string, init: FetchInit, allow: AllowList, dispatch
       current = new URL(location, checked.url).href;
       continue;
     }
-    let body: Buffer;
-    try {
-      body = Buffer.from(await res.body.arrayBuffer());
-    } catch (e) {
-      throw toUpstreamError(e, checked.url.host);
-    }
+    const body = await readCapped(res.body, init.maxBytes ?? DEFAULT_MAX_BYTES, checked.url.host);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     return toResponse(res.statusCode, checked.url.href, headers, body, init.maxBytes);
   }
 }
 
+async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, host: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        body.destroy();
+        throw new TrawlError('UPSTREAM_ERROR', `page from ${host} is larger than ${maxBytes} bytes`, { retryable: false });
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (e) {
+    throw toUpstreamError(e, host);
+  }
+  return Buffer.concat(chunks);
+}
+
 function toResponse(status: number, url: string, headers: Record<string, string>, raw: Buffer, maxBytes?: number): FetchResponse {
-  const body = decompress(raw, headers['content-encoding'], maxBytes ?? 50 * 1024 * 1024, url);
+  const body = decompress(raw, headers['content-encoding'], maxBytes ?? DEFAULT_MAX_BYTES, url);
   return {
     status,
     url,
