@@ -2,7 +2,8 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { csv, type GatewayEnv } from '@trawl/config';
 import { MessagingModule } from '@trawl/messaging';
-import { GATEWAY_ENV } from './gateway-env.token.js';
+import type { TrawlMetrics } from '@trawl/telemetry';
+import { GATEWAY_ENV, GATEWAY_METRICS } from './gateway-env.token.js';
 import { ApiKeyGuard } from './http/api-key.guard.js';
 import { ApiKeysService } from './http/api-keys.service.js';
 import { GatewayRedisService } from './http/gateway-redis.service.js';
@@ -12,19 +13,21 @@ import { EnvelopeExceptionFilter } from './http/envelope-exception.filter.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { ExtractController } from './routes/extract.controller.js';
 import { HealthController } from './routes/health.controller.js';
+import { MetricsController } from './routes/metrics.controller.js';
 import { ScrapeController } from './routes/scrape.controller.js';
 import { SearchController } from './routes/search.controller.js';
 import { TasksController } from './routes/tasks.controller.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(env: GatewayEnv): DynamicModule {
+  static forRoot(env: GatewayEnv, metrics: TrawlMetrics): DynamicModule {
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'gateway' })],
-      controllers: [SearchController, ExtractController, ScrapeController, TasksController, HealthController],
+      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'gateway', observe: metrics.nats.observer })],
+      controllers: [SearchController, ExtractController, ScrapeController, TasksController, HealthController, MetricsController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
+        { provide: GATEWAY_METRICS, useValue: metrics },
         GatewayRedisService,
         ApiKeysService,
         // Order matters: authenticate first, then count against the key's limits.

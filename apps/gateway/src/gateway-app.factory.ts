@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import helmet from '@fastify/helmet';
-import { Logger, RequestMethod } from '@nestjs/common';
+import { Logger, RequestMethod, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { csv, type GatewayEnv } from '@trawl/config';
+import { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 import { toErrorEnvelope } from './http/error-envelope.js';
 import { QUEUE_BOARD_PATH } from './http/queue-board.constants.js';
@@ -17,7 +18,10 @@ export const API_PREFIX = 'api/openapi/v1';
  * Errors Fastify raises before a route runs (bad JSON, oversize body, wrong content type) get the envelope too.
  */
 export interface GatewayAppOptions {
-  logger?: false;
+  /** `false` silences Nest's logs (tests); otherwise the given logger, or Nest's default. */
+  logger?: false | LoggerService;
+  /** The process's metrics; a fresh registry when not given. */
+  metrics?: TrawlMetrics;
   /** Serve Swagger UI (static assets through @fastify/static). In-process tests turn it off; the JSON stays. */
   swaggerUi?: boolean;
 }
@@ -29,7 +33,8 @@ export async function createGatewayApp(env: GatewayEnv, options: GatewayAppOptio
     requestIdHeader: false,
     trustProxy: true,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
+  const metrics = options.metrics ?? new TrawlMetrics({ service: 'gateway' });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env, metrics), adapter, {
     logger: options.logger,
     bufferLogs: false,
   });
@@ -39,6 +44,13 @@ export async function createGatewayApp(env: GatewayEnv, options: GatewayAppOptio
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // Request count and latency by route template (not raw URL) and status.
+  fastify.addHook('onResponse', async (request, reply) => {
+    metrics.http.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
+  });
   fastify.setErrorHandler((error, request, reply) => {
     const { status, body } = toErrorEnvelope(error, String(request.id));
     void reply.status(status).send(body);
@@ -47,6 +59,7 @@ export async function createGatewayApp(env: GatewayEnv, options: GatewayAppOptio
     exclude: [
       { path: 'health/live', method: RequestMethod.GET },
       { path: 'health/ready', method: RequestMethod.GET },
+      { path: 'metrics', method: RequestMethod.GET },
     ],
   });
   const origins = csv(env.CORS_ORIGINS);

@@ -1,13 +1,12 @@
-import { loadEnv, GatewayEnv } from '@trawl/config';
-import { createGatewayApp } from './gateway-app.factory.js';
+import { loadEnv } from '@trawl/config';
+import { startTelemetry, TelemetryEnv } from '@trawl/telemetry';
 
-async function main(): Promise<void> {
-  const env = loadEnv(GatewayEnv);
-  const app = await createGatewayApp(env);
-  await app.listen({ port: env.PORT, host: env.HOST });
-}
-
-main().catch((error: unknown) => {
+// Telemetry first: the app is imported only after the SDK can patch what it loads (see libs/telemetry).
+try {
+  const telemetry = await startTelemetry({ serviceName: 'gateway', env: loadEnv(TelemetryEnv) });
+  const { bootstrap } = await import('./bootstrap.js');
+  await bootstrap({ telemetry });
+} catch (error: unknown) {
   console.error(error);
   process.exit(1);
-});
+}

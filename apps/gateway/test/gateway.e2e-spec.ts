@@ -177,6 +177,15 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
     );
   });
 
+  it('exports request and NATS metrics after traffic', async () => {
+    await post('/scrape', { url: 'http://127.0.0.1:9/metrics-probe' });
+    const res = await fetch(`${base}/metrics`);
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    expect(text).toMatch(/trawl_http_requests_total\{[^}]*route="\/api\/openapi\/v1\/scrape"[^}]*status="200"[^}]*\} [1-9]/);
+    expect(text).toMatch(/trawl_nats_request_duration_seconds_count\{[^}]*subject="scrape.page.v1"[^}]*\} [1-9]/);
+  });
+
   it('answers health without a key', async () => {
     const res = await request('GET', '/health/ready');
     expect(res.statusCode).toBe(200);

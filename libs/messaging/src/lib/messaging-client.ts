@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
 import { isWireError, TrawlError, type RpcReply, type RpcRequest, type RpcSubject } from '@trawl/contracts';
+import { injectTraceHeaders } from '@trawl/telemetry';
 import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.js';
 
 export interface SendOptions {
@@ -41,7 +42,8 @@ export class MessagingClient {
   async send<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<RpcReply<S>> {
     const packet: NatsRequestPacket<RpcRequest<S>> = { pattern: subject, data: payload, id: randomUUID() };
     const hdrs = natsHeaders();
-    for (const [k, v] of Object.entries(options.headers ?? {})) hdrs.set(k, v);
+    // W3C trace context of the caller travels in the NATS headers (empty when tracing is off).
+    for (const [k, v] of Object.entries({ ...injectTraceHeaders(), ...options.headers })) hdrs.set(k, v);
     const started = performance.now();
     let reply;
     try {

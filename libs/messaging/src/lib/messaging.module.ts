@@ -1,6 +1,6 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { MessagingClient } from './messaging-client.js';
+import { MessagingClient, type RequestObserver } from './messaging-client.js';
 import { connectNats } from './nats-connection.js';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
@@ -8,6 +8,8 @@ export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export interface MessagingModuleOptions {
   servers: string[];
   name: string;
+  /** Observes every request (latency metrics by subject and outcome). */
+  observe?: RequestObserver;
 }
 
 /** Provides the NATS connection and the typed MessagingClient; drains the connection on shutdown. */
@@ -21,7 +23,7 @@ export class MessagingModule implements OnApplicationShutdown {
       global: true,
       providers: [
         { provide: NATS_CONNECTION, useFactory: () => connectNats(options.servers, options.name) },
-        { provide: MessagingClient, useFactory: (nc: NatsConnection) => new MessagingClient(nc), inject: [NATS_CONNECTION] },
+        { provide: MessagingClient, useFactory: (nc: NatsConnection) => new MessagingClient(nc, options.observe), inject: [NATS_CONNECTION] },
       ],
       exports: [NATS_CONNECTION, MessagingClient],
     };
