@@ -151,7 +151,7 @@ function findSnippet($: CheerioAPI, block: Cheerio<Element>, anchor: Cheerio<Ele
   // Last resort (no-JS and unknown layouts): the longest link-free text box of the block.
   let best: Element | undefined;
   let bestLen = 0;
-  for (const el of block.find('div, span').toArray()) {
+  for (const el of block.find('div, span, p').toArray()) {
     if (!usable(el) || $(el).find('a, cite, h3').length > 0) continue;
     const len = textOf($(el)).length;
     if (len > bestLen) {

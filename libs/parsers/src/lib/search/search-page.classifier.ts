@@ -28,7 +28,9 @@ function looksLikeResultsPage($: CheerioAPI): boolean {
   if ($('#search, #rso, #res, #center_col, #botstuff, #topstuff').length > 0) return true;
   if ($('a[href^="/url?q="], a[href*="google.com/url?q="]').length > 0) return true;
   const searchForm = $('form[action="/search"], form[action$="google.com/search"], form[role="search"]').length > 0;
-  return searchForm && $('#main, [role="main"]').length > 0 && $('[name="q"]').length > 0;
+  if (searchForm && $('#main, [role="main"]').length > 0 && $('[name="q"]').length > 0) return true;
+  // An unfamiliar layout: still a Google page (its title says so) with result-like title links and a query box.
+  return /google/i.test($('title').first().text()) && $('a[href] h3').length > 0 && $('[name="q"]').length > 0;
 }
 
 /**

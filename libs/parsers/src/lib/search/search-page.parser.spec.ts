@@ -145,6 +145,26 @@ describe('parseSearchPage on a no-JavaScript results page', () => {
   });
 });
 
+describe('parseSearchPage on an unfamiliar layout', () => {
+  it('still reads a Google page with a query box and heading links, with no known ids or classes', () => {
+    const html =
+      '<html lang="it"><head><title>pasta fresca - Cerca con Google</title></head><body><form><input name="q" value="pasta fresca"></form>' +
+      '<section><article><a href="https://ricette.example.it/pasta"><h3>Pasta fresca fatta in casa</h3><cite>ricette.example.it › pasta</cite></a>' +
+      '<p>Farina, uova e un mattarello: la <em>pasta fresca</em> in dieci minuti.</p></article></section></body></html>';
+    const page = parseSearchPage(html);
+    expect(page.results).toEqual([
+      expect.objectContaining({
+        title: 'Pasta fresca fatta in casa',
+        link: 'https://ricette.example.it/pasta',
+        displayLink: 'ricette.example.it › pasta',
+        snippet: 'Farina, uova e un mattarello: la pasta fresca in dieci minuti.',
+        snippetHighlightedWords: ['pasta fresca'],
+      }),
+    ]);
+    expect(page.location.htmlLang).toBe('it');
+  });
+});
+
 describe('parseSearchPage on pages that are not results', () => {
   it('returns an empty result (not an error) for a page with no results', () => {
     const page = parseSearchPage(fixture('serp-no-results.html'));
