@@ -42,6 +42,12 @@ describe('parseMoney', () => {
     expect(parseMoney('30.99', { pageUrl: 'https://www.amazon.ae/dp/B0TEST0001' })?.currency).toBe('AED');
   });
 
+  it('does not take an upper-case word for a currency code', () => {
+    expect(parseMoney('NEW $29.99')?.currency).toBe('USD');
+    expect(parseMoney('TOP DEAL 1.299,00 €')?.currency).toBe('EUR');
+    expect(parseMoney('29,99 EUR')?.currency).toBe('EUR');
+  });
+
   it('answers null for text without an amount', () => {
     expect(parseMoney('')).toBeNull();
     expect(parseMoney(undefined)).toBeNull();

@@ -24,6 +24,9 @@ const SYMBOLS: readonly [string, string][] = [
   ['$', 'USD'],
 ];
 
+/** ISO 4217 codes, so a word such as `NEW` in a price text is not read as a currency. */
+const ISO_CODES = new Set(Intl.supportedValuesOf('currency'));
+
 /** Amazon store host suffix → the currency its bare `$`/`¥`/`kr` means. */
 const STORE_CURRENCY: readonly [string, string][] = [
   ['.com.au', 'AUD'],
@@ -57,7 +60,7 @@ export function storeCurrency(url: string | undefined): string | undefined {
 /** The ISO code a symbol or code stands for, given the store (a bare `$` on amazon.ca is CAD). */
 export function currencyOf(symbolOrCode: string, pageUrl?: string): string | undefined {
   const s = symbolOrCode.trim();
-  if (/^[A-Z]{3}$/.test(s)) return s;
+  if (ISO_CODES.has(s)) return s;
   const hit = SYMBOLS.find(([sym]) => sym === s);
   if (!hit) return undefined;
   const store = storeCurrency(pageUrl);
@@ -115,8 +118,10 @@ export function parseMoney(
 }
 
 function detectCurrency(text: string, pageUrl?: string): string | undefined {
-  const code = /(?:^|[^A-Za-z])([A-Z]{3})(?![A-Za-z])/.exec(text);
-  if (code) return code[1];
+  // A code next to the amount (`AED 30.99`, `30,99 EUR`) wins; a capitalised word elsewhere (`TOP DEAL`) does not.
+  const adjacent = /(?:^|[^A-Za-z])([A-Z]{3})\s?\d|\d\s?([A-Z]{3})(?![A-Za-z])/.exec(text);
+  const code = adjacent?.[1] ?? adjacent?.[2];
+  if (code && ISO_CODES.has(code)) return code;
   for (const [sym] of SYMBOLS) {
     if (text.includes(sym)) return currencyOf(sym, pageUrl);
   }

@@ -70,23 +70,21 @@ export function extractPrices(page: RetailPage, pageUrl: string): { price: Money
 }
 
 function fromPriceData({ $, q }: RetailPage, pageUrl: string): Money | null {
-  for (const el of q(
-    '#buybox .twister-plus-buying-options-price-data, .twister-plus-buying-options-price-data',
-  ).toArray()) {
+  const offers: Record<string, unknown>[] = [];
+  for (const el of q('.twister-plus-buying-options-price-data').toArray()) {
     const data = tryJson($(el).text().trim());
     if (!isRecord(data)) continue;
     for (const group of Object.values(data)) {
-      if (!Array.isArray(group)) continue;
-      for (const offer of group) {
-        if (!isRecord(offer) || typeof offer.priceAmount !== 'number') continue;
-        const raw = typeof offer.displayPrice === 'string' ? clean(offer.displayPrice) : String(offer.priceAmount);
-        const symbol = typeof offer.currencySymbol === 'string' ? offer.currencySymbol : undefined;
-        const money = parseMoney(raw, { pageUrl, currencyHint: symbol });
-        if (money) return { ...money, value: offer.priceAmount };
-      }
+      if (Array.isArray(group)) offers.push(...group.filter((o) => isRecord(o) && typeof o.priceAmount === 'number'));
     }
   }
-  return null;
+  // The new-item offer is the buy box's price; other buying options (used, renewed) only when there is none.
+  const offer = offers.find((o) => o.buyingOptionType === 'NEW') ?? offers[0];
+  if (!offer || typeof offer.priceAmount !== 'number') return null;
+  const raw = typeof offer.displayPrice === 'string' ? clean(offer.displayPrice) : String(offer.priceAmount);
+  const symbol = typeof offer.currencySymbol === 'string' ? offer.currencySymbol : undefined;
+  const money = parseMoney(raw, { pageUrl, currencyHint: symbol });
+  return money ? { ...money, value: offer.priceAmount } : null;
 }
 
 function fromBlocks({ $, q }: RetailPage, selectors: readonly string[], pageUrl: string, toPay: boolean): Money | null {
