@@ -106,6 +106,34 @@ describe('parseProductPage', () => {
     expect(r.bought_past_month).toBeNull();
   });
 
+  it('reads a 2021 amazon.com page: apex price table, tabular buy box, size drop-down, detail bullets with ranks', () => {
+    const r = parseProductPage(page('product-2021-com.html'), { url: 'https://www.amazon.com/dp/B0TEST2021' });
+    expect(r.asin).toBe('B0TEST2021');
+    expect(r.brand).toBe('Ridgeline');
+    expect(r.price).toEqual({ value: 24.9, currency: 'USD', raw: '$24.90' });
+    expect(r.list_price).toEqual({ value: 39.9, currency: 'USD', raw: '$39.90' });
+    expect(r.rating).toBe(4.7);
+    expect(r.reviews_count).toBe(98310);
+    expect(r.seller).toBe('Amazon.com');
+    expect(r.in_stock).toBe(true);
+    expect(r.main_image).toBe('https://m.media-amazon.com/images/I/81skillet1L._AC_SL1500_.jpg');
+    expect(r.categories).toEqual(['Home & Kitchen', 'Kitchen & Dining']);
+    expect(r.variants).toEqual([
+      { asin: 'B0TEST2010', label: '10 Inch' },
+      { asin: 'B0TEST2021', label: '12 Inch' },
+    ]);
+    expect(r.best_sellers_rank).toEqual([
+      { category: 'Kitchen & Dining', rank: 52 },
+      { category: 'Skillets', rank: 1 },
+    ]);
+    expect(r.date_first_available).toBe('2016-03-09');
+    expect(r.specifications).toEqual({
+      'Product Dimensions': '20.5 x 12 x 2 inches; 8 Pounds',
+      'Date First Available': 'March 9, 2016',
+      ASIN: 'B0TEST2021',
+    });
+  });
+
   it('reads a page whose scripts were emptied (amazon.de): decimal-comma euro prices, German labels, DOM swatches', () => {
     const r = parseProductPage(page('product-no-scripts-de.html'), { url: 'https://www.amazon.de/dp/B0TESTDE01' });
     expect(r.asin).toBe('B0TESTDE01');
