@@ -16,7 +16,8 @@ const TITLE = ['#productTitle', '#ebooksProductTitle', '#title span', '#title'];
  * Reads in layers, the most stable first: element ids (#productTitle, #landingImage, input#ASIN, the canonical link),
  * JSON Amazon embeds in scripts and data attributes (image block, twister, buy-box price data), then class names.
  * A page whose scripts were stripped still parses from the DOM. Throws TrawlError UPSTREAM_BLOCKED for a robot check
- * and PAGE_NOT_RECOGNISED for a page that is not a product page.
+ * (captcha, AWS WAF challenge) or the 503 throttling page, UPSTREAM_NOT_FOUND for Amazon's 404 page, and
+ * PAGE_NOT_RECOGNISED for any other page that is not a product page.
  */
 export function parseProductPage(html: string, ctx: { url: string }): RetailRecord {
   const page = loadRetailPage(html);
