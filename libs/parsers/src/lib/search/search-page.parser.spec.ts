@@ -138,6 +138,18 @@ describe('parseSearchPage on a no-JavaScript results page', () => {
     expect(page.results[1].sitelinks).toEqual({ inline: [], table: [] });
   });
 
+  it('reads an ad from its ad-click link and label, with the landing page from adurl', () => {
+    expect(page.ads).toEqual([
+      {
+        position: 1,
+        title: 'Fahrradwerkstatt in Ihrer Nähe',
+        link: 'https://www.bikeshop.example/service',
+        displayLink: 'www.bikeshop.example/',
+        snippet: 'Schnelle Reparatur, faire Preise. Jetzt Termin buchen.',
+      },
+    ]);
+  });
+
   it('reads related searches and the language', () => {
     expect(page.relatedSearches).toEqual([{ query: 'Fahrrad reparieren Kosten' }]);
     expect(page.location.htmlLang).toBe('de');

@@ -7,34 +7,83 @@ import type { AdItem, LocalResultItem, TopStoryItem, WebSearchResult } from '@tr
 import { AI_OVERVIEW_REGIONS, CAROUSEL_REGIONS } from './serp-regions.js';
 import { clean, hostnameOf, isDisplayUrl, isGoogleUtilityLink, resolveHref, textOf } from './serp-dom.util.js';
 
+const AD_LINK = 'a[href*="/aclk?"], a[href*="googleadservices.com/pagead/aclk"]';
+const AD_LABEL = /^(ad|ads|sponsored|anzeige|anzeigen|anuncio|annonce|patrocinado|sponsorisé|gesponsert)\s*[·:]\s*/i;
+
+/**
+ * Text ads: the units Google marks (data-text-ad, the #tads/#bottomads lists); on no-JS pages, which mark nothing,
+ * the blocks around ad-click links (/aclk?).
+ */
 export function readAds($: CheerioAPI): AdItem[] {
-  const units = $('[data-text-ad], #tads li, #tadsb li, #bottomads li')
+  const marked = $('[data-text-ad], #tads li, #tadsb li, #bottomads li')
     .toArray()
     .filter((el) => $(el).parents('[data-text-ad]').length === 0);
+  const units = marked.length > 0 ? marked : adClickBlocks($);
   const ads: AdItem[] = [];
   for (const el of units) {
     const unit = $(el);
     const heading = unit.find('[role="heading"], h3').first();
-    const anchor = heading.closest('a[href]').length ? heading.closest('a[href]') : unit.find('a[href]').first();
-    const title = textOf(heading.length ? heading : anchor);
+    const anchor = heading.closest('a[href]').length
+      ? heading.closest('a[href]')
+      : (unit.find(AD_LINK).first().length ? unit.find(AD_LINK).first() : unit.find('a[href]').first());
+    const titleEl = heading.length
+      ? heading
+      : anchor
+          .find('div, span')
+          .toArray()
+          .map((e) => $(e))
+          .find((e) => textOf(e) && !AD_LABEL.test(`${textOf(e)} ·`));
+    const title = textOf(titleEl ?? anchor);
     if (!title || anchor.length === 0) continue;
-    const href = resolveHref(anchor.attr('href'));
-    const landing = anchor.attr('data-pcu') ? resolveHref(anchor.attr('data-pcu')) : null;
-    const link = href && !isGoogleUtilityLink(href) ? href : (landing ?? href ?? '');
-    let displayLink = '';
-    unit.find('cite, span').each((_, s) => {
-      const t = textOf($(s));
-      if (!displayLink && t.length < 100 && isDisplayUrl(t)) displayLink = t;
-    });
     ads.push({
       position: ads.length + 1,
       title,
-      link,
-      displayLink: displayLink || hostnameOf(link),
+      link: adLink(anchor),
+      displayLink: '',
       snippet: longestText($, unit, anchor),
     });
+    const ad = ads[ads.length - 1];
+    unit.find('cite, span, div').each((_, e) => {
+      const t = textOf($(e)).replace(AD_LABEL, '');
+      if (!ad.displayLink && t.length < 100 && isDisplayUrl(t)) ad.displayLink = t;
+    });
+    if (!ad.displayLink) ad.displayLink = hostnameOf(ad.link);
   }
   return ads;
+}
+
+/** The landing page: the link itself, else Google's adurl / data-pcu, else the click URL made absolute. */
+function adLink(anchor: Cheerio<AnyNode>): string {
+  const href = resolveHref(anchor.attr('href'));
+  if (href && !isGoogleUtilityLink(href)) return href;
+  const adurl = href ? new URL(href).searchParams.get('adurl') : null;
+  if (adurl && /^https?:\/\//.test(adurl)) return adurl;
+  const landing = anchor.attr('data-pcu') ? resolveHref(anchor.attr('data-pcu')) : null;
+  return landing ?? href ?? '';
+}
+
+/**
+ * No-JS ads: each carries an "Ad ·" / "Sponsored" label; an ad is the widest block around one label that holds an
+ * ad-click link and no other label.
+ */
+function adClickBlocks($: CheerioAPI): Element[] {
+  if ($(AD_LINK).length === 0) return [];
+  const labels = $('span, div')
+    .toArray()
+    .filter((e) => $(e).children().length === 0 && AD_LABEL.test(`${textOf($(e))} ·`) && textOf($(e)).length < 80);
+  const perAncestor = new Map<AnyNode, number>();
+  for (const l of labels) for (const anc of $(l).parents().toArray()) perAncestor.set(anc, (perAncestor.get(anc) ?? 0) + 1);
+  const blocks: Element[] = [];
+  for (const l of labels) {
+    let node = $(l);
+    for (;;) {
+      const parent = node.parent();
+      if (parent.length === 0 || parent.is('body, #main, #rso, #search, #center_col') || (perAncestor.get(parent[0]) ?? 0) > 1) break;
+      node = parent;
+    }
+    if (node.find(AD_LINK).length > 0 && !blocks.includes(node[0] as Element)) blocks.push(node[0] as Element);
+  }
+  return blocks;
 }
 
 /** The longest link-free text box of a unit (its description). */
