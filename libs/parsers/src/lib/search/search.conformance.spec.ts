@@ -254,6 +254,10 @@ const SOURCES_MD_FACTS: Record<string, (page: string, r: WebSearchResult) => voi
     check(p, 'peopleAlsoAsk', 'sources-md: PAA present', r.peopleAlsoAsk.length > 0, true);
     check(p, 'localResults', 'sources-md: local pack', (r.localResults?.length ?? 0) > 0, true);
   },
+  'serp-websearcher-2023-abortion-rich': (p, r) => {
+    check(p, 'ads', 'sources-md: no ads', r.ads, undefined, r.ads === undefined);
+    check(p, 'localResults', 'sources-md: local pack (3)', r.localResults?.length, 3);
+  },
   'serp-zlurad-2023-featured-snippet': (p, r) => check(p, 'peopleAlsoAsk', 'sources-md: PAA present', r.peopleAlsoAsk.length > 0, true),
   'serp-websearcher-2023-abortion-near-me-local': (p, r) => {
     check(p, 'knowledgePanel', 'sources-md: no knowledge panel', r.knowledgePanel, null);
