@@ -1,0 +1,83 @@
+// Bench (a): each parser's pages/s on the shared fixtures, against a bare cheerio.load of the same pages (the most a
+// cheerio-based parse can reach): cheerio's default (parse5) and its htmlparser2 mode. Reads the built parsers (npm run build). Prints one JSON line.
+//
+//   node bench/parse-and-path/parsers.mjs [--seconds 3]
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { load } from 'cheerio';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const { parseSearchPage, parseMapsSearch, parsePlacePage, parseProductPage } = await import(join(root, 'dist/libs/parsers/src/index.js'));
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
+const seconds = Number(values.seconds);
+const FIXTURES = process.env.TRAWL_FIXTURES_DIR ?? join(root, '..', 'shared', 'fixtures');
+if (!existsSync(FIXTURES)) {
+  console.error(`fixtures not found at ${FIXTURES} (set TRAWL_FIXTURES_DIR)`);
+  process.exit(2);
+}
+
+const html = (cat, pattern) =>
+  readdirSync(join(FIXTURES, cat))
+    .filter((f) => f.endsWith('.html') && pattern.test(f))
+    .map((f) => ({ name: f, text: readFileSync(join(FIXTURES, cat, f), 'utf8') }));
+
+const parsers = [
+  { name: 'search', pages: html('serp', /./), parse: (p) => parseSearchPage(p) },
+  {
+    name: 'maps-search',
+    pages: html('maps', /-search-/),
+    parse: (p) => parseMapsSearch(p, { q: 'q', hl: 'en', requestUrl: 'https://www.google.com/maps/search/q' }),
+  },
+  { name: 'maps-place', pages: html('maps', /-place-/), parse: (p) => parsePlacePage(p, { url: 'https://www.google.com/maps/place/x' }) },
+  { name: 'retail', pages: html('retail', /./), parse: (p) => parseProductPage(p, { url: 'https://www.amazon.com/dp/B000000000' }) },
+];
+
+/**
+ * Pages per second of each function over the same pages, measured in alternating rounds (each round: every page
+ * once through each function in turn) for about `seconds`, after a warm-up, so both see the same machine load.
+ */
+function rates(pages, ...fns) {
+  for (let i = 0; i < 3; i++) for (const p of pages) for (const fn of fns) fn(p.text);
+  const spent = fns.map(() => 0);
+  let n = 0;
+  const until = performance.now() + seconds * 1000;
+  while (performance.now() < until) {
+    fns.forEach((fn, k) => {
+      const t = performance.now();
+      for (const p of pages) fn(p.text);
+      spent[k] += performance.now() - t;
+    });
+    n += pages.length;
+  }
+  return spent.map((ms) => (n * 1000) / ms);
+}
+
+const results = [];
+for (const p of parsers) {
+  // Only pages the parser accepts (captcha and foreign pages throw by design).
+  const ok = p.pages.filter((page) => {
+    try {
+      p.parse(page.text);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (ok.length === 0) continue;
+  // cheerio.load as is (parse5), and with htmlparser2 (what a parser may choose for speed).
+  const [parse, cheerio, cheerioHp2] = rates(ok, p.parse, (t) => load(t), (t) => load(t, { xml: { xmlMode: false, decodeEntities: true } }));
+  const kb = ok.reduce((s, x) => s + x.text.length, 0) / ok.length / 1024;
+  results.push({
+    parser: p.name,
+    pages: ok.length,
+    avgPageKB: Math.round(kb),
+    parsePagesPerSecond: Math.round(parse * 10) / 10,
+    cheerioLoadPagesPerSecond: Math.round(cheerio * 10) / 10,
+    ratioToCheerioLoad: Math.round((parse / cheerio) * 100) / 100,
+    cheerioLoadHtmlparser2PagesPerSecond: Math.round(cheerioHp2 * 10) / 10,
+    ratioToCheerioLoadHtmlparser2: Math.round((parse / cheerioHp2) * 100) / 100,
+  });
+}
+console.log(JSON.stringify({ bench: 'parsers', seconds, results }));
