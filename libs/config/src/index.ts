@@ -7,3 +7,4 @@ export * from './lib/extractor-upstream.env.js';
 export * from './lib/extractor-search.env.js';
 export * from './lib/extractor-maps.env.js';
 export * from './lib/extractor-retail.env.js';
+export * from './lib/extractor-scrape.env.js';

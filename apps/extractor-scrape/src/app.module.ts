@@ -1,0 +1,54 @@
+import { hostname } from 'node:os';
+import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { BrowserPool, resolveChromiumPath } from '@trawl/browser-pool';
+import { csv, type ExtractorScrapeEnv } from '@trawl/config';
+import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
+import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
+import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
+import { HtmlToMarkdown } from './markdown/html-to-markdown.js';
+import { ScrapeController } from './scrape.controller.js';
+import { ScrapeService } from './scrape.service.js';
+import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
+
+@Module({})
+export class AppModule implements OnApplicationShutdown {
+  constructor(private readonly pool: BrowserPool) {}
+
+  static forRoot(env: ExtractorScrapeEnv): DynamicModule {
+    const allow = parseAllowList(env.SSRF_ALLOW_HOSTS);
+    const settings: ScrapeSettings = {
+      defaultEngine: env.SCRAPE_DEFAULT_ENGINE,
+      allow,
+      maxBodyBytes: env.SCRAPE_MAX_BODY_BYTES,
+      edgeId: env.INSTANCE_ID || `${hostname()}-${process.pid}`,
+    };
+    const pool = () =>
+      new BrowserPool({
+        executablePath: resolveChromiumPath(env.CHROMIUM_PATH),
+        maxBrowsers: env.BROWSER_MAX_BROWSERS,
+        maxPagesPerBrowser: env.BROWSER_MAX_PAGES_PER_BROWSER,
+        retireAfterPages: env.BROWSER_RETIRE_AFTER_PAGES,
+        queueLimit: env.BROWSER_QUEUE_LIMIT,
+        blockResources: csv(env.BROWSER_BLOCK_RESOURCES),
+        reuseContexts: env.BROWSER_REUSE_CONTEXTS === 'true',
+        guard: async (url) => void (await checkUrl(url, { allow })),
+      });
+    return {
+      module: AppModule,
+      controllers: [ScrapeController],
+      providers: [
+        { provide: SCRAPE_SETTINGS, useValue: settings },
+        { provide: BrowserPool, useFactory: pool },
+        BrowserScrapeEngine,
+        HttpScrapeEngine,
+        HtmlToMarkdown,
+        ScrapeService,
+      ],
+      exports: [BrowserPool],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.close();
+  }
+}

@@ -1,0 +1,18 @@
+import { describe, expect, it } from '@jest/globals';
+import { HtmlToMarkdown } from './html-to-markdown.js';
+
+describe('HtmlToMarkdown', () => {
+  const md = new HtmlToMarkdown();
+
+  it('turns headings, paragraphs, links and lists into Markdown', () => {
+    const out = md.convert('<h1>Title</h1><p>Some <a href="https://a.test/x">link</a>.</p><ul><li>one</li><li>two</li></ul>');
+    expect(out).toContain('# Title');
+    expect(out).toContain('[link](https://a.test/x)');
+    expect(out).toMatch(/-\s+one/);
+  });
+
+  it('drops scripts and styles', () => {
+    const out = md.convert('<style>p{color:red}</style><p>kept</p><script>var secret = 1</script>');
+    expect(out).toBe('kept');
+  });
+});

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { encodeScrapeHtml, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
+import { checkUrl } from '@trawl/safe-fetch';
+import { replyDeadlineMs } from '@trawl/upstream';
+import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
+import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
+import { needsBrowser } from './engines/needs-browser.js';
+import type { RenderedPage, ScrapeEngineRequest } from './engines/rendered-page.js';
+import { HtmlToMarkdown } from './markdown/html-to-markdown.js';
+import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
+
+/**
+ * One scrape: SSRF check of the URL first (a refused host never reaches an engine), then the engine (`browser`,
+ * `http`, or `auto`: a plain fetch, and the browser only when the page needs scripts to show its content), under one
+ * deadline a little shorter than the caller's timeout so the reply beats it. A 4xx/5xx page is a result with its
+ * `rawStatus`, not an error.
+ */
+@Injectable()
+export class ScrapeService {
+  constructor(
+    @Inject(SCRAPE_SETTINGS) private readonly settings: ScrapeSettings,
+    private readonly browser: BrowserScrapeEngine,
+    private readonly http: HttpScrapeEngine,
+    private readonly markdown: HtmlToMarkdown,
+  ) {}
+
+  async scrape(req: ScrapeRequestDto): Promise<ScrapeResult> {
+    const deadline = Date.now() + replyDeadlineMs(req.timeout);
+    await checkUrl(req.url, { allow: this.settings.allow });
+    const engineReq: ScrapeEngineRequest = { url: req.url, headers: req.headers, waitFor: req.waitFor, deadline };
+    const page = await this.render(req.engine ?? this.settings.defaultEngine, engineReq);
+    const formats = new Set(req.formats);
+    return {
+      sourceURL: req.url,
+      taskId: randomUUID(),
+      edgeId: this.settings.edgeId,
+      status: 200,
+      rawStatus: page.status,
+      ...(formats.has('html') ? { html: encodeScrapeHtml(page.html) } : {}),
+      ...(formats.has('markdown') ? { markdown: this.markdown.convert(page.html) } : {}),
+      metadata: { title: page.title, url: page.url, engine: page.engine, contentType: page.contentType },
+    };
+  }
+
+  private async render(engine: ScrapeRequestDto['engine'], req: ScrapeEngineRequest): Promise<RenderedPage> {
+    if (engine === 'http') return this.http.fetch(req);
+    if (engine === 'auto') {
+      const fetched = await this.http.fetch(req);
+      const isHtml = !fetched.contentType || /html/i.test(fetched.contentType);
+      return isHtml && needsBrowser(fetched.html) ? this.browser.render(req) : fetched;
+    }
+    return this.browser.render(req);
+  }
+}

@@ -1,0 +1,15 @@
+import type { ScrapeEngine } from '@trawl/contracts';
+import type { AllowList } from '@trawl/safe-fetch';
+
+export const SCRAPE_SETTINGS = Symbol('SCRAPE_SETTINGS');
+
+export interface ScrapeSettings {
+  /** Engine when the request names none (SCRAPE_DEFAULT_ENGINE). */
+  defaultEngine: ScrapeEngine;
+  /** SSRF allowlist (SSRF_ALLOW_HOSTS). */
+  allow: AllowList;
+  /** Largest page the http engine accepts, bytes. */
+  maxBodyBytes: number;
+  /** This instance, as the result's `edgeId`. */
+  edgeId: string;
+}

@@ -1,0 +1,64 @@
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { BaseEnv } from './base.env.js';
+
+const RESOURCE_LIST =
+  /^((image|media|font|stylesheet|texttrack|manifest|other)(\s*,\s*(image|media|font|stylesheet|texttrack|manifest|other))*)?$/;
+
+/** extractor-scrape: the Playwright pool and the scrape engines. Defaults suit a 2-core machine. */
+export class ExtractorScrapeEnv extends BaseEnv {
+  /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT: number = 9464;
+
+  /** Hosts or CIDRs the SSRF guard lets through (local sites, tests), comma-separated. */
+  @IsString()
+  SSRF_ALLOW_HOSTS: string = '';
+
+  /** Browsers open at once. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  BROWSER_MAX_BROWSERS: number = 1;
+
+  /** Pages (scrapes) at once per browser. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  BROWSER_MAX_PAGES_PER_BROWSER: number = 4;
+
+  /** A browser is replaced after this many pages (bounds leaks in long-lived browsers). */
+  @IsInt()
+  @Min(1)
+  BROWSER_RETIRE_AFTER_PAGES: number = 500;
+
+  /** Scrapes that may wait for a page; more are refused with OVERLOADED (503, retryable). */
+  @IsInt()
+  @Min(0)
+  BROWSER_QUEUE_LIMIT: number = 100;
+
+  /** Resource types the browser does not load, comma-separated (image, media, font, stylesheet, ...); empty loads all. */
+  @IsString()
+  @Matches(RESOURCE_LIST, {
+    message: 'BROWSER_BLOCK_RESOURCES must list image, media, font, stylesheet, texttrack, manifest or other',
+  })
+  BROWSER_BLOCK_RESOURCES: string = 'image,media,font';
+
+  /** Reuse a browser context for the next scrape when the last one provably left nothing behind (see browser-pool). */
+  @IsIn(['true', 'false'])
+  BROWSER_REUSE_CONTEXTS: string = 'true';
+
+  /** Chromium binary; empty picks Playwright's bundled build when installed, else /usr/bin/chromium. */
+  @IsString()
+  CHROMIUM_PATH: string = '';
+
+  /** Engine when a request names none: browser (Chromium), http (plain fetch, no scripts) or auto. */
+  @IsIn(['browser', 'http', 'auto'])
+  SCRAPE_DEFAULT_ENGINE: 'browser' | 'http' | 'auto' = 'browser';
+
+  /** Largest page the http engine accepts, bytes. */
+  @IsInt()
+  @Min(1024)
+  SCRAPE_MAX_BODY_BYTES: number = 10 * 1024 * 1024;
+}
