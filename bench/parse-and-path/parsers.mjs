@@ -9,7 +9,9 @@ import { parseArgs } from 'node:util';
 import { load } from 'cheerio';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const { parseSearchPage, parseMapsSearch, parsePlacePage, parseProductPage } = await import(join(root, 'dist/libs/parsers/src/index.js'));
+const { parseSearchPage, parseMapsSearch, parsePlacePage, parseProductPage } = await import(
+  join(root, 'dist/libs/parsers/src/index.js')
+);
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
 const seconds = Number(values.seconds);
 const FIXTURES = process.env.TRAWL_FIXTURES_DIR ?? join(root, '..', 'shared', 'fixtures');
@@ -30,8 +32,16 @@ const parsers = [
     pages: html('maps', /-search-/),
     parse: (p) => parseMapsSearch(p, { q: 'q', hl: 'en', requestUrl: 'https://www.google.com/maps/search/q' }),
   },
-  { name: 'maps-place', pages: html('maps', /-place-/), parse: (p) => parsePlacePage(p, { url: 'https://www.google.com/maps/place/x' }) },
-  { name: 'retail', pages: html('retail', /./), parse: (p) => parseProductPage(p, { url: 'https://www.amazon.com/dp/B000000000' }) },
+  {
+    name: 'maps-place',
+    pages: html('maps', /-place-/),
+    parse: (p) => parsePlacePage(p, { url: 'https://www.google.com/maps/place/x' }),
+  },
+  {
+    name: 'retail',
+    pages: html('retail', /./),
+    parse: (p) => parseProductPage(p, { url: 'https://www.amazon.com/dp/B000000000' }),
+  },
 ];
 
 /**
@@ -67,7 +77,12 @@ for (const p of parsers) {
   });
   if (ok.length === 0) continue;
   // cheerio.load as is (parse5), and with htmlparser2 (what a parser may choose for speed).
-  const [parse, cheerio, cheerioHp2] = rates(ok, p.parse, (t) => load(t), (t) => load(t, { xml: { xmlMode: false, decodeEntities: true } }));
+  const [parse, cheerio, cheerioHp2] = rates(
+    ok,
+    p.parse,
+    (t) => load(t),
+    (t) => load(t, { xml: { xmlMode: false, decodeEntities: true } }),
+  );
   const kb = ok.reduce((s, x) => s + x.text.length, 0) / ok.length / 1024;
   results.push({
     parser: p.name,

@@ -101,17 +101,24 @@ async function load(count, concurrency, fn) {
 try {
   const [natsPort, simPort, gwPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const nats = start('nats-server', 'nats-server', ['-a', '127.0.0.1', '-p', String(natsPort)], {});
-  const sim = start('simulator', process.execPath, [join(root, 'dist/tools/upstream-simulator/src/main.js')], { SIMULATOR_PORT: String(simPort) });
+  const sim = start('simulator', process.execPath, [join(root, 'dist/tools/upstream-simulator/src/main.js')], {
+    SIMULATOR_PORT: String(simPort),
+  });
   await Promise.all([waitPort(natsPort, nats, 'nats-server'), waitPort(simPort, sim, 'simulator')]);
   const natsUrl = `nats://127.0.0.1:${natsPort}`;
   const simUrl = `http://127.0.0.1:${simPort}`;
-  const extractor = start('extractor-search', process.execPath, [join(root, 'dist/apps/extractor-search/src/main.js')], {
-    NATS_URL: natsUrl,
-    SEARCH_BASE_URL: simUrl,
-    SSRF_ALLOW_HOSTS: '127.0.0.1',
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'warn',
-  });
+  const extractor = start(
+    'extractor-search',
+    process.execPath,
+    [join(root, 'dist/apps/extractor-search/src/main.js')],
+    {
+      NATS_URL: natsUrl,
+      SEARCH_BASE_URL: simUrl,
+      SSRF_ALLOW_HOSTS: '127.0.0.1',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+    },
+  );
   const gw = start('gateway', process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
     NATS_URL: natsUrl,
     PORT: String(gwPort),
@@ -130,7 +137,8 @@ try {
       body: JSON.stringify({ q: QUERIES[i % QUERIES.length], timeout: 20000 }),
     });
     const body = await res.json();
-    if (res.status !== 200 || body.data.results.length === 0) throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    if (res.status !== 200 || body.data.results.length === 0)
+      throw new Error(`HTTP ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
   };
   // Wait until the extractor serves (it starts after the gateway may already listen).
   for (let i = 0; ; i++) {
@@ -157,7 +165,11 @@ try {
   const nc = await connectNats([natsUrl], 'bench');
   const messaging = new MessagingClient(nc);
   const viaNats = async (i) => {
-    const r = await messaging.send('extract.search.v1', { q: QUERIES[i % QUERIES.length], timeout: 20000 }, { timeoutMs: 20000 });
+    const r = await messaging.send(
+      'extract.search.v1',
+      { q: QUERIES[i % QUERIES.length], timeout: 20000 },
+      { timeoutMs: 20000 },
+    );
     if (r.results.length === 0) throw new Error('no results');
   };
   const renderOnly = (i) => renderSearchPage({ q: QUERIES[i % QUERIES.length], num: 10 });
@@ -183,7 +195,11 @@ try {
   const natsLat = [];
   const directLat = [];
   for (let i = 0; i < LATENCY_REQUESTS; i++) {
-    for (const [fn, into] of [[viaGateway, gwLat], [viaNats, natsLat], [fetchAndParse, directLat]]) {
+    for (const [fn, into] of [
+      [viaGateway, gwLat],
+      [viaNats, natsLat],
+      [fetchAndParse, directLat],
+    ]) {
       const t = performance.now();
       await fn(i);
       into.push(performance.now() - t);
@@ -207,7 +223,10 @@ try {
   const stubNats = [];
   for (let i = 0; i < 30; i++) await viaGateway(i);
   for (let i = 0; i < LATENCY_REQUESTS; i++) {
-    for (const [fn, into] of [[viaGateway, stubGw], [viaNats, stubNats]]) {
+    for (const [fn, into] of [
+      [viaGateway, stubGw],
+      [viaNats, stubNats],
+    ]) {
       const t = performance.now();
       await fn(i);
       into.push(performance.now() - t);

@@ -8,7 +8,7 @@ import type {
   PlaceRecord,
 } from '@trawl/contracts';
 import { buildMapsSearchUrl, DEFAULT_MAPS_PAGE_SIZE, parseMapsSearch, parsePlacePage } from '@trawl/parsers';
-import { replyDeadlineMs, UpstreamFetcher, UpstreamOrigin } from '@trawl/upstream';
+import { GOOGLE_CONSENT_COOKIE, replyDeadlineMs, UpstreamFetcher, UpstreamOrigin } from '@trawl/upstream';
 
 export const MAPS_ORIGIN = Symbol('MAPS_ORIGIN');
 
@@ -32,9 +32,17 @@ export class MapsService {
     let merged: MapsSearchData | undefined;
     for (let offset = start; offset < start + wanted; offset += DEFAULT_MAPS_PAGE_SIZE) {
       const num = Math.min(DEFAULT_MAPS_PAGE_SIZE, start + wanted - offset);
-      const requestUrl = buildMapsSearchUrl(this.origin.base.toString(), { q: req.q, ll: req.ll, hl: req.hl, num, start: offset });
-      const page = await this.fetcher.fetchParsed(requestUrl, { deadline, hl: req.hl, what: 'maps search' }, (p) =>
-        parseMapsSearch(p.html, { q: req.q, hl: req.hl, ll: req.ll, requestUrl, now: processedOn }),
+      const requestUrl = buildMapsSearchUrl(this.origin.base.toString(), {
+        q: req.q,
+        ll: req.ll,
+        hl: req.hl,
+        num,
+        start: offset,
+      });
+      const page = await this.fetcher.fetchParsed(
+        requestUrl,
+        { deadline, hl: req.hl, what: 'maps search', headers: { cookie: GOOGLE_CONSENT_COOKIE } },
+        (p) => parseMapsSearch(p.html, { q: req.q, hl: req.hl, ll: req.ll, requestUrl, now: processedOn }),
       );
       merged = merged ? concatPlaces(merged, page) : page;
       if (page.organicResults.length < num) break;
@@ -62,7 +70,9 @@ export class MapsService {
   /** A maps search URL (type `mp-search`). */
   searchUrl(req: ExtractUrlRequestDto): Promise<MapsSearchData> {
     const u = new URL(req.url);
-    const q = u.searchParams.get('q') ?? decodeURIComponent(/\/maps\/search\/([^/]+)/.exec(u.pathname)?.[1] ?? '').replace(/\+/g, ' ');
+    const q =
+      u.searchParams.get('q') ??
+      decodeURIComponent(/\/maps\/search\/([^/]+)/.exec(u.pathname)?.[1] ?? '').replace(/\+/g, ' ');
     const ll = /@(-?[\d.]+,-?[\d.]+,[\d.]+z)/.exec(u.pathname)?.[1];
     const hl = u.searchParams.get('hl') ?? (typeof req.params?.hl === 'string' ? req.params.hl : 'en');
     return this.fetcher.fetchParsed(this.origin.rebase(req.url), this.urlOptions(req, 'maps search page'), (p) =>
@@ -72,7 +82,7 @@ export class MapsService {
 
   private urlOptions(req: ExtractUrlRequestDto, what: string) {
     const hl = typeof req.params?.hl === 'string' ? req.params.hl : undefined;
-    return { timeoutMs: replyDeadlineMs(req.timeout), hl, what };
+    return { timeoutMs: replyDeadlineMs(req.timeout), hl, what, headers: { cookie: GOOGLE_CONSENT_COOKIE } };
   }
 }
 

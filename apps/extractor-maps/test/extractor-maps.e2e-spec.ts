@@ -20,11 +20,18 @@ describe('extractor-maps (in-process, real NATS, upstream simulator)', () => {
 
   beforeAll(async () => {
     [nats, sim] = await Promise.all([startNats(), startBuiltSimulator()]);
-    const env = loadEnv(ExtractorMapsEnv, { NATS_URL: nats.url, MAPS_BASE_URL: sim.url, SSRF_ALLOW_HOSTS: '127.0.0.1' });
-    app = await NestFactory.createMicroservice<MicroserviceOptions>(AppModule.forRoot(env, guardedFetch(env.SSRF_ALLOW_HOSTS)), {
-      ...natsServerOptions([nats.url], QUEUE_GROUPS.extractorMaps, { gracePeriodMs: 10 }),
-      logger: false,
+    const env = loadEnv(ExtractorMapsEnv, {
+      NATS_URL: nats.url,
+      MAPS_BASE_URL: sim.url,
+      SSRF_ALLOW_HOSTS: '127.0.0.1',
     });
+    app = await NestFactory.createMicroservice<MicroserviceOptions>(
+      AppModule.forRoot(env, guardedFetch(env.SSRF_ALLOW_HOSTS)),
+      {
+        ...natsServerOptions([nats.url], QUEUE_GROUPS.extractorMaps, { gracePeriodMs: 10 }),
+        logger: false,
+      },
+    );
     await app.listen();
     nc = await connectNats([nats.url], 'test-client');
     client = new MessagingClient(nc);
@@ -37,22 +44,29 @@ describe('extractor-maps (in-process, real NATS, upstream simulator)', () => {
   });
 
   const search = (q: string, extra: Record<string, number | string> = {}) =>
-    client.send(SUBJECTS.searchMaps, { q, ll: '40.71,-74.00,14z', hl: 'en', timeout: 10_000, ...extra }, { timeoutMs: 10_000 });
+    client.send(
+      SUBJECTS.searchMaps,
+      { q, ll: '40.71,-74.00,14z', hl: 'en', timeout: 10_000, ...extra },
+      { timeoutMs: 10_000 },
+    );
 
-  it.each(['coffee in new york', 'dentist', 'bike repair shop'])('answers a maps search for "%s" with populated places', async (q) => {
-    const res = await search(q);
-    expect(res).toMatchObject({ status: 'completed', stacktrace: null });
-    expect(res.taskId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(Date.parse(res.finishedOn)).toBeGreaterThanOrEqual(Date.parse(res.processedOn));
-    expect(res.totalResults).toBe(20);
-    expect(res.data.searchParameters).toMatchObject({ q, hl: 'en', zoom: '14', latitude: 40.71, longitude: -74 });
-    const place = res.data.organicResults[0];
-    expect(place.name.length).toBeGreaterThan(0);
-    expect(place.place_id).toMatch(/^ChIJ/);
-    expect(place.address.length).toBeGreaterThan(0);
-    expect(place.rating).toBeGreaterThan(0);
-    expect(place.mp_hours.length).toBe(7);
-  });
+  it.each(['coffee in new york', 'dentist', 'bike repair shop'])(
+    'answers a maps search for "%s" with populated places',
+    async (q) => {
+      const res = await search(q);
+      expect(res).toMatchObject({ status: 'completed', stacktrace: null });
+      expect(res.taskId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(Date.parse(res.finishedOn)).toBeGreaterThanOrEqual(Date.parse(res.processedOn));
+      expect(res.totalResults).toBe(20);
+      expect(res.data.searchParameters).toMatchObject({ q, hl: 'en', zoom: '14', latitude: 40.71, longitude: -74 });
+      const place = res.data.organicResults[0];
+      expect(place.name.length).toBeGreaterThan(0);
+      expect(place.place_id).toMatch(/^ChIJ/);
+      expect(place.address.length).toBeGreaterThan(0);
+      expect(place.rating).toBeGreaterThan(0);
+      expect(place.mp_hours.length).toBe(7);
+    },
+  );
 
   it('fetches further pages for a num beyond one page, without duplicates', async () => {
     const res = await search('pizza', { num: 45, start: 5 });

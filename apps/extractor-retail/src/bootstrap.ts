@@ -13,17 +13,24 @@ const SERVICE = 'extractor-retail';
 export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promise<void> {
   const env = loadEnv(ExtractorRetailEnv);
   const logger = createLogger({ service: SERVICE, level: env.LOG_LEVEL, bindings: { instance: env.INSTANCE_ID } });
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(AppModule.forRoot(env, guardedFetch(csv(env.SSRF_ALLOW_HOSTS))), {
-    ...natsServerOptions(csv(env.NATS_URL), QUEUE_GROUPS.extractorRetail),
-    logger: new NestLoggerAdapter(logger),
-  });
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(
+    AppModule.forRoot(env, guardedFetch(csv(env.SSRF_ALLOW_HOSTS))),
+    {
+      ...natsServerOptions(csv(env.NATS_URL), QUEUE_GROUPS.extractorRetail),
+      logger: new NestLoggerAdapter(logger),
+    },
+  );
   let natsStatus = 'disconnected';
   app.status.subscribe((status) => (natsStatus = status));
   await app.listen();
   const metrics = new TrawlMetrics({ service: SERVICE });
   const ops =
     env.METRICS_PORT > 0
-      ? await startOpsServer({ port: env.METRICS_PORT, registry: metrics.registry, ready: () => Promise.resolve({ ok: natsStatus === 'connected', details: { nats: natsStatus } }) })
+      ? await startOpsServer({
+          port: env.METRICS_PORT,
+          registry: metrics.registry,
+          ready: () => Promise.resolve({ ok: natsStatus === 'connected', details: { nats: natsStatus } }),
+        })
       : undefined;
   logger.info({ queue: QUEUE_GROUPS.extractorRetail }, `${SERVICE} listening on NATS`);
 

@@ -16,8 +16,10 @@ export class RetailService {
   extract(req: ExtractUrlRequestDto): Promise<RetailRecord> {
     const url = this.origin.rebase(req.url);
     const hl = typeof req.params?.hl === 'string' ? req.params.hl : undefined;
-    return this.fetcher.fetchParsed(url, { timeoutMs: replyDeadlineMs(req.timeout), hl, what: 'product page' }, (page) =>
-      parseProductPage(page.html, { url: req.url }),
+    return this.fetcher.fetchParsed(
+      url,
+      { timeoutMs: replyDeadlineMs(req.timeout), hl, what: 'product page' },
+      (page) => parseProductPage(page.html, { url: req.url }),
     );
   }
 }

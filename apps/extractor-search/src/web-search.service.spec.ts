@@ -47,15 +47,23 @@ const links = (prefix: string, n: number) => Array.from({ length: n }, (_, i) =>
 describe('WebSearchService', () => {
   it('fetches one page of pageSize results when num fits in it', async () => {
     const { fetcher, asked } = fakeFetcher({ 0: links('a', 10) });
-    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(req({ num: 7 }));
+    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(
+      req({ num: 7 }),
+    );
     expect(asked).toHaveLength(1);
     expect(asked[0].searchParams.get('num')).toBe('10');
     expect(res.results.map((r) => r.realPosition)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('concatenates further pages under one deadline, keeps the first page extras, drops repeated links', async () => {
-    const { fetcher, asked, deadlines } = fakeFetcher({ 20: links('a', 10), 30: [...links('a', 2), ...links('b', 8)], 40: links('c', 10) });
-    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(req({ start: 20, num: 25 }));
+    const { fetcher, asked, deadlines } = fakeFetcher({
+      20: links('a', 10),
+      30: [...links('a', 2), ...links('b', 8)],
+      40: links('c', 10),
+    });
+    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(
+      req({ start: 20, num: 25 }),
+    );
     expect(asked.map((u) => u.searchParams.get('start'))).toEqual(['20', '30', '40']);
     expect(deadlines.size).toBe(1);
     expect(res.results).toHaveLength(25);
@@ -66,15 +74,22 @@ describe('WebSearchService', () => {
 
   it('stops at a page without results', async () => {
     const { fetcher, asked } = fakeFetcher({ 0: links('a', 10) });
-    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(req({ num: 50 }));
+    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(
+      req({ num: 50 }),
+    );
     expect(asked).toHaveLength(2);
     expect(res.results).toHaveLength(10);
   });
 
   it('asks 100 results a page when the page size is 100', async () => {
     const { fetcher, asked } = fakeFetcher({ 0: links('a', 100), 100: links('b', 100) });
-    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 100 }).search(req({ num: 150 }));
-    expect(asked.map((u) => [u.searchParams.get('start'), u.searchParams.get('num')])).toEqual([[null, '100'], ['100', '100']]);
+    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 100 }).search(
+      req({ num: 150 }),
+    );
+    expect(asked.map((u) => [u.searchParams.get('start'), u.searchParams.get('num')])).toEqual([
+      [null, '100'],
+      ['100', '100'],
+    ]);
     expect(res.results).toHaveLength(150);
   });
 });

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { WebSearchRequestDto, WebSearchResult } from '@trawl/contracts';
 import { buildSearchUrl, parseSearchPage } from '@trawl/parsers';
-import { replyDeadlineMs, UpstreamFetcher } from '@trawl/upstream';
+import { GOOGLE_CONSENT_COOKIE, replyDeadlineMs, UpstreamFetcher } from '@trawl/upstream';
 
 export const SEARCH_SETTINGS = Symbol('SEARCH_SETTINGS');
 
@@ -38,8 +38,10 @@ export class WebSearchService {
     for (let i = 0; i < pageCount; i++) {
       const pageOffset = start + i * pageSize;
       const url = buildSearchUrl(this.settings.baseUrl, { ...req, start: pageOffset, num: pageSize });
-      const page = await this.fetcher.fetchParsed(url, { deadline, hl: req.hl, referer, what: 'search page' }, (p) =>
-        parseSearchPage(p.html, { pageOffset }),
+      const page = await this.fetcher.fetchParsed(
+        url,
+        { deadline, hl: req.hl, referer, what: 'search page', headers: { cookie: GOOGLE_CONSENT_COOKIE } },
+        (p) => parseSearchPage(p.html, { pageOffset }),
       );
       merged = merged ? concatPages(merged, page) : page;
       referer = url;

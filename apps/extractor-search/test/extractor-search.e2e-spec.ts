@@ -20,11 +20,18 @@ describe('extractor-search (in-process, real NATS, upstream simulator)', () => {
 
   beforeAll(async () => {
     [nats, sim] = await Promise.all([startNats(), startBuiltSimulator()]);
-    const env = loadEnv(ExtractorSearchEnv, { NATS_URL: nats.url, SEARCH_BASE_URL: sim.url, SSRF_ALLOW_HOSTS: '127.0.0.1' });
-    app = await NestFactory.createMicroservice<MicroserviceOptions>(AppModule.forRoot(env, guardedFetch(env.SSRF_ALLOW_HOSTS)), {
-      ...natsServerOptions([nats.url], QUEUE_GROUPS.extractorSearch, { gracePeriodMs: 10 }),
-      logger: false,
+    const env = loadEnv(ExtractorSearchEnv, {
+      NATS_URL: nats.url,
+      SEARCH_BASE_URL: sim.url,
+      SSRF_ALLOW_HOSTS: '127.0.0.1',
     });
+    app = await NestFactory.createMicroservice<MicroserviceOptions>(
+      AppModule.forRoot(env, guardedFetch(env.SSRF_ALLOW_HOSTS)),
+      {
+        ...natsServerOptions([nats.url], QUEUE_GROUPS.extractorSearch, { gracePeriodMs: 10 }),
+        logger: false,
+      },
+    );
     await app.listen();
     nc = await connectNats([nats.url], 'test-client');
     client = new MessagingClient(nc);

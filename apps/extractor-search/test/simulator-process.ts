@@ -11,7 +11,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
  */
 export async function startBuiltSimulator(): Promise<{ url: string; stop(): Promise<void> }> {
   const main = resolve(root, 'dist/tools/upstream-simulator/src/main.js');
-  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first (the simulator runs from dist/)`);
+  if (!existsSync(main))
+    throw new Error(`${main} is missing: run \`npm run build\` first (the simulator runs from dist/)`);
   const port = await freePort();
   const proc = startProcess(process.execPath, [main], { env: { SIMULATOR_PORT: String(port) } });
   await waitForPort(port, '127.0.0.1', 20_000, proc);

@@ -75,8 +75,18 @@ export function parsePage(kind: PageKind, page: string, options: ParseOptions): 
   }
 }
 
-function extractResponse<T extends ExtractType>(type: T, data: ExtractResponse<T>['data'], url: string): ExtractResponse<T> {
-  return { data, taskId: randomUUID(), status: 'completed', params: { url, type, timeout: LIMITS.defaultTimeoutMs }, stacktrace: '' };
+function extractResponse<T extends ExtractType>(
+  type: T,
+  data: ExtractResponse<T>['data'],
+  url: string,
+): ExtractResponse<T> {
+  return {
+    data,
+    taskId: randomUUID(),
+    status: 'completed',
+    params: { url, type, timeout: LIMITS.defaultTimeoutMs },
+    stacktrace: '',
+  };
 }
 
 /** The query of a maps URL (`?q=` or `/maps/search/<q>`), or ''. */

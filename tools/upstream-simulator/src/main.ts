@@ -7,7 +7,14 @@ import { readSimulatorOptions } from './simulator.options.js';
 try {
   const options = readSimulatorOptions(process.env);
   const sim = await startSimulator(options, SIMULATOR_ROUTES);
-  console.log(JSON.stringify({ msg: 'upstream simulator listening', url: sim.url, pagesDir: options.pagesDir ?? null, latencyMs: options.latencyMs }));
+  console.log(
+    JSON.stringify({
+      msg: 'upstream simulator listening',
+      url: sim.url,
+      pagesDir: options.pagesDir ?? null,
+      latencyMs: options.latencyMs,
+    }),
+  );
   const stop = () => void sim.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -39,7 +39,10 @@ export class SavedPages {
     for (const file of candidates) {
       const info = await stat(file).catch(() => undefined);
       if (info?.isFile()) {
-        return { body: await readFile(file), contentType: TYPES[extname(file).toLowerCase()] ?? 'text/html; charset=utf-8' };
+        return {
+          body: await readFile(file),
+          contentType: TYPES[extname(file).toLowerCase()] ?? 'text/html; charset=utf-8',
+        };
       }
     }
     return undefined;

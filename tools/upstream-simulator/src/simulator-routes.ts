@@ -19,7 +19,10 @@ export const MAPS_ROUTES: SimulatorRoute[] = [
     name: 'maps-search',
     site: 'google',
     contentType: 'application/json; charset=utf-8',
-    render: (url) => (url.pathname === '/search' && url.searchParams.get('tbm') === 'map' ? mapsSearchResponse(mapsSearchRequestFromUrl(url)) : undefined),
+    render: (url) =>
+      url.pathname === '/search' && url.searchParams.get('tbm') === 'map'
+        ? mapsSearchResponse(mapsSearchRequestFromUrl(url))
+        : undefined,
   },
   {
     name: 'maps-place',

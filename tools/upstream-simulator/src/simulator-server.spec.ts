@@ -24,11 +24,15 @@ describe('upstream simulator server', () => {
     rmSync(join(tmpdir(), 'trawl-sim-secret.html'), { force: true });
   });
 
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${sim.url}${path}`, { headers, redirect: 'manual' });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${sim.url}${path}`, { headers, redirect: 'manual' });
 
   it('reads its options from SIMULATOR_* variables, port 8090 on 127.0.0.1 by default', () => {
     expect(readSimulatorOptions({})).toMatchObject({ port: 8090, host: '127.0.0.1', latencyMs: 0, blockEvery: 0 });
-    expect(readSimulatorOptions({ SIMULATOR_PORT: '9000', SIMULATOR_LATENCY_MS: '25' })).toMatchObject({ port: 9000, latencyMs: 25 });
+    expect(readSimulatorOptions({ SIMULATOR_PORT: '9000', SIMULATOR_LATENCY_MS: '25' })).toMatchObject({
+      port: 9000,
+      latencyMs: 25,
+    });
     expect(() => readSimulatorOptions({ SIMULATOR_PORT: 'x' })).toThrow(/SIMULATOR_PORT/);
   });
 
@@ -93,7 +97,8 @@ describe('upstream simulator server', () => {
     const every = await startSimulator({ ...readSimulatorOptions({}), port: 0, blockEvery: 2 }, SIMULATOR_ROUTES);
     try {
       const statuses = [];
-      for (let i = 0; i < 4; i++) statuses.push((await fetch(`${every.url}/maps/place/?q=place_id:${i}`, { redirect: 'manual' })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await fetch(`${every.url}/maps/place/?q=place_id:${i}`, { redirect: 'manual' })).status);
       expect(statuses).toEqual([200, 302, 200, 302]);
     } finally {
       await every.close();

@@ -62,7 +62,8 @@ export function createSimulatorHandler(options: SimulatorOptions, routes: readon
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', 'text/plain');
 
     const statusMatch = /^status-(\d{3})$/.exec(simulate);
-    if (statusMatch) return send(res, Number(statusMatch[1]), `<html><body>simulated HTTP ${statusMatch[1]}</body></html>`);
+    if (statusMatch)
+      return send(res, Number(statusMatch[1]), `<html><body>simulated HTTP ${statusMatch[1]}</body></html>`);
 
     const savedPage = saved ? await saved.find(url.pathname) : undefined;
     const route = savedPage ? undefined : routes.find((r) => r.render(url) !== undefined);
@@ -79,7 +80,8 @@ export function createSimulatorHandler(options: SimulatorOptions, routes: readon
       res.end();
       return;
     }
-    if (simulate === 'captcha-200') return send(res, 200, site === 'amazon' ? AMAZON_CAPTCHA_HTML : GOOGLE_CAPTCHA_HTML);
+    if (simulate === 'captcha-200')
+      return send(res, 200, site === 'amazon' ? AMAZON_CAPTCHA_HTML : GOOGLE_CAPTCHA_HTML);
     if (savedPage) return send(res, 200, savedPage.body, savedPage.contentType);
     const body = route?.render(url) ?? '';
     return send(res, 200, body, route?.contentType);
@@ -87,11 +89,15 @@ export function createSimulatorHandler(options: SimulatorOptions, routes: readon
 }
 
 /** Starts the simulator on `options.host:options.port` (port 0: a free one). */
-export async function startSimulator(options: SimulatorOptions, routes: readonly SimulatorRoute[]): Promise<RunningSimulator> {
+export async function startSimulator(
+  options: SimulatorOptions,
+  routes: readonly SimulatorRoute[],
+): Promise<RunningSimulator> {
   const handler = createSimulatorHandler(options, routes);
   const server = createServer((req, res) => {
     handler(req, res).catch((e: unknown) => {
-      if (!res.headersSent) send(res, 500, `simulator error: ${e instanceof Error ? e.message : String(e)}`, 'text/plain');
+      if (!res.headersSent)
+        send(res, 500, `simulator error: ${e instanceof Error ? e.message : String(e)}`, 'text/plain');
       else res.destroy();
     });
   });
@@ -111,7 +117,12 @@ export async function startSimulator(options: SimulatorOptions, routes: readonly
   };
 }
 
-function send(res: ServerResponse, status: number, body: string | Buffer, contentType = 'text/html; charset=utf-8'): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  contentType = 'text/html; charset=utf-8',
+): void {
   res.statusCode = status;
   res.setHeader('content-type', contentType);
   res.setHeader('content-length', Buffer.byteLength(body));

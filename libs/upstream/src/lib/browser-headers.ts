@@ -20,7 +20,9 @@ export function acceptLanguage(hl: string | undefined): string {
  * The headers a desktop Chrome sends on a top-level navigation, with `Accept-Language` from `hl`. Upstream sites
  * treat a request without them as a bot much sooner.
  */
-export function browserHeaders(options: { hl?: string; userAgent?: string; referer?: string } = {}): Record<string, string> {
+export function browserHeaders(
+  options: { hl?: string; userAgent?: string; referer?: string } = {},
+): Record<string, string> {
   const headers: Record<string, string> = {
     'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
     accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8',
@@ -40,3 +42,9 @@ export function browserHeaders(options: { hl?: string; userAgent?: string; refer
   if (options.referer) headers.referer = options.referer;
   return headers;
 }
+
+/**
+ * Cookies a browser has after answering Google's consent dialog ("reject all"). Without them, clients in the EU are
+ * redirected to consent.google.com instead of getting results. Sent with search and maps requests only.
+ */
+export const GOOGLE_CONSENT_COOKIE = 'CONSENT=PENDING+987; SOCS=CAESHAgBEhJnd3NfMjAyMzA4MTAtMF9SQzIaAmVuIAEaBgiAo_CmBg';

@@ -21,7 +21,8 @@ export class Deadline {
 
   /** Throws UPSTREAM_TIMEOUT when no time is left. */
   check(what: string): void {
-    if (this.remainingMs() <= 0) throw new TrawlError('UPSTREAM_TIMEOUT', `${what}: the ${this.timeoutMs} ms timeout passed`);
+    if (this.remainingMs() <= 0)
+      throw new TrawlError('UPSTREAM_TIMEOUT', `${what}: the ${this.timeoutMs} ms timeout passed`);
   }
 }
 

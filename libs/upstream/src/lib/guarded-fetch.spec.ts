@@ -68,7 +68,9 @@ describe('guardedFetch (safe-fetch underneath)', () => {
 
   it('refuses loopback unless SSRF_ALLOW_HOSTS lets it through', async () => {
     const closed = new UpstreamFetcher({ fetch: guardedFetch('') });
-    await expect(closed.fetchPage(`${upstream.url}/`, { timeoutMs: 5000 })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
+    await expect(closed.fetchPage(`${upstream.url}/`, { timeoutMs: 5000 })).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+    });
     const open = new UpstreamFetcher({ fetch: guardedFetch('127.0.0.1') });
     const page = await open.fetchPage(`${upstream.url}/`, { timeoutMs: 5000 });
     expect(page.html).toMatch(/Chrome\//);
@@ -92,7 +94,9 @@ describe('guardedFetch (safe-fetch underneath)', () => {
     expect(page.proxy).toBe(proxy.url);
     expect(proxy.tunnels).toContain(`127.0.0.1:${upstream.port}`);
     const before = proxy.tunnels.length;
-    await expect(fetcher.fetchPage('http://10.1.2.3/', { timeoutMs: 5000 })).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
+    await expect(fetcher.fetchPage('http://10.1.2.3/', { timeoutMs: 5000 })).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+    });
     expect(proxy.tunnels.length).toBe(before);
     await fetcher.close();
   });

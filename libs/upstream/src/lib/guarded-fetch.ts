@@ -29,7 +29,12 @@ export function guardedFetch(allowHosts: string | readonly string[]): FetchFn {
   };
 }
 
-async function viaProxy(url: string, init: FetchInit, allow: AllowList, dispatcher: Dispatcher): Promise<FetchResponse> {
+async function viaProxy(
+  url: string,
+  init: FetchInit,
+  allow: AllowList,
+  dispatcher: Dispatcher,
+): Promise<FetchResponse> {
   let current = url;
   for (let hop = 0; ; hop++) {
     const checked = await checkUrl(current, { allow });
@@ -42,13 +47,15 @@ async function viaProxy(url: string, init: FetchInit, allow: AllowList, dispatch
     const location = res.headers.location;
     if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
       await res.body.dump().catch(() => undefined);
-      if (hop >= MAX_REDIRECTS) throw new TrawlError('UPSTREAM_ERROR', `more than ${MAX_REDIRECTS} redirects from ${url}`);
+      if (hop >= MAX_REDIRECTS)
+        throw new TrawlError('UPSTREAM_ERROR', `more than ${MAX_REDIRECTS} redirects from ${url}`);
       current = new URL(location, checked.url).href;
       continue;
     }
     const body = await readCapped(res.body, init.maxBytes ?? DEFAULT_MAX_BYTES, checked.url.host);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     return toResponse(res.statusCode, checked.url.href, headers, body, init.maxBytes);
   }
 }
@@ -61,7 +68,9 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
         body.destroy();
-        throw new TrawlError('UPSTREAM_ERROR', `page from ${host} is larger than ${maxBytes} bytes`, { retryable: false });
+        throw new TrawlError('UPSTREAM_ERROR', `page from ${host} is larger than ${maxBytes} bytes`, {
+          retryable: false,
+        });
       }
       chunks.push(chunk as Buffer);
     }
@@ -71,12 +80,21 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
   return Buffer.concat(chunks);
 }
 
-function toResponse(status: number, url: string, headers: Record<string, string>, raw: Buffer, maxBytes?: number): FetchResponse {
+function toResponse(
+  status: number,
+  url: string,
+  headers: Record<string, string>,
+  raw: Buffer,
+  maxBytes?: number,
+): FetchResponse {
   const body = decompress(raw, headers['content-encoding'], maxBytes ?? DEFAULT_MAX_BYTES, url);
   return {
     status,
     url,
-    headers: { get: (name) => (name.toLowerCase() === 'content-length' ? String(body.length) : (headers[name.toLowerCase()] ?? null)) },
+    headers: {
+      get: (name) =>
+        name.toLowerCase() === 'content-length' ? String(body.length) : (headers[name.toLowerCase()] ?? null),
+    },
     text: () => Promise.resolve(decode(body, headers['content-type'])),
   };
 }
@@ -89,7 +107,9 @@ function decompress(body: Buffer, encoding: string | undefined, maxOutputLength:
     if (enc === 'br') return brotliDecompressSync(body, { maxOutputLength });
     if (enc === 'deflate') return inflateSync(body, { maxOutputLength });
   } catch (e) {
-    throw new TrawlError('UPSTREAM_ERROR', `could not decompress the ${enc} page from ${new URL(url).host}`, { cause: e });
+    throw new TrawlError('UPSTREAM_ERROR', `could not decompress the ${enc} page from ${new URL(url).host}`, {
+      cause: e,
+    });
   }
   return body;
 }

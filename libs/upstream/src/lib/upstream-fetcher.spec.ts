@@ -58,7 +58,11 @@ describe('UpstreamFetcher against a loopback upstream', () => {
     await upstream.close();
   });
 
-  const codeOf = (p: Promise<unknown>) => p.then(() => 'resolved', (e: unknown) => (e instanceof TrawlError ? e.code : String(e)));
+  const codeOf = (p: Promise<unknown>) =>
+    p.then(
+      () => 'resolved',
+      (e: unknown) => (e instanceof TrawlError ? e.code : String(e)),
+    );
 
   it('returns the page body, status, final URL and content type', async () => {
     const page = await fetcher.fetchPage(`${upstream.url}/ok`, { timeoutMs: 5000 });
@@ -82,7 +86,9 @@ describe('UpstreamFetcher against a loopback upstream', () => {
   it('maps 429 and 503 to UPSTREAM_BLOCKED, which is retryable', async () => {
     const err = await fetcher.fetchPage(`${upstream.url}/limited`, { timeoutMs: 5000 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'UPSTREAM_BLOCKED', retryable: true });
-    expect(await codeOf(fetcher.fetchPage(`${upstream.url}/unavailable`, { timeoutMs: 5000 }))).toBe('UPSTREAM_BLOCKED');
+    expect(await codeOf(fetcher.fetchPage(`${upstream.url}/unavailable`, { timeoutMs: 5000 }))).toBe(
+      'UPSTREAM_BLOCKED',
+    );
   });
 
   it('maps a redirect to a /sorry/ captcha page to UPSTREAM_BLOCKED', async () => {
@@ -127,7 +133,12 @@ describe('UpstreamFetcher against a loopback upstream', () => {
 
 describe('UpstreamFetcher with proxies', () => {
   const ok = (body: string, status = 200) =>
-    Promise.resolve({ status, url: 'http://upstream.test/', headers: { get: () => null }, text: () => Promise.resolve(body) });
+    Promise.resolve({
+      status,
+      url: 'http://upstream.test/',
+      headers: { get: () => null },
+      text: () => Promise.resolve(body),
+    });
 
   it('sends requests through the proxies in turn, each with its own dispatcher', async () => {
     const used: (Dispatcher | undefined)[] = [];
@@ -156,12 +167,20 @@ describe('UpstreamFetcher with proxies', () => {
     let now = 0;
     const proxies = new ProxyRotation(['http://p1', 'http://p2', 'http://p3'], { cooldownMs: 60_000, now: () => now });
     let status = 429;
-    const fetcher = new UpstreamFetcher({ fetch: () => ok('x', status), proxies, proxyDispatcher: () => new Agent(), now: () => now });
-    await expect(fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'UPSTREAM_BLOCKED' });
+    const fetcher = new UpstreamFetcher({
+      fetch: () => ok('x', status),
+      proxies,
+      proxyDispatcher: () => new Agent(),
+      now: () => now,
+    });
+    await expect(fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).rejects.toMatchObject({
+      code: 'UPSTREAM_BLOCKED',
+    });
     expect(proxies.resting()).toEqual(['http://p1']);
     status = 200;
     const next = [];
-    for (let i = 0; i < 4; i++) next.push((await fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).proxy);
+    for (let i = 0; i < 4; i++)
+      next.push((await fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).proxy);
     expect(next).toEqual(['http://p2', 'http://p3', 'http://p2', 'http://p3']);
     now += 60_000;
     expect(proxies.resting()).toEqual([]);
@@ -203,7 +222,9 @@ describe('UpstreamOrigin', () => {
   it('re-points URLs of the real site at the simulator, path and query kept', () => {
     const sim = new UpstreamOrigin('http://127.0.0.1:8090', AMAZON_HOST);
     expect(sim.simulated).toBe(true);
-    expect(sim.rebase('https://www.amazon.co.uk/Some-Thing/dp/B0TEST1234?th=1')).toBe('http://127.0.0.1:8090/Some-Thing/dp/B0TEST1234?th=1');
+    expect(sim.rebase('https://www.amazon.co.uk/Some-Thing/dp/B0TEST1234?th=1')).toBe(
+      'http://127.0.0.1:8090/Some-Thing/dp/B0TEST1234?th=1',
+    );
     expect(sim.rebase('https://example.com/dp/B0TEST1234')).toBe('https://example.com/dp/B0TEST1234');
   });
 

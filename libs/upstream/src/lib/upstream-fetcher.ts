@@ -47,6 +47,8 @@ export interface FetchPageOptions {
   referer?: string;
   /** Names the page in error messages ("search page", "product page"). */
   what?: string;
+  /** Headers added to the browser's (e.g. `cookie`). */
+  headers?: Record<string, string>;
 }
 
 /** A fetched page. */
@@ -106,7 +108,10 @@ export class UpstreamFetcher {
     try {
       const res = await this.options.fetch(url, {
         method: 'GET',
-        headers: browserHeaders({ hl: options.hl, userAgent: this.options.userAgent, referer: options.referer }),
+        headers: {
+          ...browserHeaders({ hl: options.hl, userAgent: this.options.userAgent, referer: options.referer }),
+          ...options.headers,
+        },
         signal,
         redirect: 'follow',
         maxBytes: this.maxBytes,
@@ -116,16 +121,21 @@ export class UpstreamFetcher {
       finalUrl = res.url || url;
       contentType = res.headers.get('content-type');
       const length = Number(res.headers.get('content-length') ?? '0');
-      if (length > this.maxBytes) throw new TrawlError('UPSTREAM_ERROR', `${what} from ${host} is larger than ${this.maxBytes} bytes`);
+      if (length > this.maxBytes)
+        throw new TrawlError('UPSTREAM_ERROR', `${what} from ${host} is larger than ${this.maxBytes} bytes`);
       html = await res.text();
     } catch (e) {
       throw this.mapFailure(e, signal, what, host, deadline);
     }
     if (BLOCK_STATUSES.has(status) || isCaptchaRedirect(finalUrl)) {
       if (proxy) this.options.proxies?.markBlocked(proxy);
-      throw new TrawlError('UPSTREAM_BLOCKED', `${host} blocked the request for the ${what} (HTTP ${status}${proxy ? ', proxy set aside' : ''})`);
+      throw new TrawlError(
+        'UPSTREAM_BLOCKED',
+        `${host} blocked the request for the ${what} (HTTP ${status}${proxy ? ', proxy set aside' : ''})`,
+      );
     }
-    if (status === 404 || status === 410) throw new TrawlError('UPSTREAM_NOT_FOUND', `${host} has no such ${what} (HTTP ${status})`);
+    if (status === 404 || status === 410)
+      throw new TrawlError('UPSTREAM_NOT_FOUND', `${host} has no such ${what} (HTTP ${status})`);
     if (status >= 400) throw new TrawlError('UPSTREAM_ERROR', `${host} answered HTTP ${status} for the ${what}`);
     return { url: finalUrl, status, html, contentType, ...(proxy ? { proxy } : {}) };
   }
@@ -139,7 +149,8 @@ export class UpstreamFetcher {
     try {
       return parse(page);
     } catch (e) {
-      if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED' && page.proxy) this.options.proxies?.markBlocked(page.proxy);
+      if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED' && page.proxy)
+        this.options.proxies?.markBlocked(page.proxy);
       throw e;
     }
   }
@@ -163,7 +174,11 @@ export class UpstreamFetcher {
   private mapFailure(e: unknown, signal: AbortSignal, what: string, host: string, deadline: Deadline): TrawlError {
     if (e instanceof TrawlError) return e;
     if (signal.aborted || isAbort(e)) {
-      return new TrawlError('UPSTREAM_TIMEOUT', `${what} from ${host} did not arrive within the ${deadline.timeoutMs} ms timeout`, { cause: e });
+      return new TrawlError(
+        'UPSTREAM_TIMEOUT',
+        `${what} from ${host} did not arrive within the ${deadline.timeoutMs} ms timeout`,
+        { cause: e },
+      );
     }
     const reason = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
     return new TrawlError('UPSTREAM_ERROR', `could not fetch the ${what} from ${host}: ${reason}`, { cause: e });
