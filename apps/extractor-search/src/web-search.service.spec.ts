@@ -20,10 +20,12 @@ const item = (link: string): WebResultItem => ({
 /** A fetcher stand-in that answers each page URL from `pages` (keyed by `start`) and records what was asked. */
 function fakeFetcher(pages: Record<number, string[]>) {
   const asked: URL[] = [];
+  const headers: (Record<string, string> | undefined)[] = [];
   const deadlines = new Set<Deadline>();
   const fetcher = {
     deadline: (ms: number) => new Deadline(ms),
-    fetchParsed: (url: string, options: { deadline?: Deadline }) => {
+    fetchParsed: (url: string, options: { deadline?: Deadline; headers?: Record<string, string> }) => {
+      headers.push(options.headers);
       const u = new URL(url);
       asked.push(u);
       if (options.deadline) deadlines.add(options.deadline);
@@ -38,7 +40,7 @@ function fakeFetcher(pages: Record<number, string[]>) {
       return Promise.resolve(result);
     },
   };
-  return { fetcher: fetcher as unknown as UpstreamFetcher, asked, deadlines };
+  return { fetcher: fetcher as unknown as UpstreamFetcher, asked, deadlines, headers };
 }
 
 const req = (extra: Partial<WebSearchRequestDto>): WebSearchRequestDto => ({ q: 'tea', timeout: 5000, ...extra });
@@ -70,6 +72,12 @@ describe('WebSearchService', () => {
     expect(res.results.map((r) => r.realPosition)).toEqual(Array.from({ length: 25 }, (_, i) => 21 + i));
     expect(new Set(res.results.map((r) => r.link)).size).toBe(25);
     expect(res.peopleAlsoAsk[0].question).toBe('q20');
+  });
+
+  it("sends Google's consent cookies, so EU clients get results rather than the consent page", async () => {
+    const { fetcher, headers } = fakeFetcher({ 0: links('a', 10) });
+    await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(req({}));
+    expect(headers[0]?.cookie).toMatch(/SOCS=/);
   });
 
   it('stops at a page without results', async () => {
