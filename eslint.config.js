@@ -52,7 +52,7 @@ export default tseslint.config(
   },
   {
     // The config lib is the one place that reads the environment; scripts and tests' harness may too.
-    files: ['libs/config/**/*.ts', 'libs/testing/**/*.ts', 'libs/*/src/testing/**/*.ts', 'tools/**/*.ts', 'scripts/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', 'bench/**/*.ts'],
+    files: ['libs/config/**/*.ts', 'libs/testing/**/*.ts', 'libs/*/src/testing/**/*.ts', '**/test/**/*.ts', 'tools/**/*.ts', 'scripts/**/*.ts', '**/*.spec.ts', '**/*.e2e-spec.ts', 'bench/**/*.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
