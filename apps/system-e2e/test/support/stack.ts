@@ -74,10 +74,16 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
       env: { ...baseEnv, METRICS_PORT: String(metricsPort), INSTANCE_ID: `${name}-e2e`, ...extraEnv },
     });
     services.set(name, proc);
+    // Every service answers /health/ready on its METRICS_PORT (the gateway on its PORT) once it serves NATS.
+    if (name !== 'gateway') {
+      await eventually(async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok, 60_000).catch((e: unknown) => {
+        throw new Error(`${name} did not become ready: ${String(e)}\n${proc.output().slice(-3000)}`);
+      });
+    }
     return proc;
   };
 
-  for (const n of names) await startService(n);
+  await Promise.all(names.map((n) => startService(n)));
   const stack: Stack = {
     baseUrl: `http://127.0.0.1:${port}/api/openapi/v1`,
     natsUrl: nats.url,
