@@ -62,11 +62,11 @@ export class OutcomePublisher {
 
   /** Called when a job of an outcome queue settled an attempt: publishes if that was its final state. */
   async jobSettled(queue: QueueName, jobId: string): Promise<void> {
-    const job = await Job.fromId<TaskJobData>(this.queues.queue(queue), jobId);
-    if (!job) return;
-    const state = await job.getState();
+    // State first: a final state is final, so the job read after it is the finished job.
+    const state = await this.queues.queue(queue).getJobState(jobId);
     if (state !== 'completed' && state !== 'failed') return;
-    await this.publish(job, state);
+    const job = await Job.fromId<TaskJobData>(this.queues.queue(queue), jobId);
+    if (job) await this.publish(job, state);
   }
 
   /** Publishes the outcome of a finished job (retrying), then marks it published. */

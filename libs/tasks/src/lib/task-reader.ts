@@ -14,6 +14,12 @@ export class TaskReader {
     }
     const job = await this.queues.getJob(jobId);
     if (!job) throw new TrawlError('TASK_NOT_FOUND', `no task with id ${jobId}`);
-    return toTaskRecord(job, await job.getState());
+    const state = await job.getState();
+    // The job finished between the two reads: read it again, so status and result agree.
+    if ((state === 'completed' || state === 'failed') && job.finishedOn === undefined) {
+      const finished = await this.queues.getJob(jobId);
+      if (finished) return toTaskRecord(finished, state);
+    }
+    return toTaskRecord(job, state);
   }
 }
