@@ -13,7 +13,9 @@ export class AppModule {
   static forRoot(env: TaskServiceEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: `task-service-${env.INSTANCE_ID || process.pid}` })],
+      imports: [
+        MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: `task-service-${env.INSTANCE_ID || process.pid}` }),
+      ],
       controllers: [TasksController],
       providers: [
         { provide: TASK_SERVICE_ENV, useValue: env },
@@ -21,7 +23,8 @@ export class AppModule {
         { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)) },
         {
           provide: TaskSubmitter,
-          useFactory: (queues: TaskQueues, guard: WebhookUrlGuard) => new TaskSubmitter(queues, (url) => guard.check(url)),
+          useFactory: (queues: TaskQueues, guard: WebhookUrlGuard) =>
+            new TaskSubmitter(queues, (url) => guard.check(url)),
           inject: [TaskQueues, WebhookUrlGuard],
         },
         { provide: TaskReader, useFactory: (queues: TaskQueues) => new TaskReader(queues), inject: [TaskQueues] },

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { csv, type TaskServiceEnv } from '@trawl/config';
@@ -37,14 +43,20 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
       duplicateWindowMs: env.TASK_OUTCOME_DUPLICATE_WINDOW_MS,
       maxAgeMs: env.TASK_OUTCOME_MAX_AGE_MS,
     });
-    const onError = (message: string, e: unknown) => this.logger.error(`${message}: ${e instanceof Error ? e.message : String(e)}`);
-    this.outcomes = new OutcomePublisher(jetstream(this.nc), this.queues, () => this.nc.info?.max_payload ?? 1024 * 1024, {
-      ...DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
-      sweepWindowMs: env.TASK_OUTCOME_DUPLICATE_WINDOW_MS,
-      sweepGraceMs: Math.min(DEFAULT_OUTCOME_PUBLISHER_OPTIONS.sweepGraceMs, env.TASK_OUTCOME_SWEEP_INTERVAL_MS),
-      sweepIntervalMs: env.TASK_OUTCOME_SWEEP_INTERVAL_MS,
-      onError,
-    });
+    const onError = (message: string, e: unknown) =>
+      this.logger.error(`${message}: ${e instanceof Error ? e.message : String(e)}`);
+    this.outcomes = new OutcomePublisher(
+      jetstream(this.nc),
+      this.queues,
+      () => this.nc.info?.max_payload ?? 1024 * 1024,
+      {
+        ...DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
+        sweepWindowMs: env.TASK_OUTCOME_DUPLICATE_WINDOW_MS,
+        sweepGraceMs: Math.min(DEFAULT_OUTCOME_PUBLISHER_OPTIONS.sweepGraceMs, env.TASK_OUTCOME_SWEEP_INTERVAL_MS),
+        sweepIntervalMs: env.TASK_OUTCOME_SWEEP_INTERVAL_MS,
+        onError,
+      },
+    );
     if (env.TASK_WORKERS_ENABLED !== 'true') return;
     const processors = new TaskProcessors(this.messaging, {
       scrapeFormats: csv(env.TASK_SCRAPE_FORMATS) as ScrapeFormat[],

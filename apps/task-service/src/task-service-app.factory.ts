@@ -18,7 +18,10 @@ const NEST_LOG_LEVELS: Record<TaskServiceEnv['LOG_LEVEL'], LogLevel[] | false> =
 /** The task-service microservice (not yet listening): NATS handlers in the task-service queue group. */
 export async function createTaskServiceApp(env: TaskServiceEnv): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice(AppModule.forRoot(env), {
-    ...natsServerOptions(csv(env.NATS_URL), QUEUE_GROUPS.taskService, { name: `task-service-${env.INSTANCE_ID || process.pid}` }),
+    ...natsServerOptions(csv(env.NATS_URL), QUEUE_GROUPS.taskService, {
+      name: `task-service-${env.INSTANCE_ID || process.pid}`,
+      gracePeriodMs: env.TASK_SHUTDOWN_GRACE_MS,
+    }),
     logger: NEST_LOG_LEVELS[env.LOG_LEVEL],
   });
   app.enableShutdownHooks();

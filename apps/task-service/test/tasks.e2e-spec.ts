@@ -19,7 +19,12 @@ import { createTaskServiceApp } from '../src/task-service-app.factory.js';
 import { startSignedReceiver, type SignedReceiver } from './support/signed-receiver.js';
 
 const SECRET = `whsec_${Buffer.from('task-service-e2e-signing-secret-0123').toString('base64')}`;
-const SPEC_OPTS = { attempts: 5, removeOnComplete: 300000, removeOnFail: 100000, backoff: { type: 'fixed', delay: 1000 } };
+const SPEC_OPTS = {
+  attempts: 5,
+  removeOnComplete: 300000,
+  removeOnFail: 100000,
+  backoff: { type: 'fixed', delay: 1000 },
+};
 
 describe('task-service (in-process, real Redis and NATS, stand-in extractors, real webhook receiver)', () => {
   let redis: TestServer;
@@ -74,6 +79,7 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       REDIS_URL: redis.url,
       SSRF_ALLOW_HOSTS: '127.0.0.1',
       LOG_LEVEL: 'silent',
+      TASK_SHUTDOWN_GRACE_MS: '100',
       TASK_CONCURRENCY_SCRAPE: '20',
       TASK_OUTCOME_SWEEP_INTERVAL_MS: '300',
     });
@@ -125,17 +131,41 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
   it('answers a URL batch at once with one job object per URL, exactly as the spec lists (defaults applied)', async () => {
     const reply = await submit({
       kind: 'url',
-      request: { urls: ['https://example.com/a', 'https://example.com/b?x=1'], webhook: `${receiver.url}/hook`, type: 'scrape', params: { hl: 'de' } },
+      request: {
+        urls: ['https://example.com/a', 'https://example.com/b?x=1'],
+        webhook: `${receiver.url}/hook`,
+        type: 'scrape',
+        params: { hl: 'de' },
+      },
       apiKeyId: 'key-1',
     });
     expect(reply.jobs).toHaveLength(2);
     const [job] = reply.jobs;
     expect(Object.keys(job).sort()).toEqual(
-      ['name', 'data', 'opts', 'id', 'progress', 'returnvalue', 'stacktrace', 'priority', 'attemptsStarted', 'attemptsMade', 'timestamp', 'queueQualifiedName'].sort(),
+      [
+        'name',
+        'data',
+        'opts',
+        'id',
+        'progress',
+        'returnvalue',
+        'stacktrace',
+        'priority',
+        'attemptsStarted',
+        'attemptsMade',
+        'timestamp',
+        'queueQualifiedName',
+      ].sort(),
     );
     expect(job).toMatchObject({
       name: 'scrape',
-      data: { url: 'https://example.com/a?hl=de', timeout: 25000, webhook: `${receiver.url}/hook`, type: 'scrape', params: { hl: 'de' } },
+      data: {
+        url: 'https://example.com/a?hl=de',
+        timeout: 25000,
+        webhook: `${receiver.url}/hook`,
+        type: 'scrape',
+        params: { hl: 'de' },
+      },
       opts: SPEC_OPTS,
       progress: 0,
       returnvalue: null,
@@ -154,7 +184,10 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
 
   it('delivers exactly one signed final outcome per task of a 100-URL batch, and task lookup agrees with each', async () => {
     const urls = Array.from({ length: 100 }, (_, i) => `https://site.test/p/${i}`);
-    const { jobs } = await submit({ kind: 'url', request: { urls, webhook: `${receiver.url}/batch100`, type: 'scrape' } });
+    const { jobs } = await submit({
+      kind: 'url',
+      request: { urls, webhook: `${receiver.url}/batch100`, type: 'scrape' },
+    });
     expect(jobs).toHaveLength(100);
     const ids = jobs.map((j) => j.id);
     const outcomes = await outcomesOf(receiver, ids);
@@ -167,7 +200,12 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       const record = await lookup(ids[i]);
       const { event: _event, ...payloadRecord } = d.body as TaskRecord & { event: string };
       expect(payloadRecord).toEqual(record);
-      expect(record).toMatchObject({ taskId: ids[i], status: 'completed', stacktrace: [], params: { url: urls[i], type: 'scrape' } });
+      expect(record).toMatchObject({
+        taskId: ids[i],
+        status: 'completed',
+        stacktrace: [],
+        params: { url: urls[i], type: 'scrape' },
+      });
       expect(typeof record.finishedOn).toBe('number');
       expect(typeof record.processedOn).toBe('number');
     }
@@ -181,7 +219,15 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
     const [parent] = jobs as [BatchJob];
     expect(parent).toMatchObject({
       name: 'maps-batch',
-      data: { querys, ll: '@46.423669,-122.176129,3z', hl: 'en', start: 0, num: 100, timeout: 25000, webhook: `${receiver.url}/maps` },
+      data: {
+        querys,
+        ll: '@46.423669,-122.176129,3z',
+        hl: 'en',
+        start: 0,
+        num: 100,
+        timeout: 25000,
+        webhook: `${receiver.url}/maps`,
+      },
       opts: SPEC_OPTS,
       progress: 0,
       attemptsMade: 0,
@@ -205,7 +251,10 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
   });
 
   it('delivers to a receiver that answers 500 three times, with the same webhook-id on every attempt', async () => {
-    const { jobs } = await submit({ kind: 'url', request: { urls: ['https://site.test/flaky'], webhook: `${flaky.url}/hook`, type: 'scrape' } });
+    const { jobs } = await submit({
+      kind: 'url',
+      request: { urls: ['https://site.test/flaky'], webhook: `${flaky.url}/hook`, type: 'scrape' },
+    });
     const [deliveries] = await outcomesOf(flaky, [jobs[0].id]);
     expect(deliveries.map((d) => d.status)).toEqual([500, 500, 500, 200]);
     expect(new Set(deliveries.map((d) => d.id)).size).toBe(1);
@@ -214,9 +263,17 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
 
   it('fails a page that is not recognised after one attempt, and delivers task.failed', async () => {
     const url = 'https://site.test/unrecognised';
-    const { jobs } = await submit({ kind: 'url', request: { urls: [url], webhook: `${receiver.url}/fail`, type: 'scrape' } });
+    const { jobs } = await submit({
+      kind: 'url',
+      request: { urls: [url], webhook: `${receiver.url}/fail`, type: 'scrape' },
+    });
     const [[d]] = await outcomesOf(receiver, [jobs[0].id]);
-    expect(d.body).toMatchObject({ event: 'task.failed', status: 'failed', attemptsMade: 1, error: { code: 'PAGE_NOT_RECOGNISED' } });
+    expect(d.body).toMatchObject({
+      event: 'task.failed',
+      status: 'failed',
+      attemptsMade: 1,
+      error: { code: 'PAGE_NOT_RECOGNISED' },
+    });
     expect(d.body.stacktrace).toHaveLength(1);
     expect(scrapeCalls.get(url)).toBe(1);
     expect(await lookup(jobs[0].id)).toMatchObject({ status: 'failed', attemptsMade: 1 });
@@ -224,15 +281,25 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
 
   it('retries a page that times out per the job options (5 attempts) before it fails', async () => {
     const url = 'https://site.test/slow';
-    const { jobs } = await submit({ kind: 'url', request: { urls: [url], webhook: `${receiver.url}/slow`, type: 'scrape', timeout: 500 } });
+    const { jobs } = await submit({
+      kind: 'url',
+      request: { urls: [url], webhook: `${receiver.url}/slow`, type: 'scrape', timeout: 500 },
+    });
     expect(jobs[0].opts).toEqual(SPEC_OPTS);
     const [[d]] = await outcomesOf(receiver, [jobs[0].id]);
-    expect(d.body).toMatchObject({ event: 'task.failed', status: 'failed', attemptsMade: 5, error: { code: 'UPSTREAM_TIMEOUT' } });
+    expect(d.body).toMatchObject({
+      event: 'task.failed',
+      status: 'failed',
+      attemptsMade: 5,
+      error: { code: 'UPSTREAM_TIMEOUT' },
+    });
     expect(scrapeCalls.get(url)).toBe(5);
   }, 60_000);
 
   it('answers TASK_NOT_FOUND for an id that names no task', async () => {
-    await expect(lookup('scrape_00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    await expect(lookup('scrape_00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({
+      code: 'TASK_NOT_FOUND',
+    });
     await expect(lookup('12345')).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
   });
 
@@ -241,13 +308,28 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
     const hook = `${receiver.url}/x`;
     const cases: [unknown, string, string][] = [
       [{ kind: 'url', request: { urls: ['https://a.test/'], type: 'scrape' } }, 'VALIDATION_FAILED', 'webhook'],
-      [{ kind: 'url', request: { urls: ['https://a.test/'], webhook: hook, type: 'pdf' } }, 'VALIDATION_FAILED', 'type'],
+      [
+        { kind: 'url', request: { urls: ['https://a.test/'], webhook: hook, type: 'pdf' } },
+        'VALIDATION_FAILED',
+        'type',
+      ],
       [{ kind: 'url', request: { urls: ['not a url'], webhook: hook, type: 'scrape' } }, 'VALIDATION_FAILED', 'urls'],
       [{ kind: 'maps', request: { querys: [], webhook: hook } }, 'VALIDATION_FAILED', 'querys'],
       [{ kind: 'search', request: { querys: ['a'], webhook: hook, gl: 'USA' } }, 'VALIDATION_FAILED', 'gl'],
       [{ kind: 'teleport', request: {} }, 'VALIDATION_FAILED', 'kind'],
-      [{ kind: 'url', request: { urls: ['https://a.test/'], webhook: 'http://10.0.0.1/hook', type: 'scrape' } }, 'URL_NOT_ALLOWED', 'webhook'],
-      [{ kind: 'url', request: { urls: ['https://a.test/'], webhook: 'http://169.254.169.254/latest', type: 'scrape' } }, 'URL_NOT_ALLOWED', 'webhook'],
+      [
+        { kind: 'url', request: { urls: ['https://a.test/'], webhook: 'http://10.0.0.1/hook', type: 'scrape' } },
+        'URL_NOT_ALLOWED',
+        'webhook',
+      ],
+      [
+        {
+          kind: 'url',
+          request: { urls: ['https://a.test/'], webhook: 'http://169.254.169.254/latest', type: 'scrape' },
+        },
+        'URL_NOT_ALLOWED',
+        'webhook',
+      ],
       [{ kind: 'maps', request: { querys: ['a'], webhook: 'http://[::1]:8080/' } }, 'URL_NOT_ALLOWED', 'webhook'],
     ];
     for (const [payload, code, field] of cases) {

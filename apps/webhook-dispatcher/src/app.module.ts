@@ -10,7 +10,12 @@ export class AppModule {
   static forRoot(env: WebhookDispatcherEnv): DynamicModule {
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: `webhook-dispatcher-${env.INSTANCE_ID || process.pid}` })],
+      imports: [
+        MessagingModule.forRoot({
+          servers: csv(env.NATS_URL),
+          name: `webhook-dispatcher-${env.INSTANCE_ID || process.pid}`,
+        }),
+      ],
       providers: [{ provide: WEBHOOK_DISPATCHER_ENV, useValue: env }, DispatcherService],
     };
   }

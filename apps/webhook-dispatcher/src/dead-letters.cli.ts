@@ -26,7 +26,16 @@ async function main(args: string[]): Promise<number> {
     if (command === 'list') {
       for (const { seq, letter } of await letters.list()) {
         console.log(
-          JSON.stringify({ seq, eventId: letter.outcome.eventId, webhook: letter.outcome.webhook, event: letter.outcome.event, reason: letter.reason, attempts: letter.attempts, lastStatus: letter.lastStatus, deadLetteredAt: new Date(letter.deadLetteredAt).toISOString() }),
+          JSON.stringify({
+            seq,
+            eventId: letter.outcome.eventId,
+            webhook: letter.outcome.webhook,
+            event: letter.outcome.event,
+            reason: letter.reason,
+            attempts: letter.attempts,
+            lastStatus: letter.lastStatus,
+            deadLetteredAt: new Date(letter.deadLetteredAt).toISOString(),
+          }),
         );
       }
       return 0;

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Redis } from 'ioredis';
 import { csv, type WebhookDispatcherEnv } from '@trawl/config';
@@ -22,7 +28,9 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     const env = this.env;
-    const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'webhook-dispatcher' }) : null;
+    const redis = env.REDIS_URL
+      ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'webhook-dispatcher' })
+      : null;
     this.redis = redis;
     this.sender = new WebhookSender(
       new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)),

@@ -15,7 +15,9 @@ const NEST_LOG_LEVELS: Record<WebhookDispatcherEnv['LOG_LEVEL'], LogLevel[] | fa
 
 /** The dispatcher as a Nest application context (no HTTP server, no NATS handlers): started by `init()`. */
 export async function createWebhookDispatcherApp(env: WebhookDispatcherEnv): Promise<INestApplicationContext> {
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(env), { logger: NEST_LOG_LEVELS[env.LOG_LEVEL] });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(env), {
+    logger: NEST_LOG_LEVELS[env.LOG_LEVEL],
+  });
   app.enableShutdownHooks();
   return app;
 }

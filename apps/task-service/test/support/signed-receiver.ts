@@ -23,7 +23,10 @@ export interface SignedReceiver {
  * A webhook receiver on loopback that verifies each request's Standard Webhooks signature and answers with
  * `answer(attempt)` (default 200), where attempt counts requests with the same webhook-id.
  */
-export async function startSignedReceiver(secret: string, answer: (attempt: number, res: ServerResponse) => number = () => 200): Promise<SignedReceiver> {
+export async function startSignedReceiver(
+  secret: string,
+  answer: (attempt: number, res: ServerResponse) => number = () => 200,
+): Promise<SignedReceiver> {
   const wh = new Webhook(secret);
   const deliveries: Delivery[] = [];
   const server = await startLoopbackHttp((req, res, body) => {

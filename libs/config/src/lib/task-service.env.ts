@@ -86,6 +86,11 @@ export class TaskServiceEnv extends BaseEnv {
   @Min(60_000)
   TASK_OUTCOME_MAX_AGE_MS: number = 7 * 24 * 60 * 60 * 1000;
 
+  /** On shutdown, how long NATS handlers in flight may finish before the connection closes, ms. */
+  @IsInt()
+  @Min(0)
+  TASK_SHUTDOWN_GRACE_MS: number = 10_000;
+
   /** Hosts or CIDRs a webhook may point at although they are not public (tests, local demos), comma-separated. */
   @IsString()
   SSRF_ALLOW_HOSTS: string = '';

@@ -4,7 +4,9 @@ import { BaseEnv } from './base.env.js';
 export class WebhookDispatcherEnv extends BaseEnv {
   /** Standard Webhooks secret: `whsec_` then base64 of at least 24 random bytes. */
   @IsString()
-  @Matches(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, { message: 'WEBHOOK_SIGNING_SECRET must be whsec_<base64 of >= 24 bytes>' })
+  @Matches(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, {
+    message: 'WEBHOOK_SIGNING_SECRET must be whsec_<base64 of >= 24 bytes>',
+  })
   WEBHOOK_SIGNING_SECRET: string = '';
 
   /**

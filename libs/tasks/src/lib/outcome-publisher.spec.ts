@@ -42,7 +42,13 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
 
   /** A retail URL task that a worker (without any publisher) has completed. */
   async function finishedJob(): Promise<Job<TaskJobData>> {
-    const data: TaskJobData = { kind: 'url', url: 'https://shop.test/p/1', timeout: 1000, webhook: 'https://hooks.test/', type: 'retail' };
+    const data: TaskJobData = {
+      kind: 'url',
+      url: 'https://shop.test/p/1',
+      timeout: 1000,
+      webhook: 'https://hooks.test/',
+      type: 'retail',
+    };
     const id = newJobId(QUEUES.retail);
     await queues.queue(QUEUES.retail).add('retail', data, jobOptions(id));
     for (;;) {
@@ -91,7 +97,11 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
     await publisher.jobSettled(QUEUES.retail, String(job.id));
     const [event, ...more] = await storedOutcomes(outcomeEventId(String(job.id), job.finishedOn ?? 0));
     expect(more).toHaveLength(0);
-    expect(event).toMatchObject({ event: 'task.completed', webhook: 'https://hooks.test/', task: { taskId: job.id, status: 'completed', data: { title: `product ${job.id}` } } });
+    expect(event).toMatchObject({
+      event: 'task.completed',
+      webhook: 'https://hooks.test/',
+      task: { taskId: job.id, status: 'completed', data: { title: `product ${job.id}` } },
+    });
   });
 
   it('leaves an outcome it could not publish to the sweep, which publishes it; a second sweep stores nothing new', async () => {

@@ -126,7 +126,10 @@ export class OutcomePublisher {
           const jobs = await Promise.all(chunk.map((id) => Job.fromId<TaskJobData>(queue, id)));
           const pending = jobs.filter((j): j is Job<TaskJobData> => j !== undefined && j.finishedOn !== undefined);
           if (pending.length === 0) continue;
-          const marks = await redis.zmscore(this.publishedKey, ...pending.map((j) => outcomeEventId(String(j.id), j.finishedOn ?? 0)));
+          const marks = await redis.zmscore(
+            this.publishedKey,
+            ...pending.map((j) => outcomeEventId(String(j.id), j.finishedOn ?? 0)),
+          );
           for (const [k, job] of pending.entries()) {
             if (marks[k] === null) await this.publish(job, state);
           }

@@ -17,7 +17,11 @@ export const DEFAULT_OUTCOME_STREAM_OPTIONS: OutcomeStreamOptions = {
 type StreamDef = { name: string; subjects: readonly string[] };
 
 /** Creates a file-backed stream when it does not exist (an existing stream is left as it is). */
-export async function ensureStream(jsm: JetStreamManager, def: StreamDef, options: OutcomeStreamOptions): Promise<void> {
+export async function ensureStream(
+  jsm: JetStreamManager,
+  def: StreamDef,
+  options: OutcomeStreamOptions,
+): Promise<void> {
   try {
     await jsm.streams.info(def.name);
     return;
@@ -43,6 +47,9 @@ export async function ensureStream(jsm: JetStreamManager, def: StreamDef, option
 }
 
 /** The stream of final task outcomes (task.finished.v1). */
-export function ensureOutcomeStream(jsm: JetStreamManager, options: OutcomeStreamOptions = DEFAULT_OUTCOME_STREAM_OPTIONS): Promise<void> {
+export function ensureOutcomeStream(
+  jsm: JetStreamManager,
+  options: OutcomeStreamOptions = DEFAULT_OUTCOME_STREAM_OPTIONS,
+): Promise<void> {
   return ensureStream(jsm, STREAMS.taskOutcomes, options);
 }

@@ -8,7 +8,9 @@ import { ERROR_RETRYABLE, isErrorCode, TrawlError, type WireError } from '@trawl
  */
 export function toAttemptError(e: unknown): Error {
   const wire: WireError =
-    e instanceof TrawlError ? e.toWire() : { code: 'INTERNAL', message: 'internal error while running the task', retryable: false };
+    e instanceof TrawlError
+      ? e.toWire()
+      : { code: 'INTERNAL', message: 'internal error while running the task', retryable: false };
   const line = `${wire.code}: ${wire.message}`;
   const error = wire.retryable ? new Error(line) : new UnrecoverableError(line);
   error.stack = line;

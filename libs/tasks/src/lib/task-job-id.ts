@@ -5,7 +5,10 @@ import { QUEUES, type QueueName } from '@trawl/contracts';
  * Job ids are ours, not BullMQ's counters: `<queue key>_<uuid>` (children add `_<index>`). Each queue counts on its
  * own, so BullMQ ids collide across queues; ours are unique and name their queue, so a lookup is one read.
  */
-const KEY_OF_QUEUE = Object.fromEntries(Object.entries(QUEUES).map(([key, name]) => [name, key])) as Record<QueueName, string>;
+const KEY_OF_QUEUE = Object.fromEntries(Object.entries(QUEUES).map(([key, name]) => [name, key])) as Record<
+  QueueName,
+  string
+>;
 const QUEUE_OF_KEY = QUEUES as Record<string, QueueName>;
 
 /** Letters, digits, `_` and `-`: what a job id may be made of (no `:`, which BullMQ refuses in ids). */

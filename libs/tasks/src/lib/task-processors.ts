@@ -52,7 +52,8 @@ export class TaskProcessors {
     const { data } = job;
     const deadline = { timeoutMs: data.request.timeout };
     try {
-      if (data.kind === 'maps-query') return { data: await this.extractors.send(SUBJECTS.searchMaps, data.request, deadline) };
+      if (data.kind === 'maps-query')
+        return { data: await this.extractors.send(SUBJECTS.searchMaps, data.request, deadline) };
       return { data: await this.extractors.send(SUBJECTS.searchWeb, data.request, deadline) };
     } catch (e) {
       throw toAttemptError(e);
@@ -74,14 +75,18 @@ export class TaskProcessors {
       const i = childIndexOf(key);
       results[i] = { query: data.querys[i], status: 'failed', error: wireErrorOf(String(reason)) ?? unknownError() };
     }
-    const settled = results.map((r, i): BatchQueryOutcome => r ?? { query: data.querys[i], status: 'failed', error: unknownError() });
+    const settled = results.map(
+      (r, i): BatchQueryOutcome => r ?? { query: data.querys[i], status: 'failed', error: unknownError() },
+    );
     const completed = settled.filter((r) => r.status === 'completed').length;
     await job.updateProgress(100);
     if (completed === 0) {
       const first = settled[0];
       const cause = first.status === 'failed' ? first.error : unknownError();
       throw toAttemptError(
-        new TrawlError(cause.code, `all ${settled.length} queries failed (first: ${cause.message})`, { retryable: false }),
+        new TrawlError(cause.code, `all ${settled.length} queries failed (first: ${cause.message})`, {
+          retryable: false,
+        }),
       );
     }
     return { results: settled, completed, failed: settled.length - completed };

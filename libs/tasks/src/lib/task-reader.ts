@@ -8,7 +8,8 @@ export class TaskReader {
   constructor(private readonly queues: TaskQueues) {}
 
   async get(payload: unknown): Promise<TaskRecord> {
-    const jobId = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>).jobId : undefined;
+    const jobId =
+      typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>).jobId : undefined;
     if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId)) {
       throw new TrawlError('VALIDATION_FAILED', 'jobId must be 1-200 letters, digits, "_" or "-"', { field: 'jobId' });
     }

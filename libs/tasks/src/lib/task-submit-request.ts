@@ -27,9 +27,14 @@ export function parseTaskSubmitRequest(payload: unknown): TaskSubmitRequest {
   if (!isRecord(payload)) throw new TrawlError('VALIDATION_FAILED', 'payload must be an object', { field: 'body' });
   const { kind, request, apiKeyId, trace } = payload;
   if (apiKeyId !== undefined && (typeof apiKeyId !== 'string' || apiKeyId.length > 200)) {
-    throw new TrawlError('VALIDATION_FAILED', 'apiKeyId must be a string of at most 200 characters', { field: 'apiKeyId' });
+    throw new TrawlError('VALIDATION_FAILED', 'apiKeyId must be a string of at most 200 characters', {
+      field: 'apiKeyId',
+    });
   }
-  const meta = { ...(apiKeyId !== undefined ? { apiKeyId } : {}), ...(trace !== undefined ? { trace: parseTrace(trace) } : {}) };
+  const meta = {
+    ...(apiKeyId !== undefined ? { apiKeyId } : {}),
+    ...(trace !== undefined ? { trace: parseTrace(trace) } : {}),
+  };
   switch (kind) {
     case 'maps':
       return { kind, request: parseDto(KINDS.maps, request), ...meta };

@@ -37,7 +37,10 @@ export class TaskSubmitter {
   async submit(payload: unknown): Promise<TaskSubmitReply> {
     const req = parseTaskSubmitRequest(payload);
     await this.checkWebhook(req.request.webhook);
-    const meta: TaskJobMeta = { ...(req.apiKeyId ? { apiKeyId: req.apiKeyId } : {}), ...(req.trace ? { trace: req.trace } : {}) };
+    const meta: TaskJobMeta = {
+      ...(req.apiKeyId ? { apiKeyId: req.apiKeyId } : {}),
+      ...(req.trace ? { trace: req.trace } : {}),
+    };
     switch (req.kind) {
       case 'url':
         return this.submitUrls(req.request, meta);
@@ -69,7 +72,10 @@ export class TaskSubmitter {
   private async submitMaps(req: MapsBatchRequestDto, meta: TaskJobMeta): Promise<TaskSubmitReply> {
     const { querys, ll, hl, start, num, timeout, webhook } = req;
     const data: TaskJobData = { kind: 'maps', querys, ll, hl, start, num, timeout, webhook, ...meta };
-    const children = querys.map((q): QueryJobData => ({ kind: 'maps-query', request: { q, ll, hl, start, num, timeout } }));
+    const children = querys.map((q): QueryJobData => ({
+      kind: 'maps-query',
+      request: { q, ll, hl, start, num, timeout },
+    }));
     return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children);
   }
 
@@ -77,9 +83,10 @@ export class TaskSubmitter {
     const { querys, start, num, hl, gl, cr, lr, timeout, webhook } = req;
     const optional = { ...(cr ? { cr } : {}), ...(lr ? { lr } : {}) };
     const data: TaskJobData = { kind: 'search', querys, start, num, hl, gl, ...optional, timeout, webhook, ...meta };
-    const children = querys.map(
-      (q): QueryJobData => ({ kind: 'search-query', request: { q, start, num, hl, gl, ...optional, timeout } }),
-    );
+    const children = querys.map((q): QueryJobData => ({
+      kind: 'search-query',
+      request: { q, start, num, hl, gl, ...optional, timeout },
+    }));
     return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children);
   }
 
@@ -96,15 +103,13 @@ export class TaskSubmitter {
       queueName: QUEUES.batch,
       data,
       opts: jobOptions(parentId),
-      children: children.map(
-        (child, i) => ({
-          name: childName,
-          queueName: childQueue,
-          data: child,
-          // A failed query must not leave the batch waiting forever: the parent runs once every child settled.
-          opts: { ...jobOptions(childJobId(childQueue, parentId, i)), ignoreDependencyOnFailure: true },
-        }),
-      ),
+      children: children.map((child, i) => ({
+        name: childName,
+        queueName: childQueue,
+        data: child,
+        // A failed query must not leave the batch waiting forever: the parent runs once every child settled.
+        opts: { ...jobOptions(childJobId(childQueue, parentId, i)), ignoreDependencyOnFailure: true },
+      })),
     });
     return { jobs: [toBatchJob(node.job)] };
   }

@@ -35,7 +35,12 @@ export interface RetryPolicy {
  * Delay before the retry that follows failed attempt `attempt` (1-based), or undefined when the schedule is spent:
  * the schedule's entry spread by jitter, and never less than the receiver's Retry-After (capped).
  */
-export function retryDelay(policy: RetryPolicy, attempt: number, retryAfterMs?: number, random: () => number = Math.random): number | undefined {
+export function retryDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number | undefined {
   const base = policy.schedule[attempt - 1];
   if (base === undefined) return undefined;
   const spread = base * policy.jitter * (2 * random() - 1);

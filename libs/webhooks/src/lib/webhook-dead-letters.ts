@@ -32,7 +32,9 @@ export class WebhookDeadLetters {
     let n = 0;
     for (const { seq, letter } of await this.list()) {
       if (eventId !== undefined && letter.outcome.eventId !== eventId) continue;
-      await js.publish(SUBJECTS.taskFinished, JSON.stringify(letter.outcome), { msgID: `${letter.outcome.eventId}-replay-${seq}` });
+      await js.publish(SUBJECTS.taskFinished, JSON.stringify(letter.outcome), {
+        msgID: `${letter.outcome.eventId}-replay-${seq}`,
+      });
       await jsm.streams.deleteMessage(STREAMS.webhookDeadLetters.name, seq);
       n++;
     }

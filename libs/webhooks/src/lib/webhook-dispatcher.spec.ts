@@ -96,7 +96,9 @@ describe('WebhookDispatcher (real NATS JetStream, loopback receiver)', () => {
     await eventually(() => requestsTo('/after-gone').length === 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(requestsTo('/gone')).toHaveLength(1);
-    expect((await new WebhookDeadLetters(nc).list()).some((d) => d.letter.outcome.eventId === event.eventId)).toBe(false);
+    expect((await new WebhookDeadLetters(nc).list()).some((d) => d.letter.outcome.eventId === event.eventId)).toBe(
+      false,
+    );
   });
 
   it('retries on 500 per the schedule, dead-letters after the last attempt, and a replay delivers with the same webhook-id', async () => {
@@ -104,7 +106,9 @@ describe('WebhookDispatcher (real NATS JetStream, loopback receiver)', () => {
     answers.set('/down', () => (down ? 503 : 200));
     const event = await publish('/down');
     const letters = new WebhookDeadLetters(nc);
-    const letter = await eventually(async () => (await letters.list()).find((d) => d.letter.outcome.eventId === event.eventId));
+    const letter = await eventually(async () =>
+      (await letters.list()).find((d) => d.letter.outcome.eventId === event.eventId),
+    );
     expect(requestsTo('/down')).toHaveLength(4);
     expect(letter.letter).toMatchObject({ attempts: 4, lastStatus: 503, reason: 'the receiver answered 503' });
     down = false;

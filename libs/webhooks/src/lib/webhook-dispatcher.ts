@@ -29,7 +29,10 @@ export interface WebhookDispatcherOptions {
 
 /** Ensures the dead-letter stream exists. */
 export function ensureDeadLetterStream(jsm: JetStreamManager): Promise<void> {
-  return ensureStream(jsm, STREAMS.webhookDeadLetters, { ...DEFAULT_OUTCOME_STREAM_OPTIONS, maxAgeMs: 30 * 24 * 60 * 60 * 1000 });
+  return ensureStream(jsm, STREAMS.webhookDeadLetters, {
+    ...DEFAULT_OUTCOME_STREAM_OPTIONS,
+    maxAgeMs: 30 * 24 * 60 * 60 * 1000,
+  });
 }
 
 /**
@@ -135,7 +138,13 @@ export class WebhookDispatcher {
     }
   }
 
-  private async deadLetter(m: JsMsg, outcome: TaskFinishedEvent, reason: string, attempts: number, lastStatus: number | null): Promise<void> {
+  private async deadLetter(
+    m: JsMsg,
+    outcome: TaskFinishedEvent,
+    reason: string,
+    attempts: number,
+    lastStatus: number | null,
+  ): Promise<void> {
     const letter: WebhookDeadLetter = { outcome, reason, attempts, lastStatus, deadLetteredAt: Date.now() };
     await this.js.publish(SUBJECTS.taskDeliveryFailed, this.encoder.encode(JSON.stringify(letter)), {
       msgID: `${outcome.eventId}-dead-${m.seq}`,

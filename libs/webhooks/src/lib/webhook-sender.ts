@@ -82,7 +82,11 @@ export class WebhookSender {
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       if (isRefusal(err) || isRefusal(err.cause)) return { outcome: 'refused', reason: err.message };
-      return { outcome: 'retry', status: null, reason: `delivery failed: ${err.name === 'TimeoutError' ? 'timed out' : err.message}` };
+      return {
+        outcome: 'retry',
+        status: null,
+        reason: `delivery failed: ${err.name === 'TimeoutError' ? 'timed out' : err.message}`,
+      };
     }
   }
 

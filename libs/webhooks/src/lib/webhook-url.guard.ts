@@ -1,4 +1,11 @@
-import { checkUrl, guardedLookup, parseAllowList, type AllowList, type ConnectLookup, type Resolver } from '@trawl/safe-fetch';
+import {
+  checkUrl,
+  guardedLookup,
+  parseAllowList,
+  type AllowList,
+  type ConnectLookup,
+  type Resolver,
+} from '@trawl/safe-fetch';
 import { TrawlError } from '@trawl/contracts';
 
 /**
