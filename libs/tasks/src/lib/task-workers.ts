@@ -40,14 +40,18 @@ export class TaskWorkers {
         stalledInterval: this.options.stalledIntervalMs,
         maxStalledCount: this.options.maxStalledCount,
       });
-      const settled = OUTCOME_QUEUES.includes(name)
-        ? (job: Job) => this.outcomes.jobSettled(name, String(job.id))
-        : (job: Job) => this.moveParentProgress(job);
-      const report = (job: Job | undefined) => {
-        if (job) settled(job).catch((e: unknown) => this.options.onError?.(`after job ${job.id} of ${name}`, e));
+      const outcomeQueue = OUTCOME_QUEUES.includes(name);
+      const after = (job: Job | undefined, work: (job: Job) => Promise<void>) => {
+        if (job) work(job).catch((e: unknown) => this.options.onError?.(`after job ${job.id} of ${name}`, e));
       };
-      worker.on('completed', report);
-      worker.on('failed', report);
+      // A completed job object is the finished job (result, finishedOn, attempts): published as it is. After a failed
+      // attempt the job may be retried, so its state is read back first.
+      worker.on('completed', (job: Job<TaskJobData>) =>
+        after(job, outcomeQueue ? () => this.outcomes.publish(job, 'completed') : (j) => this.moveParentProgress(j)),
+      );
+      worker.on('failed', (job: Job | undefined) =>
+        after(job, outcomeQueue ? (j) => this.outcomes.jobSettled(name, String(j.id)) : (j) => this.moveParentProgress(j)),
+      );
       worker.on('error', (e) => this.options.onError?.(`worker of ${name}`, e));
       this.workers.push(worker);
     }
