@@ -19,19 +19,31 @@ export class BrowserScrapeEngine {
           throw navigationError(e, req.url);
         }
         if (req.waitFor) await page.waitForTimeout(Math.min(req.waitFor, remainingMs()));
-        const [html, title] = await Promise.all([page.content(), page.title()]);
+        const { html, title } = await page.evaluate(snapshot);
         return {
           html,
           title,
           status: response?.status() ?? 200,
           url: page.url(),
-          contentType: (await response?.headerValue('content-type')) ?? null,
+          contentType: response?.headers()['content-type'] ?? null,
           engine: 'browser' as const,
         };
       },
       { deadline: req.deadline, headers: req.headers },
     );
   }
+}
+
+/**
+ * The rendered document (doctype and outerHTML, as `page.content()` gives) and its title, in one round trip. It runs
+ * in the page's world: a page that tampers with its own DOM getters only changes what it returns about itself.
+ */
+function snapshot(): { html: string; title: string } {
+  const d = document.doctype;
+  const doctype = d
+    ? `<!DOCTYPE ${d.name}${d.publicId ? ` PUBLIC "${d.publicId}"` : ''}${!d.publicId && d.systemId ? ' SYSTEM' : ''}${d.systemId ? ` "${d.systemId}"` : ''}>`
+    : '';
+  return { html: doctype + (document.documentElement?.outerHTML ?? ''), title: document.title };
 }
 
 /** Maps a failed navigation onto the wire codes: timeouts are UPSTREAM_TIMEOUT, DNS and network errors UPSTREAM_ERROR. */

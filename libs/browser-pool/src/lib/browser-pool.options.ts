@@ -60,7 +60,7 @@ export interface BrowserPoolStats {
 
 export const DEFAULT_POOL_OPTIONS = {
   maxBrowsers: 1,
-  maxPagesPerBrowser: 4,
+  maxPagesPerBrowser: 2,
   retireAfterPages: 500,
   queueLimit: 100,
   blockResources: DEFAULT_BLOCKED_RESOURCES,

@@ -50,23 +50,19 @@ interface PooledBrowser {
 
 /** Returns the number of storage items a page's origin holds (local, session, IndexedDB, CacheStorage). */
 async function storageProbe(): Promise<number> {
-  let n = 0;
-  try {
-    n += localStorage.length + sessionStorage.length;
-  } catch {
-    // opaque origin
-  }
-  try {
-    n += (await indexedDB.databases()).length;
-  } catch {
-    // not available
-  }
-  try {
-    if (self.caches) n += (await caches.keys()).length;
-  } catch {
-    // not a secure context
-  }
-  return n;
+  const count = async (f: () => number | Promise<number>) => {
+    try {
+      return await f();
+    } catch {
+      return 0; // not available here (opaque origin, insecure context)
+    }
+  };
+  const counts = await Promise.all([
+    count(() => localStorage.length + sessionStorage.length),
+    count(async () => (await indexedDB.databases()).length),
+    count(async () => (self.caches ? (await caches.keys()).length : 0)),
+  ]);
+  return counts[0] + counts[1] + counts[2];
 }
 
 /**
@@ -330,8 +326,7 @@ export class BrowserPool {
     try {
       if (slot) {
         if (ok && !pb.dead && !pb.retired && (await this.isClean(slot))) {
-          await slot.page.goto('about:blank');
-          pb.idle.push(slot);
+          pb.idle.push(slot); // the next task's navigation replaces the document
         } else {
           await slot.context.close();
         }

@@ -33,4 +33,7 @@ export const CHROMIUM_ARGS = [
   '--disable-renderer-backgrounding',
   '--disable-background-timer-throttling',
   '--disable-backgrounding-occluded-windows',
+  // A reused page navigates from task to task: no previous document kept alive in the back/forward cache, and no
+  // spare renderer process warmed up ahead (contexts are long-lived, so the spare is mostly wasted work and memory).
+  '--disable-features=BackForwardCache,SpareRendererForSitePerProcess',
 ] as const;
