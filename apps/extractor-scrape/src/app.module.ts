@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { BrowserPool, resolveChromiumPath } from '@trawl/browser-pool';
 import { csv, type ExtractorScrapeEnv } from '@trawl/config';
-import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
+import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
 import { HtmlToMarkdown } from './markdown/html-to-markdown.js';
@@ -12,7 +12,10 @@ import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 
 @Module({})
 export class AppModule implements OnApplicationShutdown {
-  constructor(private readonly pool: BrowserPool) {}
+  constructor(
+    private readonly pool: BrowserPool,
+    private readonly proxy: GuardProxy,
+  ) {}
 
   static forRoot(env: ExtractorScrapeEnv): DynamicModule {
     const allow = parseAllowList(env.SSRF_ALLOW_HOSTS);
@@ -22,7 +25,14 @@ export class AppModule implements OnApplicationShutdown {
       maxBodyBytes: env.SCRAPE_MAX_BODY_BYTES,
       edgeId: env.INSTANCE_ID || `${hostname()}-${process.pid}`,
     };
-    const pool = () =>
+    // Chromium reaches the web only through the guarding proxy (every hop checked at connect time), and the route
+    // handler checks each request before it leaves the browser (a clear URL_NOT_ALLOWED for the page itself).
+    const proxy = async () => {
+      const guardProxy = new GuardProxy({ allow });
+      await guardProxy.start();
+      return guardProxy;
+    };
+    const pool = (guardProxy: GuardProxy) =>
       new BrowserPool({
         executablePath: resolveChromiumPath(env.CHROMIUM_PATH),
         maxBrowsers: env.BROWSER_MAX_BROWSERS,
@@ -32,13 +42,15 @@ export class AppModule implements OnApplicationShutdown {
         blockResources: csv(env.BROWSER_BLOCK_RESOURCES),
         reuseContexts: env.BROWSER_REUSE_CONTEXTS === 'true',
         guard: async (url) => void (await checkUrl(url, { allow })),
+        proxyServer: guardProxy.url,
       });
     return {
       module: AppModule,
       controllers: [ScrapeController],
       providers: [
         { provide: SCRAPE_SETTINGS, useValue: settings },
-        { provide: BrowserPool, useFactory: pool },
+        { provide: GuardProxy, useFactory: proxy },
+        { provide: BrowserPool, useFactory: pool, inject: [GuardProxy] },
         BrowserScrapeEngine,
         HttpScrapeEngine,
         HtmlToMarkdown,
@@ -50,5 +62,6 @@ export class AppModule implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.pool.close();
+    await this.proxy.close();
   }
 }

@@ -38,6 +38,7 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
       if (path === '/article') html(200, ARTICLE);
       else if (path === '/spa') html(200, SPA);
       else if (path === '/set-cookie') html(200, '<p>cookie set</p>', { 'set-cookie': 'sid=task-a-secret; Path=/' });
+      else if (path === '/to-metadata') res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
       else if (path === '/never') return; // never answers (closed with the server)
       else if (path === '/missing') html(404, '<title>Not here</title><h1>404</h1>');
       else html(200, `<title>echo</title><p>${path}</p>`);
@@ -91,6 +92,11 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
     expect(err).toBeInstanceOf(TrawlError);
     expect(err?.code).toBe('URL_NOT_ALLOWED');
     expect(err?.message).toContain('169.254.169.254');
+  });
+
+  it('refuses a redirect from an allowed page to the metadata address, on both engines', async () => {
+    expect((await failure({ url: `${site.url}/to-metadata` }))?.code).toBe('URL_NOT_ALLOWED');
+    expect((await failure({ url: `${site.url}/to-metadata`, engine: 'http' }))?.code).toBe('URL_NOT_ALLOWED');
   });
 
   it('fetches without running scripts on the http engine', async () => {

@@ -3,3 +3,4 @@ export * from './lib/check-url.js';
 export * from './lib/guarded-lookup.js';
 export * from './lib/safe-fetch.js';
 export * from './lib/upstream-error.js';
+export * from './lib/guard-proxy.js';

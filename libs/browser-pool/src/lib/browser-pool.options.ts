@@ -30,6 +30,11 @@ export interface BrowserPoolOptions {
   maxTasksPerContext: number;
   /** SSRF guard applied to every request the browser makes (and to redirect hops, see README). */
   guard: RequestGuard;
+  /**
+   * Forward proxy every browser request goes through (loopback included), e.g. @trawl/safe-fetch's GuardProxy, which
+   * refuses non-public addresses at connect time: the only guard that also holds for redirect hops.
+   */
+  proxyServer?: string;
   launchTimeoutMs: number;
   /** Playwright's chromium, replaceable in tests. */
   launcher?: BrowserType;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TrawlError } from '@trawl/contracts';
-import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
+import { checkUrl, GuardProxy, parseAllowList, type Resolver } from '@trawl/safe-fetch';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { BrowserPool } from './browser-pool.js';
 import type { BrowserPoolOptions } from './browser-pool.options.js';
@@ -32,6 +32,8 @@ describe('BrowserPool (real Chromium)', () => {
         res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=secret-a; Path=/' }).end('<p>cookie set</p>');
       } else if (path.startsWith('/with-image')) {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<p>pic</p><img src="/img.png"><script>document.title="ran"</script>');
+      } else if (path === '/to-internal-host') {
+        res.writeHead(302, { location: `http://internal.test:${site.port}/internal-host-secret` }).end();
       } else if (path === '/to-internal') {
         res.writeHead(302, { location: `${site.url}/internal-secret` }).end();
       } else if (path === '/hang') {
@@ -130,6 +132,26 @@ describe('BrowserPool (real Chromium)', () => {
       )
       .catch((e: unknown) => e);
     expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
+  });
+
+  it('behind the guarding proxy, refuses a redirect to an internal host before any request reaches it', async () => {
+    // Stubbed DNS: both names are 127.0.0.1; only site.test is allowlisted (by name).
+    const resolve: Resolver = async (host) => (['site.test', 'internal.test'].includes(host) ? ['127.0.0.1'] : []);
+    const named = parseAllowList('site.test');
+    const proxy = new GuardProxy({ allow: named, resolve });
+    const pool = newPool({ proxyServer: await proxy.start(), guard: async (url) => void (await checkUrl(url, { allow: named, resolve })) });
+    try {
+      const err = await pool
+        .run(async ({ page }) => void (await page.goto(`http://site.test:${site.port}/to-internal-host`)), { deadline: soon() })
+        .catch((e: unknown) => e);
+      expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
+      expect(site.requests.some((r) => r.url === '/to-internal-host')).toBe(true);
+      expect(site.requests.some((r) => r.url.includes('internal-host-secret'))).toBe(false);
+      expect(proxy.refused).toBeGreaterThanOrEqual(1);
+    } finally {
+      await pool.close();
+      await proxy.close();
+    }
   });
 
   it('rejects at once with OVERLOADED when the wait queue is full, and times out a waiter at its deadline', async () => {

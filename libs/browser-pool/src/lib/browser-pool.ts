@@ -73,7 +73,7 @@ async function storageProbe(): Promise<number> {
  * when they crash. See README for the context reuse rule.
  */
 export class BrowserPool {
-  private readonly opts: Required<Omit<BrowserPoolOptions, 'onEvent'>> & Pick<BrowserPoolOptions, 'onEvent'>;
+  private readonly opts: Required<Omit<BrowserPoolOptions, 'onEvent' | 'proxyServer'>> & Pick<BrowserPoolOptions, 'onEvent' | 'proxyServer'>;
   private readonly permits: PermitQueue;
   private readonly browsers: PooledBrowser[] = [];
   private readonly blocked: Set<string>;
@@ -206,6 +206,7 @@ export class BrowserPool {
         headless: true,
         args: [...CHROMIUM_ARGS],
         timeout: this.opts.launchTimeoutMs,
+        ...(this.opts.proxyServer ? { proxy: { server: this.opts.proxyServer } } : {}),
       })
       .then(
         (browser) => {
@@ -306,8 +307,8 @@ export class BrowserPool {
 
   /**
    * Playwright does not route the hops of a server redirect, so each redirected request is checked here as well. It
-   * cannot be held back any more, but a refused hop aborts the task with URL_NOT_ALLOWED and closes the context, so
-   * nothing it returned reaches the caller.
+   * cannot be held back here (the guarding proxy, when configured, refuses it before it leaves), but a refused hop
+   * fails the task with URL_NOT_ALLOWED and closes the context, so nothing it returned reaches the caller.
    */
   private onRequest(slot: Slot, request: Request): void {
     if (!request.redirectedFrom()) return;
