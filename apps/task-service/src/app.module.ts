@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { csv, type TaskServiceEnv } from '@trawl/config';
-import { MessagingModule } from '@trawl/messaging';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { MessagingModule, NATS_CONNECTION } from '@trawl/messaging';
 import { TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import { WebhookUrlGuard } from '@trawl/webhooks';
 import { TaskRuntimeService } from './task-runtime.service.js';
@@ -23,9 +24,13 @@ export class AppModule {
         { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)) },
         {
           provide: TaskSubmitter,
-          useFactory: (queues: TaskQueues, guard: WebhookUrlGuard) =>
-            new TaskSubmitter(queues, (url) => guard.check(url)),
-          inject: [TaskQueues, WebhookUrlGuard],
+          useFactory: (queues: TaskQueues, guard: WebhookUrlGuard, nc: NatsConnection) =>
+            new TaskSubmitter(
+              queues,
+              (url) => guard.check(url),
+              () => nc.info?.max_payload ?? 1024 * 1024,
+            ),
+          inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION],
         },
         { provide: TaskReader, useFactory: (queues: TaskQueues) => new TaskReader(queues), inject: [TaskQueues] },
         TaskRuntimeService,

@@ -331,6 +331,19 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
         'webhook',
       ],
       [{ kind: 'maps', request: { querys: ['a'], webhook: 'http://[::1]:8080/' } }, 'URL_NOT_ALLOWED', 'webhook'],
+      // 10,000 job objects (about 4 MB) would not fit in one reply on this NATS (max_payload 1 MB).
+      [
+        {
+          kind: 'url',
+          request: {
+            urls: Array.from({ length: 10_000 }, (_, i) => `https://a.test/p/${i}`),
+            webhook: hook,
+            type: 'scrape',
+          },
+        },
+        'PAYLOAD_TOO_LARGE',
+        'body',
+      ],
     ];
     for (const [payload, code, field] of cases) {
       const err = await submit(payload).catch((e: unknown) => e);

@@ -3,6 +3,7 @@ import {
   appendUrlParams,
   DEFAULT_JOB_OPTIONS,
   QUEUES,
+  TrawlError,
   URL_QUEUE_BY_TYPE,
   type MapsBatchRequestDto,
   type SearchBatchRequestDto,
@@ -32,7 +33,27 @@ export class TaskSubmitter {
   constructor(
     private readonly queues: TaskQueues,
     private readonly checkWebhook: WebhookUrlCheck,
+    /** Largest reply the transport carries (NATS max_payload); a batch whose reply would not fit is refused. */
+    private readonly maxReplyBytes: () => number = () => Number.POSITIVE_INFINITY,
   ) {}
+
+  /**
+   * Refuses, before any job exists, a batch whose reply (its job objects) would exceed the transport's message size:
+   * the jobs would be created but the caller would never learn their ids.
+   */
+  private assertReplyFits(data: TaskJobData[]): void {
+    const limit = this.maxReplyBytes() - 4096;
+    // Per job: the data echo plus ~400 bytes of fixed fields (name, opts, 43-character id, timestamp, ...).
+    let size = 0;
+    for (const d of data) size += Buffer.byteLength(JSON.stringify(d)) + 400;
+    if (size > limit) {
+      throw new TrawlError(
+        'PAYLOAD_TOO_LARGE',
+        `the reply to this batch (${data.length} jobs, about ${Math.ceil(size / 1024)} KB) exceeds the largest message (${Math.floor(limit / 1024)} KB); split the batch`,
+        { field: 'body' },
+      );
+    }
+  }
 
   async submit(payload: unknown): Promise<TaskSubmitReply> {
     const req = parseTaskSubmitRequest(payload);
@@ -65,6 +86,7 @@ export class TaskSubmitter {
       };
       return { name: req.type, data, opts: jobOptions(newJobId(queue)) };
     });
+    this.assertReplyFits(jobs.map((j) => j.data));
     const added = await this.queues.queue(queue).addBulk(jobs);
     return { jobs: added.map(toBatchJob) };
   }
@@ -97,6 +119,7 @@ export class TaskSubmitter {
     data: TaskJobData,
     children: QueryJobData[],
   ): Promise<TaskSubmitReply> {
+    this.assertReplyFits([data]);
     const parentId = newJobId(QUEUES.batch);
     const node = await this.queues.flows.add({
       name,

@@ -50,7 +50,10 @@ export class TaskWorkers {
         after(job, outcomeQueue ? () => this.outcomes.publish(job, 'completed') : (j) => this.moveParentProgress(j)),
       );
       worker.on('failed', (job: Job | undefined) =>
-        after(job, outcomeQueue ? (j) => this.outcomes.jobSettled(name, String(j.id)) : (j) => this.moveParentProgress(j)),
+        after(
+          job,
+          outcomeQueue ? (j) => this.outcomes.jobSettled(name, String(j.id)) : (j) => this.moveParentProgress(j),
+        ),
       );
       worker.on('error', (e) => this.options.onError?.(`worker of ${name}`, e));
       this.workers.push(worker);
