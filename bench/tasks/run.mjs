@@ -10,6 +10,7 @@
 // Prints one JSON line per round and a summary line. Stops every process it started.
 //
 // Usage: node bench/tasks/run.mjs [--urls 10000] [--concurrency 16] [--rounds 1] [--no-build]
+//        tuning only: [--noop-only] [--profile <dir>]
 // Env: TRAWL_SHARED_DIR (default ../shared), SKIP_BUILD=1.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,8 @@ const N = Number(arg('urls', 10_000));
 const concurrency = Number(arg('concurrency', 16));
 const rounds = Number(arg('rounds', 1));
 const skipBuild = argv.includes('--no-build') || process.env.SKIP_BUILD === '1';
+const noopOnly = argv.includes('--noop-only'); // tuning runs only: task machinery and bare BullMQ, no real scrape
+const profileDir = arg('profile', ''); // tuning: write task-service and dispatcher CPU profiles here
 const shared = resolve(process.env.TRAWL_SHARED_DIR ?? join(root, '..', 'shared'));
 const log = (...m) => console.error('[bench:tasks]', ...m);
 const SECRET = `whsec_${Buffer.from('bench-tasks-signing-secret-0123456789').toString('base64')}`;
@@ -165,16 +168,18 @@ async function main() {
     start('extractor-scrape', process.execPath, [main('extractor-scrape')], {
       env: { ...common, SCRAPE_DEFAULT_ENGINE: 'http', INSTANCE_ID: 'bench-scrape' },
     });
-    start('task-service', process.execPath, [main('task-service')], {
+    const prof = (name) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir), '--cpu-prof-name', `${name}.cpuprofile`] : []);
+    start('task-service', process.execPath, [...prof('task-service'), main('task-service')], {
       env: {
         ...common,
         REDIS_URL: redisUrl,
         TASK_CONCURRENCY_SCRAPE: String(concurrency),
         TASK_SCRAPE_ENGINE: 'http',
         TASK_SCRAPE_FORMATS: 'markdown',
+        TASK_SHUTDOWN_GRACE_MS: '1000',
       },
     });
-    start('webhook-dispatcher', process.execPath, [main('webhook-dispatcher')], {
+    start('webhook-dispatcher', process.execPath, [...prof('webhook-dispatcher'), main('webhook-dispatcher')], {
       env: { ...common, WEBHOOK_SIGNING_SECRET: SECRET, WEBHOOK_CONCURRENCY: '64' },
     });
     const gatewayPort = await freePort();
@@ -298,7 +303,7 @@ async function main() {
       results.push(out);
     };
     for (let r = 0; r < rounds; r++) {
-      record(await trawlRound('trawl'));
+      if (!noopOnly) record(await trawlRound('trawl'));
       record(await bareRound());
     }
     // Then the task machinery alone: the real extractor stops, an instant stand-in answers the scrape subject.
