@@ -69,6 +69,10 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       if (q === 'nowhere') throw new TrawlError('UPSTREAM_NOT_FOUND', 'no such place');
       return { data: { organicResults: [{ name: `place for ${q}` }] }, q };
     });
+    serveSubject(nc, SUBJECTS.searchWeb, (data) => {
+      const { q, gl, num } = data as { q: string; gl: string; num: number };
+      return { results: [{ title: `result for ${q}` }], location: { htmlLang: 'en' }, gl, num };
+    });
     await nc.flush();
 
     receiver = await startSignedReceiver(SECRET);
@@ -248,6 +252,44 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
     const { event: _event, ...payloadRecord } = d.body as TaskRecord & { event: string };
     expect(payloadRecord).toEqual(record);
     expect(record).toMatchObject({ status: 'completed', progress: 100 });
+  });
+
+  it('runs a search batch as one parent job whose outcome lists each query with the batch defaults applied', async () => {
+    const { jobs } = await submit({
+      kind: 'search',
+      request: { querys: ['espresso', 'flat white'], webhook: `${receiver.url}/search`, cr: 'countryGR' },
+    });
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({
+      name: 'search-batch',
+      data: {
+        querys: ['espresso', 'flat white'],
+        start: 0,
+        num: 100,
+        hl: 'en',
+        gl: 'US',
+        cr: 'countryGR',
+        timeout: 25000,
+      },
+      opts: SPEC_OPTS,
+    });
+    const [[d]] = await outcomesOf(receiver, [jobs[0].id]);
+    expect(d.verified).toBe(true);
+    expect(d.body).toMatchObject({
+      event: 'task.completed',
+      data: {
+        completed: 2,
+        failed: 0,
+        results: [
+          {
+            query: 'espresso',
+            status: 'completed',
+            data: { results: [{ title: 'result for espresso' }], gl: 'US', num: 100 },
+          },
+          { query: 'flat white', status: 'completed' },
+        ],
+      },
+    });
   });
 
   it('delivers to a receiver that answers 500 three times, with the same webhook-id on every attempt', async () => {
