@@ -41,6 +41,7 @@ export class AppModule implements OnApplicationShutdown {
         queueLimit: env.BROWSER_QUEUE_LIMIT,
         blockResources: csv(env.BROWSER_BLOCK_RESOURCES),
         reuseContexts: env.BROWSER_REUSE_CONTEXTS === 'true',
+        maxTasksPerContext: env.BROWSER_MAX_TASKS_PER_CONTEXT,
         guard: async (url) => void (await checkUrl(url, { allow })),
         proxyServer: guardProxy.url,
       });

@@ -1,5 +1,5 @@
 import { TrawlError } from '@trawl/contracts';
-import { chromium, type Browser, type BrowserContext, type Page, type Request, type Route } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type Request, type Route } from 'playwright-core';
 import { CHROMIUM_ARGS } from './chromium-path.js';
 import { DEFAULT_POOL_OPTIONS, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool.options.js';
 import { PermitQueue } from './permit-queue.js';
@@ -30,6 +30,7 @@ interface TaskState {
 interface Slot {
   context: BrowserContext;
   page: Page;
+  cdp?: CDPSession;
   uses: number;
   withHeaders: boolean;
   crashed: boolean;
@@ -327,6 +328,10 @@ export class BrowserPool {
     try {
       if (slot) {
         if (ok && !pb.dead && !pb.retired && (await this.isClean(slot))) {
+          if (slot.uses % this.opts.gcEveryTasks === 0) {
+            slot.cdp ??= await slot.context.newCDPSession(slot.page);
+            await slot.cdp.send('HeapProfiler.collectGarbage');
+          }
           pb.idle.push(slot); // the next task's navigation replaces the document
         } else {
           await slot.context.close();

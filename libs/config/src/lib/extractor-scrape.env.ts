@@ -52,6 +52,14 @@ export class ExtractorScrapeEnv extends BaseEnv {
   @IsIn(['true', 'false'])
   BROWSER_REUSE_CONTEXTS: string = 'true';
 
+  /**
+   * Scrapes one reused context serves before it is closed and replaced (its renderer also collects garbage every
+   * 10 scrapes; see browser-pool).
+   */
+  @IsInt()
+  @Min(1)
+  BROWSER_MAX_TASKS_PER_CONTEXT: number = 50;
+
   /** Chromium binary; empty picks Playwright's bundled build when installed, else /usr/bin/chromium. */
   @IsString()
   CHROMIUM_PATH: string = '';
