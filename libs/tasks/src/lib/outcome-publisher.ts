@@ -120,18 +120,22 @@ export class OutcomePublisher {
     for (const name of OUTCOME_QUEUES) {
       const queue = this.queues.queue(name);
       for (const state of ['completed', 'failed'] as const) {
-        const ids = await redis.zrangebyscore(queue.keys[state], from, to);
-        for (let i = 0; i < ids.length && !this.closed; i += 500) {
-          const chunk = ids.slice(i, i + 500);
-          const jobs = await Promise.all(chunk.map((id) => Job.fromId<TaskJobData>(queue, id)));
-          const pending = jobs.filter((j): j is Job<TaskJobData> => j !== undefined && j.finishedOn !== undefined);
-          if (pending.length === 0) continue;
-          const marks = await redis.zmscore(
-            this.publishedKey,
-            ...pending.map((j) => outcomeEventId(String(j.id), j.finishedOn ?? 0)),
-          );
-          for (const [k, job] of pending.entries()) {
-            if (marks[k] === null) await this.publish(job, state);
+        // The finished set's score is the job's finishedOn, so the event ids (and their marks) are known before any
+        // job is read: only jobs whose outcome has no mark are loaded.
+        const flat = await redis.zrangebyscore(queue.keys[state], from, to, 'WITHSCORES');
+        for (let i = 0; i < flat.length && !this.closed; i += 1000) {
+          const chunk = flat.slice(i, i + 1000);
+          const ids: string[] = [];
+          const eventIds: string[] = [];
+          for (let k = 0; k < chunk.length; k += 2) {
+            ids.push(chunk[k]);
+            eventIds.push(outcomeEventId(chunk[k], Number(chunk[k + 1])));
+          }
+          const marks = await redis.zmscore(this.publishedKey, ...eventIds);
+          for (const [k, id] of ids.entries()) {
+            if (marks[k] !== null) continue;
+            const job = await Job.fromId<TaskJobData>(queue, id);
+            if (job?.finishedOn !== undefined) await this.publish(job, state);
           }
         }
       }
