@@ -36,4 +36,6 @@ export const CHROMIUM_ARGS = [
   // A reused page navigates from task to task: no previous document kept alive in the back/forward cache, and no
   // spare renderer process warmed up ahead (contexts are long-lived, so the spare is mostly wasted work and memory).
   '--disable-features=BackForwardCache,SpareRendererForSitePerProcess',
+  // Software compositing in the browser process: one process fewer (about 70 MB PSS) and less IPC per frame.
+  '--in-process-gpu',
 ] as const;
