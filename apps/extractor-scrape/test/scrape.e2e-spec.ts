@@ -39,6 +39,7 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
       else if (path === '/spa') html(200, SPA);
       else if (path === '/set-cookie') html(200, '<p>cookie set</p>', { 'set-cookie': 'sid=task-a-secret; Path=/' });
       else if (path === '/to-metadata') res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      else if (path === '/late') html(200, '<p id="x">early</p><script>setTimeout(() => { document.getElementById("x").textContent = "late content"; }, 300);</script>');
       else if (path === '/never') return; // never answers (closed with the server)
       else if (path === '/missing') html(404, '<title>Not here</title><h1>404</h1>');
       else html(200, `<title>echo</title><p>${path}</p>`);
@@ -113,6 +114,11 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
     expect(article.metadata.engine).toBe('http');
     expect(spa.metadata.engine).toBe('browser');
     expect(spa.markdown).toContain('## Client side content');
+  });
+
+  it('waits `waitFor` milliseconds after load before reading the page', async () => {
+    const result = await scrape({ url: `${site.url}/late`, waitFor: 1000 });
+    expect(result.markdown).toContain('late content');
   });
 
   it('returns a 404 page as a result carrying rawStatus 404', async () => {
