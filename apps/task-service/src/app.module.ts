@@ -3,15 +3,16 @@ import { csv, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingModule, NATS_CONNECTION } from '@trawl/messaging';
 import { TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
+import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
 import { TaskRuntimeService } from './task-runtime.service.js';
-import { TASK_SERVICE_ENV } from './task-service.tokens.js';
+import { TASK_METRICS, TASK_SERVICE_ENV } from './task-service.tokens.js';
 import { TasksController } from './tasks.controller.js';
 
 /** task-service: batch submission and lookup over NATS, BullMQ workers, outcome publishing. */
 @Module({})
 export class AppModule {
-  static forRoot(env: TaskServiceEnv): DynamicModule {
+  static forRoot(env: TaskServiceEnv, metrics: TrawlMetrics | null = null): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -20,6 +21,7 @@ export class AppModule {
       controllers: [TasksController],
       providers: [
         { provide: TASK_SERVICE_ENV, useValue: env },
+        { provide: TASK_METRICS, useValue: metrics },
         { provide: TaskQueues, useFactory: () => new TaskQueues({ redisUrl: env.REDIS_URL }) },
         { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)) },
         {

@@ -1,13 +1,12 @@
-import { loadEnv, TaskServiceEnv } from '@trawl/config';
-import { createTaskServiceApp } from './task-service-app.factory.js';
+import { loadEnv } from '@trawl/config';
+import { startTelemetry, TelemetryEnv } from '@trawl/telemetry';
 
-async function main(): Promise<void> {
-  const env = loadEnv(TaskServiceEnv);
-  const app = await createTaskServiceApp(env);
-  await app.listen();
-}
-
-main().catch((error: unknown) => {
+// Telemetry first: the app is imported only after the SDK can patch what it loads (see libs/telemetry).
+try {
+  const telemetry = await startTelemetry({ serviceName: 'task-service', env: loadEnv(TelemetryEnv) });
+  const { bootstrap } = await import('./bootstrap.js');
+  await bootstrap({ telemetry });
+} catch (error: unknown) {
   console.error(error);
   process.exit(1);
-});
+}

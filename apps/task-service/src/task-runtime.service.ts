@@ -18,7 +18,8 @@ import {
   TaskQueues,
   TaskWorkers,
 } from '@trawl/tasks';
-import { TASK_SERVICE_ENV } from './task-service.tokens.js';
+import type { TrawlMetrics } from '@trawl/telemetry';
+import { TASK_METRICS, TASK_SERVICE_ENV } from './task-service.tokens.js';
 
 /**
  * Starts what runs beside the NATS handlers: the outcome stream, the queue workers and the outcome sweep; stops them
@@ -35,6 +36,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly messaging: MessagingClient,
     private readonly queues: TaskQueues,
+    @Inject(TASK_METRICS) private readonly metrics: TrawlMetrics | null,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -57,6 +59,11 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
         onError,
       },
     );
+    this.metrics?.queue.addDepthReader(async () => {
+      const counts: Record<string, Record<string, number>> = {};
+      for (const name of Object.values(QUEUES)) counts[name] = await this.queues.queue(name).getJobCounts();
+      return counts;
+    });
     if (env.TASK_WORKERS_ENABLED !== 'true') return;
     const processors = new TaskProcessors(this.messaging, {
       scrapeFormats: csv(env.TASK_SCRAPE_FORMATS) as ScrapeFormat[],
@@ -77,6 +84,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
       stalledIntervalMs: env.TASK_STALLED_INTERVAL_MS,
       maxStalledCount: env.TASK_MAX_STALLED_COUNT,
       onError,
+      onAttempt: (queue, outcome) => this.metrics?.queue.jobs.inc({ queue, outcome }),
     });
     this.workers.start();
     this.outcomes.startSweeping();

@@ -1,8 +1,9 @@
 import { NestFactory } from '@nestjs/core';
-import type { INestMicroservice, LogLevel } from '@nestjs/common';
+import type { INestMicroservice, LoggerService, LogLevel } from '@nestjs/common';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
 import { natsServerOptions } from '@trawl/messaging';
+import type { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 
 const NEST_LOG_LEVELS: Record<TaskServiceEnv['LOG_LEVEL'], LogLevel[] | false> = {
@@ -15,15 +16,23 @@ const NEST_LOG_LEVELS: Record<TaskServiceEnv['LOG_LEVEL'], LogLevel[] | false> =
   silent: false,
 };
 
+export interface TaskServiceAppOptions {
+  /** Nest's logger (the service's pino logger); by default Nest's own, at LOG_LEVEL. */
+  logger?: LoggerService;
+  metrics?: TrawlMetrics;
+}
+
 /** The task-service microservice (not yet listening): NATS handlers in the task-service queue group. */
-export async function createTaskServiceApp(env: TaskServiceEnv): Promise<INestMicroservice> {
-  const app = await NestFactory.createMicroservice(AppModule.forRoot(env), {
+export async function createTaskServiceApp(
+  env: TaskServiceEnv,
+  options: TaskServiceAppOptions = {},
+): Promise<INestMicroservice> {
+  const app = await NestFactory.createMicroservice(AppModule.forRoot(env, options.metrics ?? null), {
     ...natsServerOptions(csv(env.NATS_URL), QUEUE_GROUPS.taskService, {
       name: `task-service-${env.INSTANCE_ID || process.pid}`,
       gracePeriodMs: env.TASK_SHUTDOWN_GRACE_MS,
     }),
-    logger: NEST_LOG_LEVELS[env.LOG_LEVEL],
+    logger: options.logger ?? NEST_LOG_LEVELS[env.LOG_LEVEL],
   });
-  app.enableShutdownHooks();
   return app;
 }

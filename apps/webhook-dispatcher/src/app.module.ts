@@ -1,13 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { csv, type WebhookDispatcherEnv } from '@trawl/config';
 import { MessagingModule } from '@trawl/messaging';
+import type { TrawlMetrics } from '@trawl/telemetry';
 import { DispatcherService } from './dispatcher.service.js';
-import { WEBHOOK_DISPATCHER_ENV } from './webhook-dispatcher.tokens.js';
+import { WEBHOOK_DISPATCHER_ENV, WEBHOOK_METRICS } from './webhook-dispatcher.tokens.js';
 
 /** webhook-dispatcher: delivers task outcomes from JetStream to the callers' webhooks. */
 @Module({})
 export class AppModule {
-  static forRoot(env: WebhookDispatcherEnv): DynamicModule {
+  static forRoot(env: WebhookDispatcherEnv, metrics: TrawlMetrics | null = null): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -16,7 +17,11 @@ export class AppModule {
           name: `webhook-dispatcher-${env.INSTANCE_ID || process.pid}`,
         }),
       ],
-      providers: [{ provide: WEBHOOK_DISPATCHER_ENV, useValue: env }, DispatcherService],
+      providers: [
+        { provide: WEBHOOK_DISPATCHER_ENV, useValue: env },
+        { provide: WEBHOOK_METRICS, useValue: metrics },
+        DispatcherService,
+      ],
     };
   }
 }

@@ -10,8 +10,9 @@ import { Redis } from 'ioredis';
 import { csv, type WebhookDispatcherEnv } from '@trawl/config';
 import { webhookSecretForKey } from '@trawl/keys';
 import { NATS_CONNECTION } from '@trawl/messaging';
+import type { TrawlMetrics } from '@trawl/telemetry';
 import { parseRetrySchedule, WebhookDispatcher, WebhookSender, WebhookUrlGuard } from '@trawl/webhooks';
-import { WEBHOOK_DISPATCHER_ENV } from './webhook-dispatcher.tokens.js';
+import { WEBHOOK_DISPATCHER_ENV, WEBHOOK_METRICS } from './webhook-dispatcher.tokens.js';
 
 /** Runs the webhook dispatcher for the life of the app; on shutdown finishes the deliveries in flight. */
 @Injectable()
@@ -24,6 +25,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
   constructor(
     @Inject(WEBHOOK_DISPATCHER_ENV) private readonly env: WebhookDispatcherEnv,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(WEBHOOK_METRICS) private readonly metrics: TrawlMetrics | null,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -45,6 +47,10 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
         schedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
         jitter: env.WEBHOOK_RETRY_JITTER,
         maxRetryAfterMs: env.WEBHOOK_MAX_RETRY_AFTER_MS,
+      },
+      observe: (outcome, seconds) => {
+        this.metrics?.webhook.deliveries.inc({ outcome });
+        this.metrics?.webhook.duration.observe({ outcome }, seconds);
       },
       log: (level, message, e) => {
         const text = e === undefined ? message : `${message}: ${e instanceof Error ? e.message : String(e)}`;

@@ -2,6 +2,12 @@ import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseEnv } from './base.env.js';
 
 export class TaskServiceEnv extends BaseEnv {
+  /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT: number = 9464;
+
   /** Redis holding the BullMQ queues (task state). */
   @IsString()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be redis://host:port (or rediss://)' })

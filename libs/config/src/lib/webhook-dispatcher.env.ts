@@ -2,6 +2,12 @@ import { IsInt, IsNumber, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseEnv } from './base.env.js';
 
 export class WebhookDispatcherEnv extends BaseEnv {
+  /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT: number = 9464;
+
   /** Standard Webhooks secret: `whsec_` then base64 of at least 24 random bytes. */
   @IsString()
   @Matches(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, {

@@ -14,6 +14,8 @@ export interface TaskWorkersOptions {
   /** Stalls allowed before the job fails. */
   maxStalledCount: number;
   onError?: (message: string, error: unknown) => void;
+  /** Observes each attempt's end (metrics): completed, failed for good, or retried. */
+  onAttempt?: (queue: QueueName, outcome: 'completed' | 'failed' | 'retried') => void;
 }
 
 /**
@@ -49,6 +51,12 @@ export class TaskWorkers {
       worker.on('completed', (job: Job<TaskJobData>) =>
         after(job, outcomeQueue ? () => this.outcomes.publish(job, 'completed') : (j) => this.moveParentProgress(j)),
       );
+      worker.on('completed', () => this.options.onAttempt?.(name, 'completed'));
+      worker.on('failed', (job: Job | undefined) => {
+        if (!job) return;
+        const final = job.finishedOn !== undefined || job.attemptsMade >= (job.opts.attempts ?? 1);
+        this.options.onAttempt?.(name, final ? 'failed' : 'retried');
+      });
       worker.on('failed', (job: Job | undefined) =>
         after(
           job,

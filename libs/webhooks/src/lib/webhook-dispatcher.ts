@@ -25,6 +25,8 @@ export interface WebhookDispatcherOptions {
   ackWaitMs: number;
   retry: RetryPolicy;
   log?: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
+  /** Observes each delivery attempt (metrics): delivered, retry (will be retried) or failed (gone, dead-lettered). */
+  observe?: (outcome: 'delivered' | 'retry' | 'failed', seconds: number) => void;
 }
 
 /** Ensures the dead-letter stream exists. */
@@ -117,22 +119,29 @@ export class WebhookDispatcher {
       return;
     }
     const attempt = m.info.deliveryCount;
+    const started = performance.now();
     const result = await this.sender.deliver(event);
+    const observe = (outcome: 'delivered' | 'retry' | 'failed') =>
+      this.options.observe?.(outcome, (performance.now() - started) / 1000);
     switch (result.outcome) {
       case 'delivered':
         m.ack();
+        observe('delivered');
         return;
       case 'gone':
         this.options.log?.('info', `webhook of ${event.eventId} answered 410 Gone; not retried`);
         m.term('410 Gone');
+        observe('failed');
         return;
       case 'refused':
         await this.deadLetter(m, event, result.reason, attempt, null);
+        observe('failed');
         return;
       case 'retry': {
         const delay = retryDelay(this.options.retry, attempt, result.retryAfterMs);
         if (delay === undefined) await this.deadLetter(m, event, result.reason, attempt, result.status);
         else m.nak(delay);
+        observe(delay === undefined ? 'failed' : 'retry');
         return;
       }
     }
