@@ -18,7 +18,13 @@ ensure_node() {
 ensure_node_modules() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "installing npm dependencies (npm ci)"
-    npm ci --no-audit --no-fund
+    # A registry mirror may lack some platform-specific optional binaries (other OSes' @swc/core builds, say), so the
+    # lock file has no entry for them and `npm ci` refuses it as out of sync. `npm install` honours the same lock and
+    # skips optional packages it cannot fetch, so it is the fallback.
+    if ! npm ci --no-audit --no-fund; then
+      log "npm ci refused the lock file; installing with npm install (same lock, optional binaries may be skipped)"
+      npm install --no-audit --no-fund
+    fi
   fi
 }
 
