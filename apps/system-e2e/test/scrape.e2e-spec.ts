@@ -46,6 +46,7 @@ describe('scrape through the whole stack (processes, real NATS and Chromium)', (
     expect(data.markdown).toContain('**nine**');
     expect(data.markdown).toMatch(/[-*]\s+Monday/);
     expect(data.markdown).toContain('[Next page]');
+    expect(data.markdown).not.toContain('Trawl fixture'); // the <title> is metadata, not page content
     const html = decodeScrapeHtml(data.html);
     expect(html).toContain('<h1>Opening hours</h1>');
     expect(html).toContain('<title>Trawl fixture</title>');

@@ -15,4 +15,12 @@ describe('HtmlToMarkdown', () => {
     const out = md.convert('<style>p{color:red}</style><p>kept</p><script>var secret = 1</script>');
     expect(out).toBe('kept');
   });
+
+  it('leaves the document head, title included, out of the Markdown', () => {
+    const out = md.convert(
+      '<!doctype html><html><head><title>Page title</title><meta name="x" content="y"></head><body><h1>Body heading</h1><p>text</p></body></html>',
+    );
+    expect(out).not.toContain('Page title');
+    expect(out.startsWith('# Body heading')).toBe(true);
+  });
 });
