@@ -37,10 +37,10 @@ if reachable "$REDIS_URL"; then log "using Redis at $REDIS_URL"; else
   redis-server --port "$rport" --bind 127.0.0.1 --dir "$RUN_DIR" --save '' --appendonly yes >"$RUN_DIR/redis.log" 2>&1 &
   pids+=($!)
 fi
-if reachable "$NATS_URL"; then log "using NATS at $NATS_URL (JetStream must be enabled)"; else
+if reachable "$NATS_URL"; then log "using NATS at $NATS_URL (JetStream must be enabled; max_payload 8MB for large batches)"; else
   read -r _ nport < <(host_port "$NATS_URL")
   log "starting nats-server -js on 127.0.0.1:$nport"
-  nats-server -a 127.0.0.1 -p "$nport" -js -sd "$RUN_DIR/jetstream" >"$RUN_DIR/nats.log" 2>&1 &
+  nats-server -c deploy/nats/nats.conf -a 127.0.0.1 -p "$nport" -js -sd "$RUN_DIR/jetstream" >"$RUN_DIR/nats.log" 2>&1 &
   pids+=($!)
 fi
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
@@ -38,12 +38,19 @@ export async function startRedis(): Promise<TestServer> {
   };
 }
 
-/** Starts a real nats-server with JetStream (file store in a temp dir) on a free port. */
-export async function startNats(): Promise<TestServer & { restart(): Promise<void> }> {
+/**
+ * Starts a real nats-server with JetStream (file store in a temp dir) on a free port, with Trawl's `max_payload`
+ * (8 MB, as deploy/nats/nats.conf: a 10,000-URL batch reply is about 4.7 MB) unless `maxPayload` says otherwise.
+ */
+export async function startNats(
+  options: { maxPayload?: string } = {},
+): Promise<TestServer & { restart(): Promise<void> }> {
   const bin = findBinary('nats-server', ['/usr/bin/nats-server', '/usr/local/bin/nats-server']);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'trawl-nats-'));
-  const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir];
+  const conf = join(dir, 'nats.conf');
+  writeFileSync(conf, `max_payload: ${options.maxPayload ?? '8MB'}\n`);
+  const args = ['-c', conf, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream')];
   let proc = startProcess(bin, args);
   await waitForPort(port, '127.0.0.1', 20_000, proc);
   return {
