@@ -42,7 +42,8 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
 
   beforeAll(async () => {
     redis = await startRedis();
-    nats = await startNats();
+    // NATS's 1 MB default (not Trawl's 8 MB) so that the refusal of a batch whose reply would not fit is tested.
+    nats = await startNats({ maxPayload: '1MB' });
     nc = await connectNats([nats.url], 'task-service-e2e');
     client = new MessagingClient(nc);
 
