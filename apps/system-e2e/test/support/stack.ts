@@ -30,6 +30,8 @@ export interface Stack {
   natsUrl: string;
   redisUrl: string;
   services: Map<ServiceName, RunningProcess>;
+  /** Where each service answers `/metrics`: its METRICS_PORT (the gateway: its PORT). */
+  metricsPorts: Map<ServiceName, number>;
   /** Starts (again) one service with the stack's environment. */
   startService(name: ServiceName, extraEnv?: Record<string, string>): Promise<RunningProcess>;
   stop(): Promise<void>;
@@ -55,6 +57,7 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
   const redis: TestServer = await startRedis();
   const port = await freePort();
   const services = new Map<ServiceName, RunningProcess>();
+  const metricsPorts = new Map<ServiceName, number>();
   const baseEnv: Record<string, string> = {
     ...(process.env as Record<string, string>),
     NATS_URL: nats.url,
@@ -74,6 +77,7 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
       env: { ...baseEnv, METRICS_PORT: String(metricsPort), INSTANCE_ID: `${name}-e2e`, ...extraEnv },
     });
     services.set(name, proc);
+    metricsPorts.set(name, name === 'gateway' ? port : metricsPort);
     // Every service answers /health/ready on its METRICS_PORT (the gateway on its PORT) once it serves NATS.
     if (name !== 'gateway') {
       await eventually(async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok, 60_000).catch((e: unknown) => {
@@ -89,6 +93,7 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
     natsUrl: nats.url,
     redisUrl: redis.url,
     services,
+    metricsPorts,
     startService,
     async stop() {
       await Promise.all([...services.values()].map((p) => p.stop()));

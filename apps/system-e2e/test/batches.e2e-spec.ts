@@ -1,0 +1,184 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  freePort,
+  startLoopbackHttp,
+  startProcess,
+  waitForPort,
+  type LoopbackServer,
+  type RunningProcess,
+} from '@trawl/testing';
+import { callApi, SIGNING_SECRET, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
+import { startWebhookReceiver, type Delivery, type WebhookReceiver } from './support/webhook-receiver.js';
+
+const SPEC_OPTS = { attempts: 5, removeOnComplete: 300000, removeOnFail: 100000, backoff: { type: 'fixed', delay: 1000 } };
+
+/**
+ * Issue 4, "must show": asynchronous batches through the whole system. The gateway, task-service,
+ * webhook-dispatcher, extractor-scrape and extractor-maps run as processes on real Redis and NATS (JetStream); pages
+ * come from a loopback server, maps from the upstream simulator (a process), and outcomes go to loopback receivers
+ * that verify each signature with the standardwebhooks library.
+ */
+describe('asynchronous batches through the whole stack (processes, real Redis and NATS)', () => {
+  let simulator: RunningProcess;
+  let site: LoopbackServer;
+  let receiver: WebhookReceiver;
+  let flaky: WebhookReceiver;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    const simPort = await freePort();
+    simulator = startProcess(process.execPath, [join(WORKSPACE_ROOT, 'dist/tools/upstream-simulator/src/main.js')], {
+      env: { ...process.env, SIMULATOR_PORT: String(simPort) },
+    });
+    site = await startLoopbackHttp((req, res) => {
+      const path = req.url ?? '/';
+      if (path.startsWith('/hang')) return; // never answers (closed with the server)
+      const found = path.startsWith('/p/');
+      res.writeHead(found ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        found
+          ? `<!doctype html><html><head><title>Page ${path}</title></head><body><h1>Page ${path}</h1></body></html>`
+          : '<!doctype html><html><head><title>Not found</title></head><body><h1>Not found</h1></body></html>',
+      );
+    });
+    receiver = await startWebhookReceiver(SIGNING_SECRET);
+    flaky = await startWebhookReceiver(SIGNING_SECRET, (attempt) => (attempt <= 3 ? 500 : 200));
+    await waitForPort(simPort, '127.0.0.1', 20_000, simulator);
+    stack = await startStack(['gateway', 'task-service', 'webhook-dispatcher', 'extractor-scrape', 'extractor-maps'], {
+      SSRF_ALLOW_HOSTS: '127.0.0.1',
+      MAPS_BASE_URL: `http://127.0.0.1:${simPort}`,
+      TASK_SCRAPE_ENGINE: 'http',
+      TASK_CONCURRENCY_SCRAPE: '16',
+      WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms',
+    });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await simulator?.stop();
+    await Promise.all([site?.close(), receiver?.close(), flaky?.close()]);
+  });
+
+  /** The record GET /extractTask/{id} answers, through the gateway. */
+  async function lookup(id: string) {
+    const res = await callApi(stack, 'GET', `/extractTask/${encodeURIComponent(id)}`);
+    expect(res.status).toBe(200);
+    return res.body.data;
+  }
+
+  /** The webhook payload is the task record plus `event`; task lookup must answer the same record. */
+  async function expectLookupAgrees(d: Delivery): Promise<void> {
+    const { event: _event, ...payloadRecord } = d.body;
+    expect(await lookup(d.body.taskId)).toEqual(payloadRecord);
+  }
+
+  async function submitUrls(urls: string[], webhook: string, extra: Record<string, unknown> = {}) {
+    const res = await callApi(stack, 'POST', '/extractTask/batch', { urls, webhook, type: 'scrape', ...extra });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(urls.length);
+    return res.body.data as { id: string; opts: unknown; attemptsMade: number }[];
+  }
+
+  it('delivers exactly one signed outcome per task of a 100-URL batch and a 5-query maps batch, and task lookup agrees with each', async () => {
+    const urls = Array.from({ length: 100 }, (_, i) => `${site.url}/p/${i}`);
+    const [urlJobs, mapsRes] = await Promise.all([
+      submitUrls(urls, `${receiver.url}/urls`),
+      callApi(stack, 'POST', '/extractTask/batch/maps', {
+        querys: ['coffee athens', 'museum of modern art', 'bike repair berlin', 'bakery paris', 'park oslo'],
+        webhook: `${receiver.url}/maps`,
+        num: 20,
+      }),
+    ]);
+    expect(mapsRes.status).toBe(200);
+    expect(mapsRes.body.data).toHaveLength(1);
+    const mapsJob = mapsRes.body.data[0];
+    expect(mapsJob).toMatchObject({ name: 'maps-batch', opts: SPEC_OPTS, attemptsMade: 0, progress: 0 });
+    for (const job of urlJobs) expect(job).toMatchObject({ opts: SPEC_OPTS, attemptsMade: 0 });
+
+    const ids = [...urlJobs.map((j) => j.id), mapsJob.id as string];
+    const outcomes = await receiver.outcomesOf(ids, 90_000);
+    for (const [i, deliveries] of outcomes.entries()) {
+      expect(deliveries).toHaveLength(1);
+      const [d] = deliveries;
+      expect(d.verified).toBe(true);
+      expect(d.status).toBe(200);
+      expect(d.body).toMatchObject({ event: 'task.completed', status: 'completed', attemptsMade: 1, stacktrace: [] });
+      if (i < urls.length) {
+        expect(d.body.params).toMatchObject({ url: urls[i], type: 'scrape' });
+        expect(d.body.data).toMatchObject({ sourceURL: urls[i], status: 200, rawStatus: 200 });
+        expect(d.body.data.markdown).toContain(`# Page /p/${i}`);
+      } else {
+        expect(d.body.data).toMatchObject({ completed: 5, failed: 0 });
+        expect(d.body.data.results.map((r: { query: string }) => r.query)).toEqual(mapsJob.data.querys);
+        for (const r of d.body.data.results) {
+          expect(r.status).toBe('completed');
+          // Each query's result is the maps search result, as POST /extract/search/maps answers it.
+          expect(r.data.data.searchParameters).toMatchObject({ q: r.query });
+          expect(r.data.data.organicResults).toHaveLength(20);
+          expect(r.data.data.organicResults[0].name.length).toBeGreaterThan(0);
+        }
+      }
+      await expectLookupAgrees(d);
+    }
+    // One webhook-id per task, and none shared between tasks.
+    expect(new Set(outcomes.map(([d]) => d.id)).size).toBe(ids.length);
+  }, 120_000);
+
+  it('delivers to a receiver that answers 500 three times, with the same webhook-id on every attempt', async () => {
+    const [job] = await submitUrls([`${site.url}/p/flaky`], `${flaky.url}/hook`);
+    const [deliveries] = await flaky.outcomesOf([job.id]);
+    expect(deliveries.map((d) => d.status)).toEqual([500, 500, 500, 200]);
+    expect(new Set(deliveries.map((d) => d.id)).size).toBe(1);
+    expect(deliveries.every((d) => d.verified)).toBe(true);
+    expect(deliveries[3].body).toMatchObject({ event: 'task.completed', taskId: job.id });
+    await expectLookupAgrees(deliveries[3]);
+  });
+
+  it('completes a page answered with 404 after one attempt (a result with rawStatus 404, not an error)', async () => {
+    const [job] = await submitUrls([`${site.url}/missing`], `${receiver.url}/404`);
+    const [[d]] = await receiver.outcomesOf([job.id]);
+    expect(d.body).toMatchObject({
+      event: 'task.completed',
+      attemptsMade: 1,
+      data: { rawStatus: 404, status: 200, sourceURL: `${site.url}/missing` },
+    });
+    expect(site.requests.filter((r) => r.url === '/missing')).toHaveLength(1);
+    await expectLookupAgrees(d);
+  });
+
+  it('fails a task whose page may never be fetched (a private address) after one attempt', async () => {
+    const [job] = await submitUrls(['http://10.0.0.1/private'], `${receiver.url}/refused`);
+    const [deliveries] = await receiver.outcomesOf([job.id]);
+    expect(deliveries).toHaveLength(1);
+    const [d] = deliveries;
+    expect(d.verified).toBe(true);
+    expect(d.body).toMatchObject({
+      event: 'task.failed',
+      status: 'failed',
+      attemptsMade: 1,
+      data: null,
+      error: { code: 'URL_NOT_ALLOWED', retryable: false },
+    });
+    expect(d.body.stacktrace).toHaveLength(1);
+    await expectLookupAgrees(d);
+  });
+
+  it('retries a page that times out per the job options (5 attempts, fixed backoff) and then fails it', async () => {
+    const [job] = await submitUrls([`${site.url}/hang`], `${receiver.url}/slow`, { timeout: 500 });
+    expect(job.opts).toEqual(SPEC_OPTS);
+    const [deliveries] = await receiver.outcomesOf([job.id], 60_000);
+    expect(deliveries).toHaveLength(1);
+    const [d] = deliveries;
+    expect(d.verified).toBe(true);
+    expect(d.body).toMatchObject({
+      event: 'task.failed',
+      status: 'failed',
+      attemptsMade: 5,
+      error: { code: 'UPSTREAM_TIMEOUT', retryable: true },
+    });
+    expect(d.body.stacktrace).toHaveLength(5);
+    expect(site.requests.filter((r) => r.url === '/hang')).toHaveLength(5);
+    await expectLookupAgrees(d);
+  }, 90_000);
+});
