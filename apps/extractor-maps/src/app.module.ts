@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { ExtractorMapsEnv } from '@trawl/config';
+import { NATS_TRACING } from '@trawl/messaging';
 import { GOOGLE_HOST, upstreamFetcherFromEnv, UpstreamFetcher, UpstreamOrigin, type FetchFn } from '@trawl/upstream';
 import { MapsController } from './maps.controller.js';
 import { MAPS_ORIGIN, MapsService } from './maps.service.js';
@@ -14,6 +15,7 @@ export class AppModule implements OnApplicationShutdown {
       module: AppModule,
       controllers: [MapsController],
       providers: [
+        NATS_TRACING,
         { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch) },
         { provide: MAPS_ORIGIN, useValue: new UpstreamOrigin(env.MAPS_BASE_URL, GOOGLE_HOST) },
         MapsService,

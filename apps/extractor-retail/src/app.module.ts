@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { ExtractorRetailEnv } from '@trawl/config';
+import { NATS_TRACING } from '@trawl/messaging';
 import { AMAZON_HOST, upstreamFetcherFromEnv, UpstreamFetcher, UpstreamOrigin, type FetchFn } from '@trawl/upstream';
 import { RetailController } from './retail.controller.js';
 import { RETAIL_ORIGIN, RetailService } from './retail.service.js';
@@ -14,6 +15,7 @@ export class AppModule implements OnApplicationShutdown {
       module: AppModule,
       controllers: [RetailController],
       providers: [
+        NATS_TRACING,
         { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch) },
         { provide: RETAIL_ORIGIN, useValue: new UpstreamOrigin(env.RETAIL_BASE_URL, AMAZON_HOST) },
         RetailService,

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { BrowserPool, resolveChromiumPath } from '@trawl/browser-pool';
 import { csv, type ExtractorScrapeEnv } from '@trawl/config';
+import { NATS_TRACING } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
@@ -49,6 +50,7 @@ export class AppModule implements OnApplicationShutdown {
       module: AppModule,
       controllers: [ScrapeController],
       providers: [
+        NATS_TRACING,
         { provide: SCRAPE_SETTINGS, useValue: settings },
         { provide: GuardProxy, useFactory: proxy },
         { provide: BrowserPool, useFactory: pool, inject: [GuardProxy] },

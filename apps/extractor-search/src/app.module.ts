@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { ExtractorSearchEnv } from '@trawl/config';
+import { NATS_TRACING } from '@trawl/messaging';
 import { upstreamFetcherFromEnv, UpstreamFetcher, type FetchFn } from '@trawl/upstream';
 import { WebSearchController } from './web-search.controller.js';
 import { SEARCH_SETTINGS, WebSearchService, type SearchSettings } from './web-search.service.js';
@@ -15,6 +16,7 @@ export class AppModule implements OnApplicationShutdown {
       module: AppModule,
       controllers: [WebSearchController],
       providers: [
+        NATS_TRACING,
         { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch) },
         { provide: SEARCH_SETTINGS, useValue: settings },
         WebSearchService,

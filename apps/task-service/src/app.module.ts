@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { MessagingModule, NATS_CONNECTION } from '@trawl/messaging';
+import { MessagingModule, NATS_CONNECTION, NATS_TRACING } from '@trawl/messaging';
 import { TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
@@ -20,6 +20,8 @@ export class AppModule {
       ],
       controllers: [TasksController],
       providers: [
+        // Every NATS handler continues the caller's trace (a SERVER span named after the subject).
+        NATS_TRACING,
         { provide: TASK_SERVICE_ENV, useValue: env },
         { provide: TASK_METRICS, useValue: metrics },
         { provide: TaskQueues, useFactory: () => new TaskQueues({ redisUrl: env.REDIS_URL }) },

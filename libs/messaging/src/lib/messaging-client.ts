@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors, headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
 import { isWireError, TrawlError, type RpcReply, type RpcRequest, type RpcSubject } from '@trawl/contracts';
-import { injectTraceHeaders } from '@trawl/telemetry';
+import { injectTraceHeaders, SpanKind, startSpan } from '@trawl/telemetry';
 import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.js';
 
 export interface SendOptions {
@@ -40,6 +40,22 @@ export class MessagingClient {
   ) {}
 
   async send<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<RpcReply<S>> {
+    // A CLIENT span per request (a no-op with tracing off); its context is what the headers carry.
+    const span = startSpan(`send ${subject}`, {
+      kind: SpanKind.CLIENT,
+      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.operation.type': 'send' },
+    });
+    try {
+      const reply = await span.run(() => this.request(subject, payload, options));
+      span.end();
+      return reply;
+    } catch (e) {
+      span.end(e);
+      throw e;
+    }
+  }
+
+  private async request<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<RpcReply<S>> {
     const packet: NatsRequestPacket<RpcRequest<S>> = { pattern: subject, data: payload, id: randomUUID() };
     const hdrs = natsHeaders();
     // W3C trace context of the caller travels in the NATS headers (empty when tracing is off).

@@ -1,6 +1,8 @@
 import { Job } from 'bullmq';
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS, URL_QUEUE_BY_TYPE, type QueueName, type TaskFinishedEvent } from '@trawl/contracts';
+import { injectTraceHeaders, SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import type { TaskJobData } from './task-job-data.js';
 import type { TaskQueues } from './task-queues.js';
 import { toTaskRecord } from './task-views.js';
@@ -69,8 +71,26 @@ export class OutcomePublisher {
     if (job) await this.publish(job, state);
   }
 
-  /** Publishes the outcome of a finished job (retrying), then marks it published. */
+  /**
+   * Publishes the outcome of a finished job (retrying), then marks it published. With tracing on this is a PRODUCER
+   * span in the job's trace, and the message's headers carry its context (the event's `trace` the job's).
+   */
   async publish(job: Job<TaskJobData>, state: 'completed' | 'failed'): Promise<void> {
+    if (!tracingActive()) return this.publishEvent(job, state);
+    return withExtractedContext(job.data.trace, () =>
+      traced(`send ${SUBJECTS.taskFinished}`, () => this.publishEvent(job, state, traceHeaders()), {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': SUBJECTS.taskFinished,
+          'messaging.message.id': String(job.id),
+          'messaging.operation.type': 'send',
+        },
+      }),
+    );
+  }
+
+  private async publishEvent(job: Job<TaskJobData>, state: 'completed' | 'failed', headers?: MsgHdrs): Promise<void> {
     const event = this.eventOf(job, state);
     let delay = this.options.publishRetryDelayMs;
     for (let attempt = 1; ; attempt++) {
@@ -78,6 +98,7 @@ export class OutcomePublisher {
         await this.js.publish(SUBJECTS.taskFinished, this.encode(event), {
           msgID: event.eventId,
           timeout: this.options.publishTimeoutMs,
+          ...(headers ? { headers } : {}),
         });
         break;
       } catch (e) {
@@ -174,4 +195,13 @@ export class OutcomePublisher {
     };
     return this.encoder.encode(JSON.stringify(slim));
   }
+}
+
+/** The active trace context as NATS message headers. */
+function traceHeaders(): MsgHdrs | undefined {
+  const trace = Object.entries(injectTraceHeaders());
+  if (trace.length === 0) return undefined;
+  const hdrs = natsHeaders();
+  for (const [k, v] of trace) hdrs.set(k, v);
+  return hdrs;
 }

@@ -10,10 +10,10 @@ export interface TaskJobMeta {
 /** Data of a job the caller sees: a URL task, or the parent of a maps or search batch. */
 export type TaskJobData = BatchJobData & TaskJobMeta;
 
-/** Data of one query of a maps or search batch (a child job). */
+/** Data of one query of a maps or search batch (a child job); `trace` is its batch's. */
 export type QueryJobData =
-  | { kind: 'maps-query'; request: RpcRequest<typeof SUBJECTS.searchMaps> }
-  | { kind: 'search-query'; request: RpcRequest<typeof SUBJECTS.searchWeb> };
+  | { kind: 'maps-query'; request: RpcRequest<typeof SUBJECTS.searchMaps>; trace?: TraceCarrier }
+  | { kind: 'search-query'; request: RpcRequest<typeof SUBJECTS.searchWeb>; trace?: TraceCarrier };
 
 /** The caller's parameters of a job: its data without what we keep beside them. */
 export function echoOf(data: TaskJobData): BatchJobData {

@@ -93,7 +93,8 @@ export class TaskProcessors {
   }
 
   private extract(data: UrlJobData & TaskJobData): Promise<unknown> {
-    const deadline = { timeoutMs: data.timeout, ...(data.trace ? { headers: data.trace } : {}) };
+    // The worker runs the job inside its trace (TaskWorkers), so the request carries it without extra headers.
+    const deadline = { timeoutMs: data.timeout };
     const request = { url: data.url, timeout: data.timeout, ...(data.params ? { params: data.params } : {}) };
     switch (data.type) {
       case 'retail':

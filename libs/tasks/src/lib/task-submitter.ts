@@ -10,6 +10,7 @@ import {
   type TaskSubmitReply,
   type UrlBatchRequestDto,
 } from '@trawl/contracts';
+import { injectTraceHeaders } from '@trawl/telemetry';
 import { childJobId, newJobId } from './task-job-id.js';
 import type { QueryJobData, TaskJobData, TaskJobMeta } from './task-job-data.js';
 import { parseTaskSubmitRequest } from './task-submit-request.js';
@@ -58,9 +59,13 @@ export class TaskSubmitter {
   async submit(payload: unknown): Promise<TaskSubmitReply> {
     const req = parseTaskSubmitRequest(payload);
     await this.checkWebhook(req.request.webhook);
+    // The trace the jobs continue: the handler's own span (it continues the caller's trace from the NATS headers),
+    // else whatever the payload carried. Empty with tracing off.
+    const current = injectTraceHeaders();
+    const trace = Object.keys(current).length > 0 ? current : req.trace;
     const meta: TaskJobMeta = {
       ...(req.apiKeyId ? { apiKeyId: req.apiKeyId } : {}),
-      ...(req.trace ? { trace: req.trace } : {}),
+      ...(trace ? { trace } : {}),
     };
     switch (req.kind) {
       case 'url':
@@ -97,6 +102,7 @@ export class TaskSubmitter {
     const children = querys.map((q): QueryJobData => ({
       kind: 'maps-query',
       request: { q, ll, hl, start, num, timeout },
+      ...(meta.trace ? { trace: meta.trace } : {}),
     }));
     return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children);
   }
@@ -108,6 +114,7 @@ export class TaskSubmitter {
     const children = querys.map((q): QueryJobData => ({
       kind: 'search-query',
       request: { q, start, num, hl, gl, ...optional, timeout },
+      ...(meta.trace ? { trace: meta.trace } : {}),
     }));
     return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children);
   }

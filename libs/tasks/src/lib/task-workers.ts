@@ -1,5 +1,6 @@
 import { Job, Worker, type Processor } from 'bullmq';
-import { QUEUES, type QueueName } from '@trawl/contracts';
+import { QUEUES, type QueueName, type TraceCarrier } from '@trawl/contracts';
+import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import { OUTCOME_QUEUES, type OutcomePublisher } from './outcome-publisher.js';
 import type { QueryJobData, TaskJobData } from './task-job-data.js';
 import type { TaskProcessors } from './task-processors.js';
@@ -34,7 +35,7 @@ export class TaskWorkers {
 
   start(): void {
     for (const name of Object.values(QUEUES)) {
-      const worker = new Worker(name, this.processorOf(name), {
+      const worker = new Worker(name, consumerSpan(name, this.processorOf(name)), {
         connection: this.queues.workerConnection(`trawl-worker-${name}`),
         prefix: this.queues.prefix,
         concurrency: this.options.concurrency[name],
@@ -97,4 +98,25 @@ export class TaskWorkers {
     if (total === 0 || (await parent.getState()) !== 'waiting-children') return;
     await parent.updateProgress(Math.floor((100 * settled) / total));
   }
+}
+
+/**
+ * Runs each job inside the trace stored in its data when it was created: a CONSUMER span named after the queue, so
+ * the extractor request the job makes belongs to the caller's trace. With tracing off the processor runs as it is.
+ */
+function consumerSpan(queue: QueueName, run: Processor): Processor {
+  return (job: Job<{ trace?: TraceCarrier }>, token?: string, signal?: AbortSignal) => {
+    if (!tracingActive()) return run(job, token, signal);
+    return withExtractedContext(job.data.trace, () =>
+      traced(`process ${queue}`, () => run(job, token, signal), {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.system': 'bullmq',
+          'messaging.destination.name': queue,
+          'messaging.message.id': String(job.id),
+          'messaging.operation.type': 'process',
+        },
+      }),
+    );
+  };
 }

@@ -1,6 +1,7 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySwitches } from './telemetry.env.js';
+import { setTracingActive } from './trace-context.js';
 
 export interface StartTelemetryOptions {
   /** `service.name` of every span (e.g. `gateway`, `extractor-scrape`); OTEL_SERVICE_NAME overrides it. */
@@ -80,6 +81,7 @@ export async function startTelemetry(options: StartTelemetryOptions): Promise<Te
   });
   sdk.start();
   await waitForHooks();
+  setTracingActive(true);
 
   let stopped = false;
   return {
@@ -92,6 +94,7 @@ export async function startTelemetry(options: StartTelemetryOptions): Promise<Te
     shutdown: async () => {
       if (stopped) return;
       stopped = true;
+      setTracingActive(false);
       await sdk.shutdown();
       // Release the global registrations so a later start (tests) can register again.
       trace.disable();
@@ -125,7 +128,18 @@ async function loadInstrumentations() {
     new HttpInstrumentation({
       ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.some((p) => (req.url ?? '').split('?')[0] === p),
     }),
-    new UndiciInstrumentation(),
+    // A request that already carries a traceparent (the webhook POST, traced by its sender) gets no second one.
+    new UndiciInstrumentation({ ignoreRequestHook: (req) => hasTraceparent(req.headers) }),
     new IORedisInstrumentation({ requireParentSpan: true }),
   ];
+}
+
+/** Whether undici request headers (a raw header string, or a flat name/value array) include `traceparent`. */
+export function hasTraceparent(headers: string | readonly unknown[] | undefined): boolean {
+  if (typeof headers === 'string') return /(^|\r\n)traceparent:/i.test(headers);
+  if (!Array.isArray(headers)) return false;
+  for (let i = 0; i < headers.length; i += 2) {
+    if (String(headers[i]).toLowerCase() === 'traceparent') return true;
+  }
+  return false;
 }

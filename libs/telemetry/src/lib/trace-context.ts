@@ -9,6 +9,18 @@ import {
   type TextMapGetter,
 } from '@opentelemetry/api';
 
+let tracingOn = false;
+
+/** True once `startTelemetry` started the SDK in this process (false again after its shutdown). */
+export function tracingActive(): boolean {
+  return tracingOn;
+}
+
+/** @internal Called by `startTelemetry` only. */
+export function setTracingActive(on: boolean): void {
+  tracingOn = on;
+}
+
 /**
  * Where trace headers can be read from: a plain record (HTTP headers, BullMQ job data, a webhook's headers) or a
  * header bag with `get`/`keys` (NATS `MsgHdrs`).
@@ -60,6 +72,7 @@ export interface SpanOptions {
  * off the span is a no-op and costs next to nothing.
  */
 export async function traced<T>(name: string, fn: () => Promise<T> | T, options: SpanOptions = {}): Promise<T> {
+  if (!tracingOn) return fn();
   const tracer = trace.getTracer('@trawl/telemetry');
   return tracer.startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, async (span) => {
     try {
@@ -72,6 +85,42 @@ export async function traced<T>(name: string, fn: () => Promise<T> | T, options:
       span.end();
     }
   });
+}
+
+/** A span started by `startSpan`: run work inside it, then end it once. */
+export interface StartedSpan {
+  /** Runs `fn` with this span as the active span. */
+  run<T>(fn: () => T): T;
+  /** Ends the span; an error marks it failed. Later calls do nothing. */
+  end(error?: unknown): void;
+}
+
+const NOOP_SPAN: StartedSpan = { run: (fn) => fn(), end: () => undefined };
+
+/**
+ * Starts a span that outlives one function call (an Observable, a stream), as a child of the trace context carried in
+ * `parent` (NATS headers, job data) or else of the active context. With tracing off it returns a shared no-op.
+ */
+export function startSpan(name: string, options: SpanOptions & { parent?: TraceCarrier } = {}): StartedSpan {
+  if (!tracingOn) return NOOP_SPAN;
+  const parent = options.parent ? propagation.extract(context.active(), options.parent, getter) : context.active();
+  const span = trace
+    .getTracer('@trawl/telemetry')
+    .startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, parent);
+  const active = trace.setSpan(parent, span);
+  let ended = false;
+  return {
+    run: (fn) => context.with(active, fn),
+    end: (error) => {
+      if (ended) return;
+      ended = true;
+      if (error !== undefined) {
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      }
+      span.end();
+    },
+  };
 }
 
 /** The active span's ids, for log lines; undefined when there is no valid span (tracing off). */

@@ -13,6 +13,7 @@ import {
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import { CONSUMERS, STREAMS, SUBJECTS, type TaskFinishedEvent, type WebhookDeadLetter } from '@trawl/contracts';
 import { ensureOutcomeStream, ensureStream, DEFAULT_OUTCOME_STREAM_OPTIONS } from '@trawl/tasks';
+import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import { retryDelay, type RetryPolicy } from './retry-schedule.js';
 import type { WebhookSender } from './webhook-sender.js';
 
@@ -120,7 +121,7 @@ export class WebhookDispatcher {
     }
     const attempt = m.info.deliveryCount;
     const started = performance.now();
-    const result = await this.sender.deliver(event);
+    const result = await this.deliver(m, event, attempt);
     const observe = (outcome: 'delivered' | 'retry' | 'failed') =>
       this.options.observe?.(outcome, (performance.now() - started) / 1000);
     switch (result.outcome) {
@@ -145,6 +146,21 @@ export class WebhookDispatcher {
         return;
       }
     }
+  }
+
+  /**
+   * One delivery attempt; with tracing on, a CLIENT span in the outcome's trace (the message headers' context, else the
+   * event's `trace`), whose context the POST carries as `traceparent`.
+   */
+  private deliver(m: JsMsg, event: TaskFinishedEvent, attempt: number): ReturnType<WebhookSender['deliver']> {
+    if (!tracingActive()) return this.sender.deliver(event);
+    const carrier = m.headers?.get('traceparent') ? m.headers : event.trace;
+    return withExtractedContext(carrier, () =>
+      traced('webhook POST', () => this.sender.deliver(event), {
+        kind: SpanKind.CLIENT,
+        attributes: { 'trawl.event_id': event.eventId, 'trawl.event': event.event, 'trawl.delivery_attempt': attempt },
+      }),
+    );
   }
 
   private async deadLetter(

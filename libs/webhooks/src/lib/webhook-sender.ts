@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import { TrawlError, type TaskFinishedEvent } from '@trawl/contracts';
+import { injectTraceHeaders } from '@trawl/telemetry';
 import { parseRetryAfter } from './retry-schedule.js';
 import { WebhookSigner } from './webhook-signer.js';
 import type { WebhookUrlGuard } from './webhook-url.guard.js';
@@ -64,6 +65,8 @@ export class WebhookSender {
         headers: {
           'content-type': 'application/json',
           'user-agent': this.options.userAgent ?? 'Trawl-Webhooks/1',
+          // W3C trace context of the delivery (nothing with tracing off); not part of what is signed.
+          ...injectTraceHeaders(),
           ...signed,
         },
         dispatcher: this.agent,
