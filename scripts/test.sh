@@ -16,5 +16,10 @@ npx tsc -p tsconfig.json --noEmit
 log "build"
 npm run build --silent
 
-log "tests (unit, integration, end-to-end)"
-node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js --ci "$@"
+jest() { node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js --ci --passWithNoTests "$@"; }
+
+log "tests: unit, integration and in-process end-to-end (every project but system-e2e)"
+jest --ignoreProjects system-e2e "$@"
+
+log "tests: whole-system end-to-end (every service as its own process, one suite at a time)"
+jest -c apps/system-e2e/jest.config.js "$@"
