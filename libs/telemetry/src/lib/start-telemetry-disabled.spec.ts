@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { trace } from '@opentelemetry/api';
 import { isTelemetryEnabled, startTelemetry } from './start-telemetry.js';
-import { injectTraceHeaders, traced } from './trace-context.js';
+import { activeTraceIds, injectTraceHeaders, startSpan, traced, tracingActive } from './trace-context.js';
 
 describe('startTelemetry when tracing is not configured', () => {
   it('starts nothing: no tracer provider is registered, spans are no-ops and no trace headers are produced', async () => {
@@ -15,6 +15,15 @@ describe('startTelemetry when tracing is not configured', () => {
     });
     expect(headers).toEqual({});
     await expect(telemetry.shutdown()).resolves.toBeUndefined();
+  });
+
+  it('startSpan and traced just call through: no span, no ids, the same value back', async () => {
+    await startTelemetry({ serviceName: 'unit-test', env: {} });
+    expect(tracingActive()).toBe(false);
+    const span = startSpan('off', { parent: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    expect(span.run(() => activeTraceIds())).toBeUndefined();
+    expect(() => span.end(new Error('x'))).not.toThrow();
+    await expect(traced('off', () => 7)).resolves.toBe(7);
   });
 
   it.each([

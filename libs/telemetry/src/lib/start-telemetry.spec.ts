@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createLogger } from './logger.factory.js';
 import { startTelemetry, type Telemetry } from './start-telemetry.js';
-import { injectTraceHeaders, traced, withExtractedContext } from './trace-context.js';
+import { activeTraceIds, injectTraceHeaders, startSpan, traced, tracingActive, withExtractedContext } from './trace-context.js';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
@@ -73,6 +73,26 @@ describe('startTelemetry with an in-memory exporter', () => {
     for (const name of ['from-nats', 'from-http']) {
       expect(exporter.getFinishedSpans().find((s) => s.name === name)?.parentSpanContext?.spanId).toBe(producerId);
     }
+  });
+
+  it('startSpan: a child of the carried context, active inside run(), ended once (a later end is ignored)', async () => {
+    exporter.reset();
+    const parent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const span = startSpan('long.work', { parent: { traceparent: parent } });
+    const inside = await span.run(async () => {
+      await new Promise((r) => setTimeout(r, 1));
+      return activeTraceIds();
+    });
+    span.end(new Error('late failure'));
+    span.end();
+    await telemetry.forceFlush();
+
+    expect(tracingActive()).toBe(true);
+    const spans = exporter.getFinishedSpans();
+    expect(spans).toHaveLength(1);
+    expect(inside).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: spans[0]?.spanContext().spanId });
+    expect(spans[0]?.parentSpanContext?.spanId).toBe('00f067aa0ba902b7');
+    expect(spans[0]?.status).toEqual({ code: 2, message: 'late failure' });
   });
 
   it('puts the active span ids on log lines as trace_id and span_id', async () => {
