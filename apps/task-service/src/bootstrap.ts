@@ -1,7 +1,7 @@
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { TaskQueues } from '@trawl/tasks';
 import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
-import { createTaskServiceApp } from './task-service-app.factory.js';
+import { closeTaskServiceApp, createTaskServiceApp } from './task-service-app.factory.js';
 
 const SERVICE = 'task-service';
 
@@ -33,7 +33,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    await app.close();
+    await closeTaskServiceApp(app);
     await ops?.close();
     await telemetry.shutdown();
     process.exit(0);

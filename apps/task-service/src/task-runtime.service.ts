@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import {
   Inject,
   Injectable,
@@ -79,6 +80,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
       [QUEUES.scrape]: env.TASK_CONCURRENCY_SCRAPE,
     };
     this.workers = new TaskWorkers(this.queues, processors, this.outcomes, {
+      name: env.INSTANCE_ID || `${hostname()}-${process.pid}`,
       concurrency,
       lockDurationMs: env.TASK_LOCK_DURATION_MS,
       stalledIntervalMs: env.TASK_STALLED_INTERVAL_MS,
@@ -91,8 +93,17 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     this.outcomes.sweep().catch((e: unknown) => onError('first outcome sweep failed', e));
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  /**
+   * Stops the workers taking jobs and waits for the active ones (and their outcomes). Called at SIGTERM, before the
+   * NATS handlers' grace period, so a stopping replica takes no new job while it waits; again (the same close) at
+   * shutdown.
+   */
+  async stopWorkers(): Promise<void> {
     await this.workers?.close();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stopWorkers();
     await this.outcomes?.close();
     await this.queues.close();
   }

@@ -5,6 +5,7 @@ import { QUEUE_GROUPS } from '@trawl/contracts';
 import { natsServerOptions } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
+import { TaskRuntimeService } from './task-runtime.service.js';
 
 const NEST_LOG_LEVELS: Record<TaskServiceEnv['LOG_LEVEL'], LogLevel[] | false> = {
   fatal: ['fatal'],
@@ -35,4 +36,14 @@ export async function createTaskServiceApp(
     logger: options.logger ?? NEST_LOG_LEVELS[env.LOG_LEVEL],
   });
   return app;
+}
+
+/**
+ * Stops the app (on SIGTERM): the workers stop taking jobs at once and finish the active ones while the NATS handlers
+ * get their grace period (`TASK_SHUTDOWN_GRACE_MS`); then everything closes. Closing the app alone would let the
+ * workers take new jobs until the grace period ends.
+ */
+export async function closeTaskServiceApp(app: INestMicroservice): Promise<void> {
+  const workers = app.get(TaskRuntimeService).stopWorkers();
+  await Promise.all([workers, app.close()]);
 }

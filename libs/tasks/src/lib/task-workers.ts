@@ -7,6 +7,8 @@ import type { TaskProcessors } from './task-processors.js';
 import type { TaskQueues } from './task-queues.js';
 
 export interface TaskWorkersOptions {
+  /** This replica's name, stored on each job it runs (BullMQ `processedBy`). */
+  name?: string;
   /** Jobs run at once per queue, in this process. */
   concurrency: Record<QueueName, number>;
   /** A job's lock; renewed while it runs. A job whose lock lapses (its worker died) is stalled and taken back. */
@@ -25,6 +27,9 @@ export interface TaskWorkersOptions {
  */
 export class TaskWorkers {
   private readonly workers: Worker[] = [];
+  /** What runs after a job settles (outcome publishing, parent progress); awaited by close(). */
+  private readonly afterWork = new Set<Promise<void>>();
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly queues: TaskQueues,
@@ -36,6 +41,7 @@ export class TaskWorkers {
   start(): void {
     for (const name of Object.values(QUEUES)) {
       const worker = new Worker(name, consumerSpan(name, this.processorOf(name)), {
+        ...(this.options.name ? { name: this.options.name } : {}),
         connection: this.queues.workerConnection(`trawl-worker-${name}`),
         prefix: this.queues.prefix,
         concurrency: this.options.concurrency[name],
@@ -45,7 +51,11 @@ export class TaskWorkers {
       });
       const outcomeQueue = OUTCOME_QUEUES.includes(name);
       const after = (job: Job | undefined, work: (job: Job) => Promise<void>) => {
-        if (job) work(job).catch((e: unknown) => this.options.onError?.(`after job ${job.id} of ${name}`, e));
+        if (!job) return;
+        const done = work(job)
+          .catch((e: unknown) => this.options.onError?.(`after job ${job.id} of ${name}`, e))
+          .finally(() => this.afterWork.delete(done));
+        this.afterWork.add(done);
       };
       // A completed job object is the finished job (result, finishedOn, attempts): published as it is. After a failed
       // attempt the job may be retried, so its state is read back first.
@@ -69,9 +79,17 @@ export class TaskWorkers {
     }
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close()));
-    await Promise.all(this.workers.map((w) => w.disconnect()));
+  /**
+   * Stops taking jobs, waits for the active ones and for what follows them (their outcomes published), then
+   * disconnects. Idempotent: every caller waits for the same close.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.all(this.workers.map((w) => w.close()));
+      while (this.afterWork.size > 0) await Promise.all([...this.afterWork]);
+      await Promise.all(this.workers.map((w) => w.disconnect()));
+    })();
+    return this.closing;
   }
 
   private processorOf(name: QueueName): Processor {
