@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { csv, loadEnv, ExtractorMapsEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
-import { natsServerOptions } from '@trawl/messaging';
+import { natsServerOptions, listenOnNats } from '@trawl/messaging';
 import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
 import { guardedFetch } from '@trawl/upstream';
 import { AppModule } from './app.module.js';
@@ -22,7 +22,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   );
   let natsStatus = 'disconnected';
   app.status.subscribe((status) => (natsStatus = status));
-  await app.listen();
+  await listenOnNats(app);
   const metrics = new TrawlMetrics({ service: SERVICE });
   const ops =
     env.METRICS_PORT > 0

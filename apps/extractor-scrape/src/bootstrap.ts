@@ -3,7 +3,7 @@ import type { MicroserviceOptions } from '@nestjs/microservices';
 import { BrowserPool } from '@trawl/browser-pool';
 import { csv, loadEnv, ExtractorScrapeEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
-import { natsServerOptions } from '@trawl/messaging';
+import { natsServerOptions, listenOnNats } from '@trawl/messaging';
 import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 
@@ -19,7 +19,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   });
   const pool = app.get(BrowserPool);
   await pool.warmUp();
-  await app.listen();
+  await listenOnNats(app);
 
   const metrics = new TrawlMetrics({ service: SERVICE });
   const gauges = metrics.browserPool;

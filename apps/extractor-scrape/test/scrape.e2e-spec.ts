@@ -5,7 +5,7 @@ import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ExtractorScrapeEnv, loadEnv } from '@trawl/config';
 import { decodeScrapeHtml, QUEUE_GROUPS, SUBJECTS, TrawlError, type ScrapeRequestDto } from '@trawl/contracts';
-import { connectNats, MessagingClient, natsServerOptions } from '@trawl/messaging';
+import { connectNats, MessagingClient, natsServerOptions, listenOnNats } from '@trawl/messaging';
 import { startLoopbackHttp, startNats, type LoopbackServer, type TestServer } from '@trawl/testing';
 import { AppModule } from '../src/app.module.js';
 
@@ -26,8 +26,14 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
   let client: MessagingClient;
 
   const scrape = (req: Partial<ScrapeRequestDto> & { url: string }) =>
-    client.send(SUBJECTS.scrapePage, { formats: ['markdown'], timeout: 15_000, ...req } as ScrapeRequestDto, { timeoutMs: 20_000 });
-  const failure = (req: Partial<ScrapeRequestDto> & { url: string }) => scrape(req).then(() => undefined, (e: unknown) => e as TrawlError);
+    client.send(SUBJECTS.scrapePage, { formats: ['markdown'], timeout: 15_000, ...req } as ScrapeRequestDto, {
+      timeoutMs: 20_000,
+    });
+  const failure = (req: Partial<ScrapeRequestDto> & { url: string }) =>
+    scrape(req).then(
+      () => undefined,
+      (e: unknown) => e as TrawlError,
+    );
 
   beforeAll(async () => {
     nats = await startNats();
@@ -38,18 +44,29 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
       if (path === '/article') html(200, ARTICLE);
       else if (path === '/spa') html(200, SPA);
       else if (path === '/set-cookie') html(200, '<p>cookie set</p>', { 'set-cookie': 'sid=task-a-secret; Path=/' });
-      else if (path === '/to-metadata') res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
-      else if (path === '/late') html(200, '<p id="x">early</p><script>setTimeout(() => { document.getElementById("x").textContent = "late content"; }, 300);</script>');
-      else if (path === '/never') return; // never answers (closed with the server)
+      else if (path === '/to-metadata')
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      else if (path === '/late')
+        html(
+          200,
+          '<p id="x">early</p><script>setTimeout(() => { document.getElementById("x").textContent = "late content"; }, 300);</script>',
+        );
+      else if (path === '/never')
+        return; // never answers (closed with the server)
       else if (path === '/missing') html(404, '<title>Not here</title><h1>404</h1>');
       else html(200, `<title>echo</title><p>${path}</p>`);
     });
-    const env = loadEnv(ExtractorScrapeEnv, { NATS_URL: nats.url, SSRF_ALLOW_HOSTS: '127.0.0.1', INSTANCE_ID: 'scrape-e2e', METRICS_PORT: '0' });
+    const env = loadEnv(ExtractorScrapeEnv, {
+      NATS_URL: nats.url,
+      SSRF_ALLOW_HOSTS: '127.0.0.1',
+      INSTANCE_ID: 'scrape-e2e',
+      METRICS_PORT: '0',
+    });
     app = await NestFactory.createMicroservice<MicroserviceOptions>(AppModule.forRoot(env), {
       ...natsServerOptions([nats.url], QUEUE_GROUPS.extractorScrape, { gracePeriodMs: 10 }),
       logger: false,
     });
-    await app.listen();
+    await listenOnNats(app);
     nc = await connectNats([nats.url], 'scrape-e2e-client');
     client = new MessagingClient(nc);
   });
@@ -63,7 +80,12 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
 
   it('returns the rendered page as markdown and as decodable html, with the page status', async () => {
     const result = await scrape({ url: `${site.url}/article`, formats: ['markdown', 'html'] });
-    expect(result).toMatchObject({ sourceURL: `${site.url}/article`, edgeId: 'scrape-e2e', status: 200, rawStatus: 200 });
+    expect(result).toMatchObject({
+      sourceURL: `${site.url}/article`,
+      edgeId: 'scrape-e2e',
+      status: 200,
+      rawStatus: 200,
+    });
     expect(result.taskId).toMatch(/^[0-9a-f-]{36}$/);
     expect(result.markdown).toContain('# Heading one');
     expect(result.markdown).toContain('rendered by script');
@@ -74,7 +96,10 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
   });
 
   it('sends the request headers to the page server', async () => {
-    await scrape({ url: `${site.url}/with-headers`, headers: { 'x-trawl-probe': 'probe-1', 'accept-language': 'de-DE' } });
+    await scrape({
+      url: `${site.url}/with-headers`,
+      headers: { 'x-trawl-probe': 'probe-1', 'accept-language': 'de-DE' },
+    });
     const seen = site.requests.find((r) => r.url === '/with-headers');
     expect(seen?.headers['x-trawl-probe']).toBe('probe-1');
     expect(seen?.headers['accept-language']).toBe('de-DE');
@@ -131,7 +156,7 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
     expect((await failure({ url: 'http://127.0.0.1:1/', engine: 'http' }))?.code).toBe('UPSTREAM_ERROR');
   });
 
-  it('answers UPSTREAM_TIMEOUT before the caller\'s deadline when the page does not load in time', async () => {
+  it("answers UPSTREAM_TIMEOUT before the caller's deadline when the page does not load in time", async () => {
     expect((await failure({ url: `${site.url}/never`, timeout: 1500 }))?.code).toBe('UPSTREAM_TIMEOUT');
     expect((await failure({ url: `${site.url}/never`, timeout: 1500, engine: 'http' }))?.code).toBe('UPSTREAM_TIMEOUT');
   });

@@ -5,7 +5,7 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { QUEUES, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
-import { connectNats, MessagingClient } from '@trawl/messaging';
+import { connectNats, MessagingClient, listenOnNats } from '@trawl/messaging';
 import { eventually, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
 import { createTaskServiceApp } from '../src/task-service-app.factory.js';
 
@@ -55,7 +55,7 @@ describe('task-service: a job held by a worker that died', () => {
       ...extra,
     });
     const app = await createTaskServiceApp(env);
-    await app.listen();
+    await listenOnNats(app);
     apps.push(app);
   }
 

@@ -5,3 +5,4 @@ export * from './lib/nats-server.options.js';
 export * from './lib/nats-connection.js';
 export * from './lib/messaging.module.js';
 export * from './lib/nats-trace.interceptor.js';
+export * from './lib/listen-on-nats.js';
