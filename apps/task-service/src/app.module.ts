@@ -16,7 +16,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: `task-service-${env.INSTANCE_ID || process.pid}` }),
+        MessagingModule.forRoot({
+          servers: csv(env.NATS_URL),
+          name: `task-service-${env.INSTANCE_ID || process.pid}`,
+          // Latency of the requests the workers make to the extractors, by subject and outcome.
+          ...(metrics ? { observe: metrics.nats.observer } : {}),
+        }),
       ],
       controllers: [TasksController],
       providers: [
