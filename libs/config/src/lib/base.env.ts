@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { IsIn, IsString, Matches } from 'class-validator';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -14,7 +15,8 @@ export class BaseEnv {
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
-  /** Name of this instance in logs and `edgeId`; defaults to the hostname and pid. */
+  /** Name of this instance in logs, NATS connection names, BullMQ workers and `edgeId`; defaults to hostname-pid. */
   @IsString()
-  INSTANCE_ID: string = '';
+  @Matches(/^\S+$/, { message: 'INSTANCE_ID must be a name without spaces (unset: hostname-pid)' })
+  INSTANCE_ID: string = `${hostname()}-${process.pid}`;
 }

@@ -3,8 +3,9 @@ import { ExtractorUpstreamEnv } from './extractor-upstream.env.js';
 
 export class ExtractorRetailEnv extends ExtractorUpstreamEnv {
   /**
-   * The product site's origin. Product URLs given to /extract are fetched as given; only when this points at the
-   * upstream simulator (http on a loopback host) are they re-pointed at it (see apps/extractor-retail/README.md).
+   * The product site's origin. Product URLs given to /extract are fetched as given while this is an Amazon host; when
+   * it is anything else (the upstream simulator, a stand-in), Amazon URLs are re-pointed at it, path and query kept
+   * (libs/upstream UpstreamOrigin; see apps/extractor-retail/README.md).
    */
   @IsString()
   @Matches(/^https?:\/\/[^\s/]+\/?$/, { message: 'RETAIL_BASE_URL must be an origin such as https://www.amazon.com' })

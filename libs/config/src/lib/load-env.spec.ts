@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
 import { EnvValidationError, loadEnv } from './load-env.js';
 import { GatewayEnv } from './gateway.env.js';
@@ -12,5 +13,12 @@ describe('loadEnv', () => {
   it('names the bad variable', () => {
     expect(() => loadEnv(GatewayEnv, { PORT: 'eighty' })).toThrow(EnvValidationError);
     expect(() => loadEnv(GatewayEnv, { NATS_URL: 'http://x' })).toThrow(/NATS_URL/);
+  });
+
+  it('names the instance hostname-pid unless INSTANCE_ID says otherwise (empty counts as unset)', () => {
+    expect(loadEnv(GatewayEnv, {}).INSTANCE_ID).toBe(`${hostname()}-${process.pid}`);
+    expect(loadEnv(GatewayEnv, { INSTANCE_ID: '' }).INSTANCE_ID).toBe(`${hostname()}-${process.pid}`);
+    expect(loadEnv(GatewayEnv, { INSTANCE_ID: 'gw-1' }).INSTANCE_ID).toBe('gw-1');
+    expect(() => loadEnv(GatewayEnv, { INSTANCE_ID: 'gw 1' })).toThrow(/INSTANCE_ID/);
   });
 });
