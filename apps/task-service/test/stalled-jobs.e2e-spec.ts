@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { QUEUES, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
 import { connectNats, MessagingClient, listenOnNats } from '@trawl/messaging';
+import { TrawlMetrics } from '@trawl/telemetry';
 import { eventually, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
 import { createTaskServiceApp } from '../src/task-service-app.factory.js';
 
@@ -44,7 +45,7 @@ describe('task-service: a job held by a worker that died', () => {
     await redis?.stop();
   });
 
-  async function startApp(extra: Record<string, string>): Promise<void> {
+  async function startApp(extra: Record<string, string>, metrics?: TrawlMetrics): Promise<void> {
     const env = loadEnv(TaskServiceEnv, {
       NATS_URL: nats.url,
       REDIS_URL: redis.url,
@@ -54,12 +55,12 @@ describe('task-service: a job held by a worker that died', () => {
       TASK_STALLED_INTERVAL_MS: '1000',
       ...extra,
     });
-    const app = await createTaskServiceApp(env);
+    const app = await createTaskServiceApp(env, metrics ? { metrics } : {});
     await listenOnNats(app);
     apps.push(app);
   }
 
-  it('is taken back when its lock lapses and finished by another replica', async () => {
+  it('is taken back when its lock lapses, counted as stalled, and finished by another replica', async () => {
     await startApp({ TASK_WORKERS_ENABLED: 'false' });
     const { jobs } = await client.send(
       SUBJECTS.taskSubmit,
@@ -85,11 +86,17 @@ describe('task-service: a job held by a worker that died', () => {
     connection.disconnect();
     expect((await client.send(SUBJECTS.taskGet, { jobId: id }, { timeoutMs: 5000 })).status).toBe('active');
 
-    await startApp({ TASK_WORKERS_ENABLED: 'true' });
+    const metrics = new TrawlMetrics({ service: 'task-service', defaultMetrics: false });
+    await startApp({ TASK_WORKERS_ENABLED: 'true' }, metrics);
     const record = await eventually(async () => {
       const r = await client.send(SUBJECTS.taskGet, { jobId: id }, { timeoutMs: 5000 });
       return r.status === 'completed' ? r : undefined;
     }, 30_000);
     expect(record.data).toMatchObject({ sourceURL: 'https://site.test/p/1' });
+    const attempts = await metrics.registry.getSingleMetric('trawl_queue_jobs_total')?.get();
+    const count = (outcome: string) =>
+      attempts?.values.find((v) => v.labels.queue === QUEUES.scrape && v.labels.outcome === outcome)?.value;
+    expect(count('stalled')).toBe(1);
+    expect(count('completed')).toBe(1);
   }, 60_000);
 });

@@ -17,8 +17,8 @@ export interface TaskWorkersOptions {
   /** Stalls allowed before the job fails. */
   maxStalledCount: number;
   onError?: (message: string, error: unknown) => void;
-  /** Observes each attempt's end (metrics): completed, failed for good, or retried. */
-  onAttempt?: (queue: QueueName, outcome: 'completed' | 'failed' | 'retried') => void;
+  /** Observes each attempt's end (metrics): completed, failed for good, retried, or stalled (its worker died). */
+  onAttempt?: (queue: QueueName, outcome: 'completed' | 'failed' | 'retried' | 'stalled') => void;
 }
 
 /**
@@ -74,6 +74,8 @@ export class TaskWorkers {
           outcomeQueue ? (j) => this.outcomes.jobSettled(name, String(j.id)) : (j) => this.moveParentProgress(j),
         ),
       );
+      // A job whose worker died (its lock lapsed), moved back to wait by this worker's stalled check.
+      worker.on('stalled', () => this.options.onAttempt?.(name, 'stalled'));
       worker.on('error', (e) => this.options.onError?.(`worker of ${name}`, e));
       this.workers.push(worker);
     }
