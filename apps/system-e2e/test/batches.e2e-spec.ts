@@ -11,7 +11,12 @@ import {
 import { callApi, SIGNING_SECRET, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type Delivery, type WebhookReceiver } from './support/webhook-receiver.js';
 
-const SPEC_OPTS = { attempts: 5, removeOnComplete: 300000, removeOnFail: 100000, backoff: { type: 'fixed', delay: 1000 } };
+const SPEC_OPTS = {
+  attempts: 5,
+  removeOnComplete: 300000,
+  removeOnFail: 100000,
+  backoff: { type: 'fixed', delay: 1000 },
+};
 
 /**
  * Issue 4, "must show": asynchronous batches through the whole system. The gateway, task-service,

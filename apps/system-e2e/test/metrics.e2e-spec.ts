@@ -35,7 +35,9 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
     site = await startLoopbackHttp(async (req, res) => {
       if (req.url?.startsWith('/slow')) await new Promise((r) => setTimeout(r, SLOW_PAGE_MS));
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><html><head><title>${req.url}</title></head><body><h1>Page ${req.url}</h1></body></html>`);
+      res.end(
+        `<!doctype html><html><head><title>${req.url}</title></head><body><h1>Page ${req.url}</h1></body></html>`,
+      );
     });
     // The first delivery of each outcome is refused, so the dispatcher both retries and delivers.
     receiver = await startWebhookReceiver(SIGNING_SECRET, (attempt) => (attempt === 1 ? 503 : 200));
@@ -61,7 +63,9 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
   it('shows browser pool size, busy pages and wait queue on extractor-scrape while scrapes run', async () => {
     // Four slow browser scrapes at once on one browser of two pages: two render, two wait.
     const scrapes = Promise.all(
-      [1, 2, 3, 4].map((i) => callApi(stack, 'POST', '/scrape', { url: `${site.url}/slow/${i}`, formats: ['markdown'] })),
+      [1, 2, 3, 4].map((i) =>
+        callApi(stack, 'POST', '/scrape', { url: `${site.url}/slow/${i}`, formats: ['markdown'] }),
+      ),
     );
     const seen = await eventually(
       async () => {
@@ -78,7 +82,10 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
     // Once they are done the pool is idle again.
     await eventually(async () => {
       const text = await metricsOf('extractor-scrape');
-      return sampleOf(text, 'trawl_browser_pool_busy_pages') === 0 && sampleOf(text, 'trawl_browser_pool_wait_queue_length') === 0;
+      return (
+        sampleOf(text, 'trawl_browser_pool_busy_pages') === 0 &&
+        sampleOf(text, 'trawl_browser_pool_wait_queue_length') === 0
+      );
     }, 15_000);
   }, 60_000);
 
@@ -89,11 +96,17 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
     const scrape = { method: 'POST', route: `${API}/scrape`, status: '200', service: 'gateway' };
     expect(sampleOf(text, 'trawl_http_requests_total', scrape)).toBeGreaterThanOrEqual(5);
     expect(sampleOf(text, 'trawl_http_request_duration_seconds_count', scrape)).toBeGreaterThanOrEqual(5);
-    expect(sampleOf(text, 'trawl_http_request_duration_seconds_bucket', { ...scrape, le: '+Inf' })).toBeGreaterThanOrEqual(5);
+    expect(
+      sampleOf(text, 'trawl_http_request_duration_seconds_bucket', { ...scrape, le: '+Inf' }),
+    ).toBeGreaterThanOrEqual(5);
     const lookup404 = { method: 'GET', route: `${API}/extractTask/:jobId`, status: '404' };
     expect(sampleOf(text, 'trawl_http_requests_total', lookup404)).toBe(1);
-    expect(sampleOf(text, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'ok' })).toBeGreaterThanOrEqual(5);
-    expect(sampleOf(text, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.taskGet, outcome: 'error' })).toBe(1);
+    expect(
+      sampleOf(text, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'ok' }),
+    ).toBeGreaterThanOrEqual(5);
+    expect(
+      sampleOf(text, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.taskGet, outcome: 'error' }),
+    ).toBe(1);
   });
 
   it('shows queue depth, job outcomes and extractor requests on task-service and deliveries on webhook-dispatcher after a batch', async () => {
@@ -112,8 +125,12 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
     ]);
 
     const gateway = await metricsOf('gateway');
-    expect(sampleOf(gateway, 'trawl_http_requests_total', { route: `${API}/extractTask/batch`, status: '200' })).toBe(1);
-    expect(sampleOf(gateway, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.taskSubmit, outcome: 'ok' })).toBe(1);
+    expect(sampleOf(gateway, 'trawl_http_requests_total', { route: `${API}/extractTask/batch`, status: '200' })).toBe(
+      1,
+    );
+    expect(
+      sampleOf(gateway, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.taskSubmit, outcome: 'ok' }),
+    ).toBe(1);
 
     const tasks = await metricsOf('task-service');
     const scrapeQueue = { queue: QUEUES.scrape, service: 'task-service' };
@@ -124,8 +141,12 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
     expect(sampleOf(tasks, 'trawl_queue_depth', { queue: QUEUES.batch, state: 'waiting' })).toBe(0);
     expect(sampleOf(tasks, 'trawl_queue_jobs_total', { ...scrapeQueue, outcome: 'completed' })).toBe(2);
     expect(sampleOf(tasks, 'trawl_queue_jobs_total', { ...scrapeQueue, outcome: 'failed' })).toBe(1);
-    expect(sampleOf(tasks, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'ok' })).toBe(2);
-    expect(sampleOf(tasks, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'error' })).toBe(1);
+    expect(
+      sampleOf(tasks, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'ok' }),
+    ).toBe(2);
+    expect(
+      sampleOf(tasks, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'error' }),
+    ).toBe(1);
 
     const dispatcher = await metricsOf('webhook-dispatcher');
     const webhook = { service: 'webhook-dispatcher' };

@@ -14,13 +14,17 @@ const TERMINATION_GRACE_MS = 30_000;
 async function terminate(proc: RunningProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const { child } = proc;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
     else child.once('exit', (code, signal) => resolve({ code, signal }));
   });
   child.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no exit within ${TERMINATION_GRACE_MS} ms of SIGTERM`)), TERMINATION_GRACE_MS);
+    timer = setTimeout(
+      () => reject(new Error(`no exit within ${TERMINATION_GRACE_MS} ms of SIGTERM`)),
+      TERMINATION_GRACE_MS,
+    );
   });
   try {
     return await Promise.race([exited, late]);
@@ -54,7 +58,9 @@ describe('graceful shutdown mid-batch (processes, real Redis and NATS)', () => {
       if (!gateOpen) await new Promise<void>((resolve) => held.push(resolve));
       await new Promise((r) => setTimeout(r, 200));
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><html><head><title>${req.url}</title></head><body><h1>Page ${req.url}</h1></body></html>`);
+      res.end(
+        `<!doctype html><html><head><title>${req.url}</title></head><body><h1>Page ${req.url}</h1></body></html>`,
+      );
     });
     receiver = await startWebhookReceiver(SIGNING_SECRET);
     stack = await startStack(['gateway', 'task-service', 'webhook-dispatcher', 'extractor-scrape'], {
@@ -83,7 +89,11 @@ describe('graceful shutdown mid-batch (processes, real Redis and NATS)', () => {
     // page server holds them.
     closeGate();
     const urls = Array.from({ length: TASKS }, (_, i) => `${site.url}/p/${i}`);
-    const res = await callApi(stack, 'POST', '/extractTask/batch', { urls, webhook: `${receiver.url}/hook`, type: 'scrape' });
+    const res = await callApi(stack, 'POST', '/extractTask/batch', {
+      urls,
+      webhook: `${receiver.url}/hook`,
+      type: 'scrape',
+    });
     expect(res.status).toBe(200);
     const ids: string[] = res.body.data.map((j: { id: string }) => j.id);
     expect(ids).toHaveLength(TASKS);
@@ -118,9 +128,7 @@ describe('graceful shutdown mid-batch (processes, real Redis and NATS)', () => {
     }
     const bodies = outcomes.map(([d]) => d.body);
     // The old extractor answered the pages it held when it got SIGTERM; the new one served the rest.
-    expect(
-      bodies.some((b) => b.data.edgeId === 'extractor-scrape-e2e' && b.finishedOn >= scrapeTermAt),
-    ).toBe(true);
+    expect(bodies.some((b) => b.data.edgeId === 'extractor-scrape-e2e' && b.finishedOn >= scrapeTermAt)).toBe(true);
     expect(bodies.some((b) => b.data.edgeId === 'extractor-scrape-new')).toBe(true);
 
     // Both old processes stopped on their own (no SIGKILL), and no job is left behind in any state but completed.

@@ -66,7 +66,9 @@ export async function startWebhookReceiver(
         100,
       ).catch((e: unknown) => {
         const missing = taskIds.filter((id) => !deliveriesOf(id).some((d) => d.status < 300));
-        throw new Error(`${missing.length} of ${taskIds.length} tasks have no outcome (${missing.slice(0, 5)}): ${String(e)}`);
+        throw new Error(
+          `${missing.length} of ${taskIds.length} tasks have no outcome (${missing.slice(0, 5)}): ${String(e)}`,
+        );
       });
       await new Promise((resolve) => setTimeout(resolve, settleMs));
       return taskIds.map(deliveriesOf);
