@@ -63,12 +63,14 @@ describe('graceful shutdown mid-batch (processes, real Redis and NATS)', () => {
       );
     });
     receiver = await startWebhookReceiver(SIGNING_SECRET);
-    stack = await startStack(['gateway', 'task-service', 'webhook-dispatcher', 'extractor-scrape'], {
+    stack = await startStack(['gateway', 'webhook-dispatcher', 'extractor-scrape'], {
       SSRF_ALLOW_HOSTS: '127.0.0.1',
       TASK_SCRAPE_ENGINE: 'http',
       TASK_CONCURRENCY_SCRAPE: String(CONCURRENCY),
       WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms',
     });
+    // At info level the first task-service logs when it starts stopping.
+    await stack.startService('task-service', { LOG_LEVEL: 'info' });
   });
 
   afterAll(async () => {
@@ -112,6 +114,8 @@ describe('graceful shutdown mid-batch (processes, real Redis and NATS)', () => {
     const tasksTermAt = Date.now();
     const tasksExit = terminate(oldTasks);
     const newTasks = stack.startService('task-service', { INSTANCE_ID: 'task-service-new' });
+    // The held pages are answered once the old task-service has begun stopping, so it cannot take a job before.
+    await eventually(() => oldTasks.output().includes('shutting down'), 30_000);
     openGate();
     await newTasks;
 
