@@ -5,7 +5,7 @@ import { loadEnv, GatewayEnv } from '@trawl/config';
 import { SUBJECTS, TrawlError, type ScrapeResult } from '@trawl/contracts';
 import { ApiKeyStore } from '@trawl/keys';
 import { connectNats } from '@trawl/messaging';
-import { serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
+import { freePort, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
 import { Redis } from 'ioredis';
 import { createGatewayApp } from '../src/gateway-app.factory.js';
 
@@ -203,6 +203,23 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
     const rotated = await store.rotate(record.id);
     expect((await eventually(() => scrape(a, key), (r) => r.status === 401)).status).toBe(401);
     expect((await scrape(a, rotated.key)).status).toBe(200);
+  });
+
+  it('is ready with Redis reachable, and not ready (503) while its Redis is not', async () => {
+    const ready = await fetch(`${a}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ data: { nats: 'connected', redis: 'ready' } });
+
+    const env = loadEnv(GatewayEnv, { NATS_URL: nats.url, REDIS_URL: `redis://127.0.0.1:${await freePort()}`, API_KEYS: BOOTSTRAP_KEY });
+    const orphan = await createGatewayApp(env, { logger: false, swaggerUi: false });
+    try {
+      await orphan.listen({ port: 0, host: '127.0.0.1' });
+      const res = await fetch(`${await orphan.getUrl()}/health/ready`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { message: string }).message).toContain('Redis');
+    } finally {
+      await orphan.close();
+    }
   });
 
   it('sends security headers: nosniff, frame deny, no referrer, HSTS', async () => {
