@@ -19,6 +19,8 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   });
   const pool = app.get(BrowserPool);
   await pool.warmUp();
+  let natsStatus = 'disconnected';
+  app.status.subscribe((status) => (natsStatus = status));
   await listenOnNats(app);
 
   const metrics = new TrawlMetrics({ service: SERVICE });
@@ -35,7 +37,12 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
       ? await startOpsServer({
           port: env.METRICS_PORT,
           registry: metrics.registry,
-          ready: () => Promise.resolve({ ok: pool.stats().browsers > 0, details: { ...pool.stats() } }),
+          // Ready: NATS connected (work can reach it) and a browser up (work can be done).
+          ready: () =>
+            Promise.resolve({
+              ok: natsStatus === 'connected' && pool.stats().browsers > 0,
+              details: { nats: natsStatus, ...pool.stats() },
+            }),
         })
       : undefined;
   logger.info({ queue: QUEUE_GROUPS.extractorScrape, pool: pool.stats() }, `${SERVICE} listening on NATS`);
