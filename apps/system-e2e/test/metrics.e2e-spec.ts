@@ -90,23 +90,29 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
   }, 60_000);
 
   it('shows HTTP requests by route and status and NATS requests by subject on the gateway', async () => {
+    const scrape = { method: 'POST', route: `${API}/scrape`, status: '200', service: 'gateway' };
+    const lookup404 = { method: 'GET', route: `${API}/extractTask/:jobId`, status: '404' };
+    const series: [string, Record<string, string>][] = [
+      ['trawl_http_requests_total', scrape],
+      ['trawl_http_request_duration_seconds_count', scrape],
+      ['trawl_http_request_duration_seconds_bucket', { ...scrape, le: '+Inf' }],
+      ['trawl_http_requests_total', lookup404],
+      ['trawl_http_request_duration_seconds_count', lookup404],
+      ['trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'ok' }],
+      ['trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.taskGet, outcome: 'error' }],
+    ];
+    const read = async () => {
+      const text = await metricsOf('gateway');
+      return series.map(([name, labels]) => sampleOf(text, name, labels) ?? 0);
+    };
+    const before = await read();
+
     expect((await callApi(stack, 'POST', '/scrape', { url: `${site.url}/fast` })).status).toBe(200);
     expect((await callApi(stack, 'GET', '/extractTask/scrape_00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    const text = await metricsOf('gateway');
-    const scrape = { method: 'POST', route: `${API}/scrape`, status: '200', service: 'gateway' };
-    expect(sampleOf(text, 'trawl_http_requests_total', scrape)).toBeGreaterThanOrEqual(5);
-    expect(sampleOf(text, 'trawl_http_request_duration_seconds_count', scrape)).toBeGreaterThanOrEqual(5);
-    expect(
-      sampleOf(text, 'trawl_http_request_duration_seconds_bucket', { ...scrape, le: '+Inf' }),
-    ).toBeGreaterThanOrEqual(5);
-    const lookup404 = { method: 'GET', route: `${API}/extractTask/:jobId`, status: '404' };
-    expect(sampleOf(text, 'trawl_http_requests_total', lookup404)).toBe(1);
-    expect(
-      sampleOf(text, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'ok' }),
-    ).toBeGreaterThanOrEqual(5);
-    expect(
-      sampleOf(text, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.taskGet, outcome: 'error' }),
-    ).toBe(1);
+
+    const after = await read();
+    // Each series moved by exactly the one request of its kind.
+    expect(after.map((n, i) => n - before[i])).toEqual(series.map(() => 1));
   });
 
   it('shows queue depth, job outcomes and extractor requests on task-service and deliveries on webhook-dispatcher after a batch', async () => {
