@@ -19,10 +19,6 @@ export class GatewayEnv extends BaseEnv {
   @Min(1024)
   BODY_LIMIT_BYTES: number = 5 * 1024 * 1024;
 
-  /** Hosts or CIDRs the SSRF guard lets through (tests, local demos), comma-separated. */
-  @IsString()
-  SSRF_ALLOW_HOSTS: string = '';
-
   /** Comma-separated origins allowed by CORS; empty turns CORS off. */
   @IsString()
   CORS_ORIGINS: string = '';
