@@ -6,3 +6,4 @@ export * from './lib/nats-connection.js';
 export * from './lib/messaging.module.js';
 export * from './lib/nats-trace.interceptor.js';
 export * from './lib/listen-on-nats.js';
+export * from './lib/draining-nats.server.js';

@@ -1,23 +1,29 @@
-import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import type { MicroserviceOptions } from '@nestjs/microservices';
+import { DrainingNatsServer } from './draining-nats.server.js';
 
 export interface NatsServerOptions {
   /** Connection name shown by NATS monitoring; defaults to the queue group. */
   name?: string;
-  /** On shutdown: unsubscribe, then wait this long for in-flight handlers before closing. */
+  /**
+   * On shutdown: stop taking requests, then wait up to this long for the ones being handled to reply (default 25 s:
+   * a request's default deadline, within Kubernetes' 30 s termination grace). An idle service closes at once.
+   */
   gracePeriodMs?: number;
 }
 
-/** Options of a Nest NATS microservice that serves its subjects in `queue` (one replica per message). */
-export function natsServerOptions(servers: string[], queue: string, options: NatsServerOptions = {}): MicroserviceOptions {
+/**
+ * Options of a Nest NATS microservice that serves its subjects in `queue` (one replica per message), with a shutdown
+ * that drains in-flight requests (`DrainingNatsServer`).
+ */
+export function natsServerOptions(
+  servers: string[],
+  queue: string,
+  options: NatsServerOptions = {},
+): MicroserviceOptions {
   return {
-    transport: Transport.NATS,
-    options: {
-      servers,
-      queue,
-      name: options.name ?? queue,
-      maxReconnectAttempts: -1,
-      gracefulShutdown: true,
-      gracePeriod: options.gracePeriodMs ?? 10_000,
-    },
-  } as MicroserviceOptions;
+    strategy: new DrainingNatsServer(
+      { servers, queue, name: options.name ?? queue, maxReconnectAttempts: -1 },
+      options.gracePeriodMs ?? 25_000,
+    ),
+  };
 }

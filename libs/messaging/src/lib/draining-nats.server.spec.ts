@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MessagePattern, Payload, type MicroserviceOptions } from '@nestjs/microservices';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
+import { eventually, startNats, type TestServer } from '@trawl/testing';
+import { DrainingNatsServer } from './draining-nats.server.js';
+import { listenOnNats } from './listen-on-nats.js';
+import { MessagingClient } from './messaging-client.js';
+import { connectNats } from './nats-connection.js';
+import { natsServerOptions } from './nats-server.options.js';
+
+/** A handler that holds each request until the test opens the gate. */
+const gate = { entered: 0, open: (): void => undefined, opened: Promise.resolve() };
+function closeGate(): void {
+  gate.entered = 0;
+  gate.opened = new Promise<void>((resolve) => (gate.open = resolve));
+}
+
+@Controller()
+class HeldController {
+  @MessagePattern(SUBJECTS.scrapePage)
+  async scrape(@Payload() req: ScrapeRequestDto): Promise<ScrapeResult> {
+    gate.entered += 1;
+    await gate.opened;
+    return {
+      sourceURL: req.url,
+      taskId: 't',
+      edgeId: 'e',
+      status: 200,
+      rawStatus: 200,
+      markdown: 'done',
+      metadata: { title: 'x', url: req.url, engine: 'http', contentType: null },
+    };
+  }
+}
+
+@Module({ controllers: [HeldController] })
+class HeldModule {}
+
+describe('DrainingNatsServer (real nats-server)', () => {
+  let nats: TestServer;
+  let nc: NatsConnection;
+  let client: MessagingClient;
+
+  beforeAll(async () => {
+    nats = await startNats();
+    nc = await connectNats([nats.url], 'draining-test-client');
+    client = new MessagingClient(nc);
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  async function startServer(gracePeriodMs: number): Promise<{ app: INestMicroservice; server: DrainingNatsServer }> {
+    const options = natsServerOptions([nats.url], 'draining-test', { gracePeriodMs });
+    const app = await NestFactory.createMicroservice<MicroserviceOptions>(HeldModule, { ...options, logger: false });
+    await listenOnNats(app);
+    return { app, server: (options as { strategy: DrainingNatsServer }).strategy };
+  }
+
+  const scrape = (url: string) =>
+    client.send(SUBJECTS.scrapePage, { url, formats: ['markdown'], timeout: 30_000 }, { timeoutMs: 20_000 });
+
+  it('on close takes no new request but lets the ones being handled reply before the connection closes', async () => {
+    closeGate();
+    const { app, server } = await startServer(600_000);
+    const held = [scrape('http://a.test/1'), scrape('http://a.test/2')];
+    await eventually(() => gate.entered === 2);
+    expect(server.requestsInFlight).toBe(2);
+
+    let closed = false;
+    const closing = app.close().then(() => (closed = true));
+    // Unsubscribed: a new request finds no responder (in production it goes to another replica).
+    const refused = await eventually(async () => {
+      const err = await scrape('http://a.test/late').catch((e: unknown) => e);
+      return err instanceof TrawlError ? err : undefined;
+    });
+    expect(refused.code).toBe('SERVICE_UNAVAILABLE');
+    // Give a close that did not wait time to finish (it would, in a few ms), then check it is still waiting.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(closed).toBe(false);
+
+    gate.open();
+    const replies = await Promise.all(held);
+    expect(replies.map((r) => r.markdown)).toEqual(['done', 'done']);
+    await closing;
+    expect(server.requestsInFlight).toBe(0);
+  });
+
+  it('closes an idle server at once instead of sleeping out its grace period', async () => {
+    closeGate();
+    gate.open();
+    const { app } = await startServer(600_000); // ten minutes: only the drain can end close() within the test
+    expect((await scrape('http://a.test/quick')).markdown).toBe('done');
+    await app.close();
+  });
+});

@@ -1,0 +1,72 @@
+import { ServerNats, type NatsOptions } from '@nestjs/microservices';
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+
+type ServerOptions = Required<NatsOptions>['options'];
+
+/**
+ * Nest's NATS server with a shutdown that waits for the work, not for the clock. On close it unsubscribes (new
+ * requests go to the other replicas of the queue group, or meet "no responders"), waits until every request already
+ * being handled has sent its reply, at most `gracePeriodMs`, flushes the replies, and closes. Nest's own graceful
+ * shutdown sleeps the whole grace period even when idle, and drops any reply still running when it ends.
+ */
+export class DrainingNatsServer extends ServerNats {
+  private inFlight = 0;
+  private readonly idleWaiters = new Set<() => void>();
+
+  constructor(
+    options: ServerOptions,
+    private readonly gracePeriodMs: number,
+  ) {
+    // Nest's fixed-sleep shutdown is replaced by close() below.
+    super({ ...options, gracefulShutdown: false });
+    // Nest runs these around every request handler, from its start until its reply stream is finished.
+    this.setOnProcessingStartHook((_transport, _context, done) => {
+      this.inFlight += 1;
+      return done();
+    });
+    this.setOnProcessingEndHook(() => {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const wake of this.idleWaiters) wake();
+    });
+  }
+
+  /** Requests being handled now (their replies not yet sent). */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  override async close(): Promise<void> {
+    // ServerNats keeps its subscriptions in a private field; unsubscribing them is what its own graceful close does.
+    const { subscriptions } = this as unknown as { subscriptions: Subscription[] };
+    for (const sub of subscriptions) sub.unsubscribe();
+    subscriptions.length = 0;
+    await this.whenIdle();
+    // The last replies are published on the tick after their stream ends; let them out before the connection closes.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.connection()
+      ?.flush()
+      .catch(() => undefined);
+    await super.close();
+  }
+
+  private async whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    let wake: () => void = () => undefined;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      this.idleWaiters.add(wake);
+      timer = setTimeout(resolve, this.gracePeriodMs);
+    });
+    this.idleWaiters.delete(wake);
+    clearTimeout(timer);
+  }
+
+  private connection(): NatsConnection | undefined {
+    try {
+      return this.unwrap<NatsConnection>();
+    } catch {
+      return undefined; // never listened
+    }
+  }
+}
