@@ -21,7 +21,7 @@ import { toBatchJob } from './task-views.js';
 export type WebhookUrlCheck = (url: string) => Promise<void>;
 
 /** The spec's job options, as a fresh mutable object for BullMQ. */
-export function jobOptions(jobId: string): JobsOptions {
+export function jobOptions(jobId: string): JobsOptions & { jobId: string } {
   return { ...DEFAULT_JOB_OPTIONS, backoff: { ...DEFAULT_JOB_OPTIONS.backoff }, jobId };
 }
 
@@ -92,7 +92,7 @@ export class TaskSubmitter {
       return { name: req.type, data, opts: jobOptions(newJobId(queue)) };
     });
     this.assertReplyFits(jobs.map((j) => j.data));
-    const added = await this.queues.queue(queue).addBulk(jobs);
+    const added = await this.queues.addAllOrNothing(queue, jobs);
     return { jobs: added.map(toBatchJob) };
   }
 
