@@ -1,6 +1,14 @@
-// Every project's tests in one run (`npm run jest`); each project also has its own `nx test <project>` target.
-// Options that are global in a multi-project run (testTimeout, maxWorkers) must sit here, not in a project's config.
+// Every project's tests in one run (`npm run jest`) except the whole-system suites, which run the built services
+// one suite at a time (`npm run jest -- -c apps/system-e2e/jest.config.js`; `npm test` runs both). Each project also
+// has its own `nx test <project>` target. Options that are global in a multi-project run (testTimeout) sit here.
+import { readdirSync } from 'node:fs';
+
+const configs = (dir) =>
+  readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name !== 'system-e2e')
+    .map((d) => `<rootDir>/${dir}/${d.name}/jest.config.js`);
+
 export default {
   testTimeout: 60_000,
-  projects: ['<rootDir>/apps/*/jest.config.js', '<rootDir>/libs/*/jest.config.js', '<rootDir>/tools/*/jest.config.js'],
+  projects: [...configs('apps'), ...configs('libs'), ...configs('tools')],
 };

@@ -19,7 +19,7 @@ npm run build --silent
 jest() { node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js --ci --passWithNoTests "$@"; }
 
 log "tests: unit, integration and in-process end-to-end (every project but system-e2e)"
-jest --ignoreProjects system-e2e "$@"
+jest "$@"
 
 log "tests: whole-system end-to-end (every service as its own process, one suite at a time)"
 jest -c apps/system-e2e/jest.config.js "$@"
