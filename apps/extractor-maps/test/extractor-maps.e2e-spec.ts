@@ -6,10 +6,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { ExtractorMapsEnv, loadEnv } from '@trawl/config';
 import { QUEUE_GROUPS, SUBJECTS, TrawlError } from '@trawl/contracts';
 import { connectNats, MessagingClient, natsServerOptions, listenOnNats } from '@trawl/messaging';
-import { startNats, type TestServer } from '@trawl/testing';
+import { startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
 import { guardedFetch } from '@trawl/upstream';
 import { AppModule } from '../src/app.module.js';
-import { startBuiltSimulator } from './simulator-process.js';
 
 describe('extractor-maps (in-process, real NATS, upstream simulator)', () => {
   let nats: TestServer;

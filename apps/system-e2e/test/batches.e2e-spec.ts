@@ -1,14 +1,6 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  freePort,
-  startLoopbackHttp,
-  startProcess,
-  waitForPort,
-  type LoopbackServer,
-  type RunningProcess,
-} from '@trawl/testing';
-import { callApi, SIGNING_SECRET, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
+import { startBuiltSimulator, startLoopbackHttp, type LoopbackServer, type RunningSimulator } from '@trawl/testing';
+import { callApi, SIGNING_SECRET, startStack, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type Delivery, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const SPEC_OPTS = {
@@ -25,17 +17,14 @@ const SPEC_OPTS = {
  * that verify each signature with the standardwebhooks library.
  */
 describe('asynchronous batches through the whole stack (processes, real Redis and NATS)', () => {
-  let simulator: RunningProcess;
+  let simulator: RunningSimulator;
   let site: LoopbackServer;
   let receiver: WebhookReceiver;
   let flaky: WebhookReceiver;
   let stack: Stack;
 
   beforeAll(async () => {
-    const simPort = await freePort();
-    simulator = startProcess(process.execPath, [join(WORKSPACE_ROOT, 'dist/tools/upstream-simulator/src/main.js')], {
-      env: { ...process.env, SIMULATOR_PORT: String(simPort) },
-    });
+    simulator = await startBuiltSimulator();
     site = await startLoopbackHttp((req, res) => {
       const path = req.url ?? '/';
       if (path.startsWith('/hang')) return; // never answers (closed with the server)
@@ -49,10 +38,9 @@ describe('asynchronous batches through the whole stack (processes, real Redis an
     });
     receiver = await startWebhookReceiver(SIGNING_SECRET);
     flaky = await startWebhookReceiver(SIGNING_SECRET, (attempt) => (attempt <= 3 ? 500 : 200));
-    await waitForPort(simPort, '127.0.0.1', 20_000, simulator);
     stack = await startStack(['gateway', 'task-service', 'webhook-dispatcher', 'extractor-scrape', 'extractor-maps'], {
       SSRF_ALLOW_HOSTS: '127.0.0.1',
-      MAPS_BASE_URL: `http://127.0.0.1:${simPort}`,
+      MAPS_BASE_URL: simulator.url,
       TASK_SCRAPE_ENGINE: 'http',
       TASK_CONCURRENCY_SCRAPE: '16',
       WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms',

@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort, startProcess, waitForPort, type RunningProcess } from '@trawl/testing';
-import { callApi, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
+import { startBuiltSimulator, type RunningSimulator } from '@trawl/testing';
+import { callApi, startStack, type Stack } from './support/stack.js';
 
 const QUERIES = ['coffee athens', 'museum of modern art', 'bike repair berlin'];
 const ASINS = ['B0DR8G428S', 'B09V366BDY', 'B07G2L3JMM'];
@@ -11,16 +10,12 @@ const ASINS = ['B0DR8G428S', 'B09V366BDY', 'B07G2L3JMM'];
  * /extract type returns the spec's fields, populated, for three different queries. Services run as processes.
  */
 describe('search, maps and retail through the whole stack on the upstream simulator', () => {
-  let simulator: RunningProcess;
+  let simulator: RunningSimulator;
   let stack: Stack;
 
   beforeAll(async () => {
-    const port = await freePort();
-    simulator = startProcess(process.execPath, [join(WORKSPACE_ROOT, 'dist/tools/upstream-simulator/src/main.js')], {
-      env: { ...process.env, SIMULATOR_PORT: String(port) },
-    });
-    await waitForPort(port, '127.0.0.1', 20_000, simulator);
-    const upstream = `http://127.0.0.1:${port}`;
+    simulator = await startBuiltSimulator();
+    const upstream = simulator.url;
     stack = await startStack(['gateway', 'extractor-search', 'extractor-maps', 'extractor-retail'], {
       SEARCH_BASE_URL: upstream,
       MAPS_BASE_URL: upstream,
@@ -87,7 +82,14 @@ describe('search, maps and retail through the whole stack on the upstream simula
     expect(res.body.data).toMatchObject({ status: 'completed', stacktrace: '', params: { url, type: 'mp-maps' } });
     const record = res.body.data.data;
     expect(record).toMatchObject({ mp_place_id: place.place_id, mp_company_name: place.name });
-    for (const field of ['mp_address', 'mp_maps_url', 'mp_reviews_url', 'mp_street_address', 'mp_city', 'mp_zip_code']) {
+    for (const field of [
+      'mp_address',
+      'mp_maps_url',
+      'mp_reviews_url',
+      'mp_street_address',
+      'mp_city',
+      'mp_zip_code',
+    ]) {
       expect(record[field].length).toBeGreaterThan(0);
     }
     expect(typeof record.latitude).toBe('number');
