@@ -10,7 +10,7 @@
 // Prints one JSON line per round and a summary line. Stops every process it started.
 //
 // Usage: node bench/tasks/run.mjs [--urls 10000] [--concurrency 16] [--rounds 1] [--no-build]
-//        tuning only: [--noop-only] [--profile <dir>]
+//        tuning only: [--noop-only] [--profile <dir>] [--dist <build dir>, with --no-build]
 // Env: TRAWL_SHARED_DIR (default ../shared), SKIP_BUILD=1.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +32,7 @@ const rounds = Number(arg('rounds', 1));
 const skipBuild = argv.includes('--no-build') || process.env.SKIP_BUILD === '1';
 const noopOnly = argv.includes('--noop-only'); // tuning runs only: task machinery and bare BullMQ, no real scrape
 const profileDir = arg('profile', ''); // tuning: write task-service and dispatcher CPU profiles here
+const distDir = resolve(root, arg('dist', 'dist')); // tuning: run another build (e.g. a copy of an earlier one)
 const shared = resolve(process.env.TRAWL_SHARED_DIR ?? join(root, '..', 'shared'));
 const log = (...m) => console.error('[bench:tasks]', ...m);
 const SECRET = `whsec_${Buffer.from('bench-tasks-signing-secret-0123456789').toString('base64')}`;
@@ -164,7 +165,7 @@ async function main() {
       METRICS_PORT: '0',
       PATH: process.env.PATH,
     };
-    const main = (name) => join(root, 'dist', 'apps', name, 'src', 'main.js');
+    const main = (name) => join(distDir, 'apps', name, 'src', 'main.js');
     start('extractor-scrape', process.execPath, [main('extractor-scrape')], {
       env: { ...common, SCRAPE_DEFAULT_ENGINE: 'http', INSTANCE_ID: 'bench-scrape' },
     });
