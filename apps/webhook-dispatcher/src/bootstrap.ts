@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { loadEnv, WebhookDispatcherEnv } from '@trawl/config';
-import { NATS_CONNECTION } from '@trawl/messaging';
+import { followNatsStatus, NATS_CONNECTION } from '@trawl/messaging';
 import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
 import { createWebhookDispatcherApp } from './webhook-dispatcher-app.factory.js';
 
@@ -14,15 +14,13 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   const app = await createWebhookDispatcherApp(env, { logger: new NestLoggerAdapter(logger), metrics });
   await app.init();
   const nc = app.get<NatsConnection>(NATS_CONNECTION);
+  const natsStatus = followNatsStatus(nc);
   const ops =
     env.METRICS_PORT > 0
       ? await startOpsServer({
           port: env.METRICS_PORT,
           registry: metrics.registry,
-          ready: async () => ({
-            ok: !nc.isClosed() && !nc.isDraining(),
-            details: { nats: nc.isClosed() ? 'closed' : 'connected' },
-          }),
+          ready: async () => ({ ok: natsStatus() === 'connected', details: { nats: natsStatus() } }),
         })
       : undefined;
   logger.info(`${SERVICE} consuming task outcomes`);

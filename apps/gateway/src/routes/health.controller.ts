@@ -2,7 +2,7 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { TrawlError } from '@trawl/contracts';
-import { NATS_CONNECTION } from '@trawl/messaging';
+import { followNatsStatus, NATS_CONNECTION, type NatsLinkStatus } from '@trawl/messaging';
 import { GatewayRedisService } from '../http/gateway-redis.service.js';
 import { Public } from '../http/public.decorator.js';
 
@@ -12,10 +12,15 @@ import { Public } from '../http/public.decorator.js';
 @Public()
 @Controller('health')
 export class HealthController {
+  /** The NATS connection's state now (a lost connection is `disconnected` while it reconnects). */
+  private readonly natsStatus: () => NatsLinkStatus;
+
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
     private readonly redis: GatewayRedisService,
-  ) {}
+  ) {
+    this.natsStatus = followNatsStatus(nc);
+  }
 
   @Get('live')
   live(): { status: string } {
@@ -24,7 +29,8 @@ export class HealthController {
 
   @Get('ready')
   ready(): { status: string; nats: string; redis: string } {
-    if (this.nc.isClosed()) throw new TrawlError('SERVICE_UNAVAILABLE', 'NATS connection is closed');
+    const nats = this.natsStatus();
+    if (nats !== 'connected') throw new TrawlError('SERVICE_UNAVAILABLE', `NATS connection is ${nats}`);
     const redis = this.redis.client?.status ?? 'not configured';
     if (this.redis.client && redis !== 'ready') throw new TrawlError('SERVICE_UNAVAILABLE', `Redis is ${redis}`);
     return { status: 'ok', nats: 'connected', redis };
