@@ -34,7 +34,7 @@ reachable() { read -r h p < <(host_port "$1"); (exec 3<>"/dev/tcp/$h/$p") 2>/dev
 if reachable "$REDIS_URL"; then log "using Redis at $REDIS_URL"; else
   read -r _ rport < <(host_port "$REDIS_URL")
   log "starting redis-server on 127.0.0.1:$rport"
-  redis-server --port "$rport" --bind 127.0.0.1 --dir "$RUN_DIR" --save '' --appendonly yes >"$RUN_DIR/redis.log" 2>&1 &
+  redis-server --port "$rport" --bind 127.0.0.1 --dir "$RUN_DIR" --save '' --appendonly yes --maxmemory-policy noeviction >"$RUN_DIR/redis.log" 2>&1 &
   pids+=($!)
 fi
 if reachable "$NATS_URL"; then log "using NATS at $NATS_URL (JetStream must be enabled; max_payload 8MB for large batches)"; else

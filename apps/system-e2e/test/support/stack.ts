@@ -8,8 +8,8 @@ import {
   startRedis,
   waitForPort,
   eventually,
+  type RestartableTestServer,
   type RunningProcess,
-  type TestServer,
 } from '@trawl/testing';
 
 export const WORKSPACE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -34,6 +34,10 @@ export interface Stack {
   metricsPorts: Map<ServiceName, number>;
   /** Starts (again) one service with the stack's environment. */
   startService(name: ServiceName, extraEnv?: Record<string, string>): Promise<RunningProcess>;
+  /** Restarts nats-server on the same port with the same JetStream store; `whileDown` runs while it is stopped. */
+  restartNats(whileDown?: () => Promise<void>): Promise<void>;
+  /** Restarts redis-server on the same port with the same data (AOF); `whileDown` runs while it is stopped. */
+  restartRedis(whileDown?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,8 +57,8 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
   for (const n of names) {
     if (!serviceBuilt(n)) throw new Error(`${serviceMain(n)} is missing: run \`npm run build\` first (npm test does)`);
   }
-  const nats: TestServer = await startNats();
-  const redis: TestServer = await startRedis();
+  const nats: RestartableTestServer = await startNats();
+  const redis: RestartableTestServer = await startRedis();
   const port = await freePort();
   const services = new Map<ServiceName, RunningProcess>();
   const metricsPorts = new Map<ServiceName, number>();
@@ -95,6 +99,8 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
     services,
     metricsPorts,
     startService,
+    restartNats: (whileDown) => nats.restart(whileDown),
+    restartRedis: (whileDown) => redis.restart(whileDown),
     async stop() {
       await Promise.all([...services.values()].map((p) => p.stop()));
       await nats.stop();

@@ -21,16 +21,40 @@ function findBinary(name: string, candidates: string[]): string {
   }
 }
 
-/** Starts a real redis-server (no persistence) on a free port. */
-export async function startRedis(): Promise<TestServer> {
+/** A test server that can be stopped and started again on the same port with the same data directory. */
+export interface RestartableTestServer extends TestServer {
+  /**
+   * Stops the server (SIGTERM), runs `whileDown` (if given) while nothing listens on its port, then starts it again
+   * on the same port with the same data directory, and waits until it accepts connections.
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
+}
+
+/**
+ * Starts a real redis-server on a free port. By default it persists as production Redis for BullMQ must (AOF,
+ * `appendonly yes`, and `maxmemory-policy noeviction`) to a temp data directory, so `restart()` keeps the queues;
+ * `persist: false` keeps everything in memory only.
+ */
+export async function startRedis(options: { persist?: boolean } = {}): Promise<RestartableTestServer> {
   const bin = findBinary('redis-server', ['/usr/bin/redis-server', '/usr/local/bin/redis-server']);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'trawl-redis-'));
-  const proc = startProcess(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir]);
+  const persistence = options.persist === false ? ['--appendonly', 'no'] : ['--appendonly', 'yes'];
+  const args = [
+    ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence],
+    ...['--maxmemory-policy', 'noeviction', '--dir', dir],
+  ];
+  let proc = startProcess(bin, args);
   await waitForPort(port, '127.0.0.1', 20_000, proc);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    async restart(whileDown) {
+      await proc.stop();
+      await whileDown?.();
+      proc = startProcess(bin, args);
+      await waitForPort(port, '127.0.0.1', 20_000, proc);
+    },
     async stop() {
       await proc.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -44,7 +68,7 @@ export async function startRedis(): Promise<TestServer> {
  */
 export async function startNats(
   options: { maxPayload?: string } = {},
-): Promise<TestServer & { restart(): Promise<void> }> {
+): Promise<RestartableTestServer> {
   const bin = findBinary('nats-server', ['/usr/bin/nats-server', '/usr/local/bin/nats-server']);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'trawl-nats-'));
@@ -56,8 +80,9 @@ export async function startNats(
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
-    async restart() {
+    async restart(whileDown) {
       await proc.stop();
+      await whileDown?.();
       proc = startProcess(bin, args);
       await waitForPort(port, '127.0.0.1', 20_000, proc);
     },
