@@ -11,6 +11,8 @@ const CONCURRENCY = 4;
 const PAGE_DELAY_MS = 250;
 /** The webhook POST deadline; the dispatcher's ack wait (how long a dead dispatcher's outcomes wait) is 30 s more. */
 const WEBHOOK_TIMEOUT_MS = 5000;
+/** How long NATS or Redis stays away once every service has noticed (a restart on Kubernetes takes longer). */
+const OUTAGE_MS = 2000;
 const SERVICES: ServiceName[] = ['gateway', 'task-service', 'webhook-dispatcher', 'extractor-scrape'];
 
 interface Hook {
@@ -108,6 +110,7 @@ describe('losing nothing when NATS, the dispatcher or Redis fail mid-batch (proc
       TASK_OUTCOME_SWEEP_INTERVAL_MS: '1000',
     });
     queue = new Queue(QUEUES.scrape, { connection: { url: stack.redisUrl, maxRetriesPerRequest: null } });
+    queue.on('error', () => undefined); // Redis restarts under it
   }, 90_000);
 
   afterAll(async () => {
@@ -188,7 +191,10 @@ describe('losing nothing when NATS, the dispatcher or Redis fail mid-batch (proc
     const ids = await submitBatch('nats');
     const idSet = new Set(ids);
     await eventually(() => receiver.delivered(idSet) >= TASKS / 4, 30_000, 20);
-    await stack.restartNats(() => expectReadiness(SERVICES, false, 'every service reports NATS down'));
+    await stack.restartNats(async () => {
+      await expectReadiness(SERVICES, false, 'every service reports NATS down');
+      await new Promise((r) => setTimeout(r, OUTAGE_MS));
+    });
     await expectReadiness(SERVICES, true, 'every service ready again after NATS returned');
     await expectOneOutcomeEach(ids, 'nats');
   }, 90_000);
@@ -218,7 +224,10 @@ describe('losing nothing when NATS, the dispatcher or Redis fail mid-batch (proc
     const idSet = new Set(ids);
     await eventually(() => receiver.delivered(idSet) >= TASKS / 4, 30_000, 20);
     // The gateway (keys, limits) and task-service (BullMQ) need Redis.
-    await stack.restartRedis(() => expectReadiness(['gateway', 'task-service'], false, 'Redis users report it down'));
+    await stack.restartRedis(async () => {
+      await expectReadiness(['gateway', 'task-service'], false, 'Redis users report it down');
+      await new Promise((r) => setTimeout(r, OUTAGE_MS));
+    });
     await expectReadiness(SERVICES, true, 'every service ready again after Redis returned');
     await expectOneOutcomeEach(ids, 'redis');
   }, 90_000);
