@@ -191,10 +191,14 @@ describe('losing nothing when NATS, the dispatcher or Redis fail mid-batch (proc
     const ids = await submitBatch('nats');
     const idSet = new Set(ids);
     await eventually(() => receiver.delivered(idSet) >= TASKS / 4, 30_000, 20);
+    let deliveredWhenDown = 0;
     await stack.restartNats(async () => {
+      deliveredWhenDown = receiver.delivered(idSet);
       await expectReadiness(SERVICES, false, 'every service reports NATS down');
       await new Promise((r) => setTimeout(r, OUTAGE_MS));
     });
+    // Mid-batch: tasks were still to run when NATS went away.
+    expect(deliveredWhenDown).toBeLessThan(TASKS);
     await expectReadiness(SERVICES, true, 'every service ready again after NATS returned');
     await expectOneOutcomeEach(ids, 'nats');
   }, 90_000);
@@ -206,6 +210,7 @@ describe('losing nothing when NATS, the dispatcher or Redis fail mid-batch (proc
     const dispatcher = stack.services.get('webhook-dispatcher')!;
     await dispatcher.stop('SIGKILL');
     const cut = receiver.held();
+    expect(cut.length).toBeGreaterThanOrEqual(5);
     // The requests of the dead dispatcher are answered to no one.
     receiver.state.holding = false;
     receiver.release(503);
@@ -224,10 +229,14 @@ describe('losing nothing when NATS, the dispatcher or Redis fail mid-batch (proc
     const idSet = new Set(ids);
     await eventually(() => receiver.delivered(idSet) >= TASKS / 4, 30_000, 20);
     // The gateway (keys, limits) and task-service (BullMQ) need Redis.
+    let deliveredWhenDown = 0;
     await stack.restartRedis(async () => {
+      deliveredWhenDown = receiver.delivered(idSet);
       await expectReadiness(['gateway', 'task-service'], false, 'Redis users report it down');
       await new Promise((r) => setTimeout(r, OUTAGE_MS));
     });
+    // Mid-batch: tasks were still to run when Redis went away.
+    expect(deliveredWhenDown).toBeLessThan(TASKS);
     await expectReadiness(SERVICES, true, 'every service ready again after Redis returned');
     await expectOneOutcomeEach(ids, 'redis');
   }, 90_000);
