@@ -16,6 +16,11 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
   let app: NestFastifyApplication;
   let base = '';
   const seen: { subject: string; data: unknown }[] = [];
+  let nestLayout = true;
+  const BATCH_JOBS = [
+    { name: 'scrape', data: { kind: 'url', url: 'https://a.test/é?q="x"' }, opts: { attempts: 5 }, id: 'scrape_1', returnvalue: null },
+    { name: 'scrape', data: { kind: 'url', url: 'https://b.test/' }, opts: { attempts: 5 }, id: 'scrape_2', returnvalue: null },
+  ];
 
   beforeAll(async () => {
     nats = await startNats();
@@ -38,6 +43,18 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
     serveSubject(nc, SUBJECTS.extractRetail, (data) => {
       seen.push({ subject: SUBJECTS.extractRetail, data });
       return { title: 'A product' };
+    });
+    // task-service stand-in answering in Nest's own frame layout, or (nestLayout false) with the members reordered.
+    nc.subscribe(SUBJECTS.taskSubmit, {
+      queue: 'test-responders',
+      callback: (_err, msg) => {
+        const frame = JSON.parse(new TextDecoder().decode(msg.data)) as { id: string; data: unknown };
+        seen.push({ subject: SUBJECTS.taskSubmit, data: frame.data });
+        const reply = { jobs: BATCH_JOBS };
+        msg.respond(
+          JSON.stringify(nestLayout ? { response: reply, isDisposed: true, id: frame.id } : { id: frame.id, isDisposed: true, response: reply }),
+        );
+      },
     });
     await nc.flush();
     const env = loadEnv(GatewayEnv, { NATS_URL: nats.url, API_KEYS: `${KEY},other-key`, BODY_LIMIT_BYTES: '2048' });
@@ -157,6 +174,22 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
     const res = await post('/nope', {});
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ errorCode: 404, data: { error: 'NOT_FOUND' } });
+  });
+
+  it('answers a URL batch with the job objects task-service sent, in the envelope, whatever the reply frame layout', async () => {
+    for (const layout of [true, false]) {
+      nestLayout = layout;
+      const res = await post('/extractTask/batch', { urls: ['https://a.test/', 'https://b.test/'], webhook: 'https://h.test/x', type: 'scrape' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const body = res.json();
+      expect(Object.keys(body)).toEqual(['requestId', 'code', 'errorCode', 'message', 'timestamp', 'data']);
+      expect(body).toMatchObject({ code: 0, errorCode: 200, message: 'success', data: BATCH_JOBS });
+      expect(res.headers['x-request-id']).toBe(body.requestId);
+      expect(typeof body.timestamp).toBe('number');
+    }
+    const last = seen.filter((s) => s.subject === SUBJECTS.taskSubmit).pop();
+    expect(last?.data).toMatchObject({ kind: 'url', request: { urls: ['https://a.test/', 'https://b.test/'], timeout: 25000 } });
   });
 
   it('serves the OpenAPI document with every operation', async () => {

@@ -1,22 +1,25 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { SUCCESS_MESSAGE, type Envelope } from '@trawl/contracts';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { map, type Observable } from 'rxjs';
+import { RawJson } from './raw-json.js';
 
-/** Wraps every successful result in the spec's envelope: code 0, errorCode 200, message `success`. */
+/**
+ * Wraps every successful result in the spec's envelope: code 0, errorCode 200, message `success`. A RawJson result
+ * goes into `data` as the JSON text it is: the envelope is written around it, same members in the same order.
+ */
 @Injectable()
-export class EnvelopeInterceptor<T> implements NestInterceptor<T, Envelope<T>> {
-  intercept(context: ExecutionContext, next: CallHandler<T>): Observable<Envelope<T>> {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
+export class EnvelopeInterceptor<T> implements NestInterceptor<T, Envelope<T> | string> {
+  intercept(context: ExecutionContext, next: CallHandler<T>): Observable<Envelope<T> | string> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
     return next.handle().pipe(
-      map((data) => ({
-        requestId: String(request.id),
-        code: 0,
-        errorCode: 200,
-        message: SUCCESS_MESSAGE,
-        timestamp: Date.now(),
-        data,
-      })),
+      map((data) => {
+        const envelope = { requestId: String(request.id), code: 0, errorCode: 200, message: SUCCESS_MESSAGE, timestamp: Date.now() };
+        if (!(data instanceof RawJson)) return { ...envelope, data };
+        void http.getResponse<FastifyReply>().header('content-type', 'application/json; charset=utf-8');
+        return `${JSON.stringify(envelope).slice(0, -1)},"data":${data.json}}`;
+      }),
     );
   }
 }

@@ -6,7 +6,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { startNats, type TestServer } from '@trawl/testing';
-import { MessagingClient } from './messaging-client.js';
+import { MessagingClient, responseText } from './messaging-client.js';
 import { connectNats } from './nats-connection.js';
 import { natsServerOptions } from './nats-server.options.js';
 import { WireErrorFilter } from './wire-error.filter.js';
@@ -82,6 +82,32 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
     const err = await client.send(SUBJECTS.taskGet, { jobId: '1' }, { timeoutMs: 2000 }).catch((e: unknown) => e);
     expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
     expect((err as TrawlError).message).toContain('task-service');
+  });
+
+  it('sendRaw answers the reply as JSON text, the same value send answers', async () => {
+    const text = await client.sendRaw(SUBJECTS.scrapePage, req('http://raw.test/'), { timeoutMs: 2000 });
+    const reply = await client.send(SUBJECTS.scrapePage, req('http://raw.test/'), { timeoutMs: 2000 });
+    expect(JSON.parse(text)).toEqual(reply);
+  });
+
+  it('sendRaw turns a WireError reply into a TrawlError, as send does', async () => {
+    await expect(client.sendRaw(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: 'UPSTREAM_BLOCKED',
+    });
+  });
+
+  it("cuts the response out of the frame Nest's NATS server really writes (no parse needed)", async () => {
+    const id = 'frame-layout-probe';
+    const msg = await nc.request(
+      SUBJECTS.scrapePage,
+      new TextEncoder().encode(JSON.stringify({ pattern: SUBJECTS.scrapePage, data: req('http://layout.test/'), id })),
+      { timeout: 2000 },
+    );
+    const frame = new TextDecoder().decode(msg.data);
+    const cut = responseText(frame, id);
+    expect(cut).toBeDefined();
+    expect(cut).toBe(JSON.stringify((JSON.parse(frame) as { response: unknown }).response));
+    expect(responseText(frame, 'another-id')).toBeUndefined();
   });
 
   it('reports UPSTREAM_TIMEOUT when the deadline passes', async () => {
