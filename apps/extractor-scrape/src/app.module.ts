@@ -26,8 +26,8 @@ export class AppModule implements OnApplicationShutdown {
       maxBodyBytes: env.SCRAPE_MAX_BODY_BYTES,
       edgeId: env.INSTANCE_ID || `${hostname()}-${process.pid}`,
     };
-    // Chromium reaches the web only through the guarding proxy (every hop checked at connect time), and the route
-    // handler checks each request before it leaves the browser (a clear URL_NOT_ALLOWED for the page itself).
+    // Chromium reaches the web only through the guarding proxy (every request and hop checked before it leaves and
+    // at connect time); the pool checks the page's navigation and redirect hops too, for a clear URL_NOT_ALLOWED.
     const proxy = async () => {
       const guardProxy = new GuardProxy({ allow });
       await guardProxy.start();

@@ -18,7 +18,7 @@ export interface BrowserPoolOptions {
   retireAfterPages: number;
   /** Tasks that may wait for a page; one more is refused with OVERLOADED. */
   queueLimit: number;
-  /** Resource types aborted by the route handler. */
+  /** Resource types refused in the browser (CDP Fetch limited to them behind the proxy, else the route handler). */
   blockResources: readonly string[];
   /**
    * Reuse a task's context (and page) for a later task when it provably left nothing behind: no request headers
@@ -33,11 +33,15 @@ export interface BrowserPoolOptions {
    * HeapProfiler.collectGarbage, ~25 ms). Without it a renderer grows by ~3 MB a page until V8 gets round to it.
    */
   gcEveryTasks: number;
-  /** SSRF guard applied to every request the browser makes (and to redirect hops, see README). */
+  /**
+   * SSRF guard. Without `proxyServer`: applied to every request (route handler) and redirect hop. With it: the proxy
+   * guards every request, and this is applied to the main frame's navigation and redirect hops for a clear error.
+   */
   guard: RequestGuard;
   /**
    * Forward proxy every browser request goes through (loopback included), e.g. @trawl/safe-fetch's GuardProxy, which
-   * refuses non-public addresses at connect time: the only guard that also holds for redirect hops.
+   * refuses non-public addresses before sending and at connect time: the only guard that also holds for redirect
+   * hops. When set, no request is routed through Node (see README).
    */
   proxyServer?: string;
   launchTimeoutMs: number;

@@ -32,6 +32,12 @@ describe('BrowserPool (real Chromium)', () => {
         res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=secret-a; Path=/' }).end('<p>cookie set</p>');
       } else if (path.startsWith('/with-image')) {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<p>pic</p><img src="/img.png"><script>document.title="ran"</script>');
+      } else if (path === '/fetches-internal') {
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<p>page</p><script>fetch('http://internal.test:${site.port}/sub-secret').then(() => (document.title = 'leaked'), () => (document.title = 'refused'))</script>`,
+          );
       } else if (path === '/to-internal-host') {
         res.writeHead(302, { location: `http://internal.test:${site.port}/internal-host-secret` }).end();
       } else if (path === '/to-internal') {
@@ -152,6 +158,65 @@ describe('BrowserPool (real Chromium)', () => {
       await pool.close();
       await proxy.close();
     }
+  });
+
+  describe('behind the guarding proxy (no route handler)', () => {
+    // Stubbed DNS: both names are 127.0.0.1; only site.test is allowlisted (by name).
+    const resolve: Resolver = async (host) => (['site.test', 'internal.test'].includes(host) ? ['127.0.0.1'] : []);
+    const named = parseAllowList('site.test');
+    let proxy: GuardProxy;
+    let pool: BrowserPool;
+
+    beforeAll(async () => {
+      proxy = new GuardProxy({ allow: named, resolve });
+      pool = newPool({ proxyServer: await proxy.start(), guard: async (url) => void (await checkUrl(url, { allow: named, resolve })) });
+    });
+    afterAll(async () => {
+      await pool.close();
+      await proxy.close();
+    });
+
+    it('blocks images but runs scripts', async () => {
+      const title = await pool.run(
+        async ({ page }) => {
+          await page.goto(`http://site.test:${site.port}/with-image?proxied`);
+          return page.title();
+        },
+        { deadline: soon() },
+      );
+      expect(title).toBe('ran');
+      expect(site.requests.some((r) => r.url === '/with-image?proxied')).toBe(true);
+      expect(site.requests.some((r) => r.url === '/img.png')).toBe(false);
+    });
+
+    it('refuses a page the SSRF guard refuses, with URL_NOT_ALLOWED', async () => {
+      const err = await pool
+        .run(async ({ page }) => void (await page.goto(`http://internal.test:${site.port}/internal-page-secret`)), { deadline: soon() })
+        .catch((e: unknown) => e);
+      expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
+      expect(site.requests.some((r) => r.url.includes('internal-page-secret'))).toBe(false);
+    });
+
+    it("refuses a page's request to an internal host before it leaves, and still returns the page", async () => {
+      const title = await pool.run(
+        async ({ page }) => {
+          await page.goto(`http://site.test:${site.port}/fetches-internal`);
+          await page.waitForFunction(() => document.title !== '');
+          return page.title();
+        },
+        { deadline: soon() },
+      );
+      expect(title).toBe('refused');
+      expect(site.requests.some((r) => r.url.includes('sub-secret'))).toBe(false);
+    });
+
+    it('sends loopback requests through the proxy too (refused when not allowlisted)', async () => {
+      const err = await pool
+        .run(async ({ page }) => void (await page.goto(`${site.url}/loopback-secret`)), { deadline: soon() })
+        .catch((e: unknown) => e);
+      expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
+      expect(site.requests.some((r) => r.url.includes('loopback-secret'))).toBe(false);
+    });
   });
 
   it('rejects at once with OVERLOADED when the wait queue is full, and times out a waiter at its deadline', async () => {

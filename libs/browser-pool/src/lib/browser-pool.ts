@@ -23,6 +23,8 @@ export interface RunOptions {
 /** Per-task state a context's route handler and listeners write to. */
 interface TaskState {
   documentOrigins: Set<string>;
+  /** Guard checks still running for the task's requests; the outcome waits for them. */
+  checks: Promise<void>[];
   refused?: TrawlError;
   abort?: (e: TrawlError) => void;
 }
@@ -159,6 +161,7 @@ export class BrowserPool {
     running.catch(() => undefined);
     try {
       const result = await Promise.race([running, aborted]);
+      await Promise.race([Promise.all(slot.task.checks), aborted]);
       if (slot.task.refused) throw slot.task.refused;
       if (pb.dead) throw new TrawlError('SERVICE_UNAVAILABLE', 'the browser crashed during the task');
       return result;
@@ -251,7 +254,7 @@ export class BrowserPool {
       const reused = pb.idle.pop();
       if (reused) {
         reused.uses++;
-        reused.task = { documentOrigins: new Set() };
+        reused.task = { documentOrigins: new Set(), checks: [] };
         this.counters.contextsReused++;
         return reused;
       }
@@ -267,11 +270,14 @@ export class BrowserPool {
       uses: 1,
       withHeaders: headers !== undefined,
       crashed: false,
-      task: { documentOrigins: new Set() },
+      task: { documentOrigins: new Set(), checks: [] },
     };
-    await context.route('**/*', (route) => this.onRoute(slot, route));
+    // Behind the guarding proxy no request is routed through Node (each would cost a round trip over CDP): the proxy
+    // is the SSRF guard for every request, and resource types are refused in the browser (blockInBrowser).
+    if (!this.opts.proxyServer) await context.route('**/*', (route) => this.onRoute(slot, route));
     context.on('request', (request) => this.onRequest(slot, request));
     slot.page = await context.newPage();
+    if (this.opts.proxyServer && this.blocked.size > 0) slot.cdp = await this.blockInBrowser(slot.page);
     slot.page.on('crash', () => {
       slot.crashed = true;
       slot.task.abort?.(new TrawlError('UPSTREAM_ERROR', 'the page crashed the browser tab'));
@@ -307,20 +313,44 @@ export class BrowserPool {
   }
 
   /**
-   * Playwright does not route the hops of a server redirect, so each redirected request is checked here as well. It
-   * cannot be held back here (the guarding proxy, when configured, refuses it before it leaves), but a refused hop
-   * fails the task with URL_NOT_ALLOWED and closes the context, so nothing it returned reaches the caller.
+   * Refuses the blocked resource types inside the browser: CDP Fetch interception limited to those types, so only
+   * they pause (and are failed at once); documents, scripts and data requests are never held. Covers the page and
+   * its same-process frames (a cross-site iframe's images still load; the proxy guards them like everything else).
+   */
+  private async blockInBrowser(page: Page): Promise<CDPSession> {
+    const cdp = await page.context().newCDPSession(page);
+    cdp.on('Fetch.requestPaused', (event: { requestId: string }) => {
+      cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
+    });
+    const patterns = [...this.blocked]
+      .filter((type): type is keyof typeof CDP_RESOURCE_TYPES => type in CDP_RESOURCE_TYPES)
+      .map((type) => ({ urlPattern: '*', resourceType: CDP_RESOURCE_TYPES[type], requestStage: 'Request' as const }));
+    await cdp.send('Fetch.enable', { patterns });
+    return cdp;
+  }
+
+  /**
+   * Watches the requests the route handler does not see: redirect hops (Playwright does not route them) and, behind
+   * the proxy, every request. They cannot be held back here (the proxy refuses them before they leave), but the
+   * guard is applied to each redirect hop and to the main frame's navigation, and a refusal fails the task with
+   * URL_NOT_ALLOWED and closes the context, so nothing it returned reaches the caller. The task's outcome waits for
+   * these checks (`checks`). A refused subresource only fails to load, as with the route handler.
    */
   private onRequest(slot: Slot, request: Request): void {
-    if (!request.redirectedFrom()) return;
+    const redirected = request.redirectedFrom() !== null;
+    if (!redirected && !this.opts.proxyServer) return; // the route handler saw it
     const task = slot.task;
     const url = request.url();
-    if (request.resourceType() === 'document' && /^https?:/.test(url)) task.documentOrigins.add(new URL(url).origin);
-    this.opts.guard(url).catch((e: unknown) => {
-      const refusal = e instanceof TrawlError ? e : new TrawlError('URL_NOT_ALLOWED', `redirect to ${url} refused`);
-      task.refused ??= refusal;
-      task.abort?.(refusal);
-    });
+    if (!url.startsWith('http:') && !url.startsWith('https:')) return;
+    if (request.resourceType() === 'document') task.documentOrigins.add(new URL(url).origin);
+    if (!redirected && !isMainNavigation(slot.page, request)) return;
+    task.checks.push(
+      this.opts.guard(url).catch((e: unknown) => {
+        const refusal = e instanceof TrawlError ? e : new TrawlError('URL_NOT_ALLOWED', `request to ${url} refused`);
+        task.refused ??= refusal;
+        task.abort?.(refusal);
+      }),
+    );
   }
 
   /** After a task: keep the context for reuse when it is provably clean, else close it. Holds the permit until done. */
@@ -363,6 +393,25 @@ export class BrowserPool {
     this.forget(pb);
   }
 }
+
+function isMainNavigation(page: Page, request: Request): boolean {
+  try {
+    return request.isNavigationRequest() && request.frame() === page.mainFrame();
+  } catch {
+    return false; // a worker's request has no frame
+  }
+}
+
+/** Playwright's resource type names to CDP's (Network.ResourceType), for in-browser blocking. */
+const CDP_RESOURCE_TYPES = {
+  image: 'Image',
+  media: 'Media',
+  font: 'Font',
+  stylesheet: 'Stylesheet',
+  texttrack: 'TextTrack',
+  manifest: 'Manifest',
+  other: 'Other',
+} as const;
 
 function raceDeadline<T>(promise: Promise<T>, deadline: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
