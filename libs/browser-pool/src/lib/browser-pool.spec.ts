@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createSocket } from 'node:dgram';
 import { TrawlError } from '@trawl/contracts';
 import { checkUrl, GuardProxy, parseAllowList, type Resolver } from '@trawl/safe-fetch';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
@@ -37,6 +38,13 @@ describe('BrowserPool (real Chromium)', () => {
           .writeHead(200, { 'content-type': 'text/html' })
           .end(
             `<p>page</p><script>fetch('http://internal.test:${site.port}/sub-secret').then(() => (document.title = 'leaked'), () => (document.title = 'refused'))</script>`,
+          );
+      } else if (path.startsWith('/webrtc?port=')) {
+        const port = Number(path.split('=')[1]);
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<p>rtc</p><script>const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${port}' }] }); pc.createDataChannel('d'); pc.createOffer().then((o) => pc.setLocalDescription(o)); pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') document.title = 'gathered'; };</script>`,
           );
       } else if (path === '/to-internal-host') {
         res.writeHead(302, { location: `http://internal.test:${site.port}/internal-host-secret` }).end();
@@ -208,6 +216,26 @@ describe('BrowserPool (real Chromium)', () => {
       );
       expect(title).toBe('refused');
       expect(site.requests.some((r) => r.url.includes('sub-secret'))).toBe(false);
+    });
+
+    it('sends no WebRTC (STUN) packet to an internal address past the proxy', async () => {
+      const udp = createSocket('udp4');
+      let packets = 0;
+      udp.on('message', () => packets++);
+      await new Promise<void>((ok) => udp.bind(0, '127.0.0.1', ok));
+      try {
+        await pool.run(
+          async ({ page }) => {
+            await page.goto(`http://site.test:${site.port}/webrtc?port=${udp.address().port}`);
+            // ICE gathering ends without the STUN server (or times out), long after any packet would have been sent.
+            await page.waitForFunction(() => document.title === 'gathered', undefined, { timeout: 15_000 }).catch(() => undefined);
+          },
+          { deadline: soon() },
+        );
+        expect(packets).toBe(0);
+      } finally {
+        udp.close();
+      }
     });
 
     it('sends loopback requests through the proxy too (refused when not allowlisted)', async () => {

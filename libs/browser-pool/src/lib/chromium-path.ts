@@ -57,6 +57,9 @@ export const CHROMIUM_ARGS = [
   // and no RenderDocument: a same-site navigation reuses the frame's host and compositor instead of building new ones
   // (−20 ms of CPU a page of ~90, browser and renderer alike; rendering, rAF and observers unchanged; BENCHMARKS.md).
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, 'BackForwardCache', 'SpareRendererForSitePerProcess', 'RenderDocument'].join(',')}`,
+  // WebRTC may not send UDP past the proxy (STUN/TURN to any address, internal ones included): without this a page's
+  // RTCPeerConnection reaches an internal UDP port directly, outside the SSRF guard.
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
   // Software compositing in the browser process: one process fewer (about 70 MB PSS) and less IPC per frame.
   '--in-process-gpu',
 ] as const;
