@@ -52,10 +52,13 @@ export class ApiKeysService implements OnModuleInit, OnApplicationShutdown {
     const cache = this.cache;
     if (!client || !cache) return;
     // Without the subscription, a revoked key still works until its cache entry expires (API_KEY_CACHE_MS).
-    this.unsubscribe = await subscribeKeyInvalidations(client, (digest) => cache.evict(digest)).catch((e: unknown) => {
-      this.logger.warn(`cannot subscribe to key revocations (${String(e)}); they take effect within ${this.env.API_KEY_CACHE_MS} ms`);
-      return null;
-    });
+    const subscription = await subscribeKeyInvalidations(client, (digest) => cache.evict(digest));
+    if (!subscription.subscribed) {
+      this.logger.warn(
+        `Redis is not answering: key revocations take effect within ${this.env.API_KEY_CACHE_MS} ms until the subscription is made`,
+      );
+    }
+    this.unsubscribe = subscription.close;
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -33,6 +33,9 @@ export class GatewayRedisService implements OnModuleInit, OnApplicationShutdown 
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client?.quit().catch(() => this.client?.disconnect());
+    if (!this.client) return;
+    // QUIT only on a live connection; while Redis is away it would wait for a reconnect that keeps the process alive.
+    if (this.client.status === 'ready') await this.client.quit().catch(() => this.client?.disconnect());
+    else this.client.disconnect();
   }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { startRedis, type TestServer } from '@trawl/testing';
+import { freePort, startRedis, type TestServer } from '@trawl/testing';
 import { ApiKeyStore, KEY_STORE_PREFIX } from './api-key.store.js';
 import { subscribeKeyInvalidations } from './key-invalidations.js';
 import { digestKey } from './key-material.js';
@@ -88,7 +88,8 @@ describe('ApiKeyStore (real Redis)', () => {
 
   it('announces revoked and rotated-away digests to subscribers', async () => {
     const seen: string[] = [];
-    const unsubscribe = await subscribeKeyInvalidations(redis, (d) => seen.push(d));
+    const subscription = await subscribeKeyInvalidations(redis, (d) => seen.push(d));
+    expect(subscription.subscribed).toBe(true);
     try {
       const a = await store.create({ name: 'announce-a', limits: LIMITS });
       const b = await store.create({ name: 'announce-b', limits: LIMITS });
@@ -99,8 +100,16 @@ describe('ApiKeyStore (real Redis)', () => {
       for (let i = 0; i < 50 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
       expect(seen).toEqual([digestKey(a.key), digestKey(b.key)]);
     } finally {
-      await unsubscribe();
+      await subscription.close();
     }
+  });
+
+  it('goes on without the subscription while Redis is away, and closes without waiting for it', async () => {
+    const away = new Redis(`redis://127.0.0.1:${await freePort()}`, { lazyConnect: true });
+    const subscription = await subscribeKeyInvalidations(away, () => undefined, { subscribeTimeoutMs: 100 });
+    expect(subscription.subscribed).toBe(false);
+    await subscription.close(); // a leaked reconnecting connection would keep the test process alive
+    away.disconnect();
   });
 
   it('gives the dispatcher a key id\'s webhook secret, or the fallback for bootstrap keys and no store', async () => {
