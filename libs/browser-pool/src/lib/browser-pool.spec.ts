@@ -88,6 +88,38 @@ describe('BrowserPool (real Chromium)', () => {
     expect(after?.headers.cookie).toBeUndefined();
   });
 
+  it('does not carry localStorage or IndexedDB from one task to the next', async () => {
+    const pool = newPool({ maxPagesPerBrowser: 1 });
+    await pool.run(
+      async ({ page }) => {
+        await page.goto(`${site.url}/store`);
+        await page.evaluate(() => localStorage.setItem('token', 'task-a-secret'));
+      },
+      { deadline: soon() },
+    );
+    await pool.run(
+      async ({ page }) => {
+        await page.goto(`${site.url}/store-idb`);
+        await page.evaluate(
+          () =>
+            new Promise<void>((ok) => {
+              const open = indexedDB.open('task-a-db');
+              open.onsuccess = () => ok();
+            }),
+        );
+      },
+      { deadline: soon() },
+    );
+    const seen = await pool.run(
+      async ({ page }) => {
+        await page.goto(`${site.url}/after-store`);
+        return page.evaluate(async () => ({ local: localStorage.length, dbs: (await indexedDB.databases()).length }));
+      },
+      { deadline: soon() },
+    );
+    expect(seen).toEqual({ local: 0, dbs: 0 });
+  });
+
   it('reuses a context that a task left clean', async () => {
     const pool = newPool({ maxPagesPerBrowser: 1 });
     for (const n of [1, 2, 3]) {

@@ -68,6 +68,8 @@ async function storageProbe(): Promise<number> {
   return counts[0] + counts[1] + counts[2];
 }
 
+const STORAGE_PROBE = `(${storageProbe.toString()})()`;
+
 /**
  * A bounded pool of Chromium browsers (Playwright). `run(task, { deadline })` waits for a free page (bounded queue,
  * OVERLOADED when full), gives the task a page in its own BrowserContext and enforces the deadline end to end
@@ -380,8 +382,13 @@ export class BrowserPool {
     if (!this.opts.reuseContexts || slot.withHeaders || slot.crashed || slot.task.refused) return false;
     if (slot.uses >= this.opts.maxTasksPerContext || slot.task.documentOrigins.size > 1) return false;
     if (slot.page.isClosed() || slot.context.pages().length !== 1 || slot.page.frames().length !== 1) return false;
-    const [cookies, stored] = await Promise.all([slot.context.cookies(), slot.page.evaluate(storageProbe)]);
-    return cookies.length === 0 && stored === 0;
+    // The probe goes straight over the slot's CDP session (one Runtime.evaluate): Playwright's evaluate costs more.
+    slot.cdp ??= await slot.context.newCDPSession(slot.page);
+    const [cookies, probe] = await Promise.all([
+      slot.context.cookies(),
+      slot.cdp.send('Runtime.evaluate', { expression: STORAGE_PROBE, awaitPromise: true, returnByValue: true, silent: true }),
+    ]);
+    return cookies.length === 0 && !probe.exceptionDetails && probe.result.value === 0;
   }
 
   private async closeBrowser(pb: PooledBrowser): Promise<void> {
