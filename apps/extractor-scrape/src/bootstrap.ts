@@ -1,63 +1,48 @@
-import { NestFactory } from '@nestjs/core';
-import type { MicroserviceOptions } from '@nestjs/microservices';
+import type { INestMicroservice } from '@nestjs/common';
 import { BrowserPool } from '@trawl/browser-pool';
-import { csv, loadEnv, ExtractorScrapeEnv } from '@trawl/config';
+import { loadEnv, ExtractorScrapeEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
-import { natsServerOptions, listenOnNats } from '@trawl/messaging';
-import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
+import { runNatsService } from '@trawl/messaging';
+import { TrawlMetrics, type Telemetry } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 
 const SERVICE = 'extractor-scrape';
 
-/** Starts extractor-scrape: a Nest NATS microservice in its queue group with a warm browser, plus the ops server. */
+/**
+ * Starts extractor-scrape: a warm browser pool, its subject served in its NATS queue group, the ops server (ready
+ * when NATS is connected and a browser is up; pool size, busy pages and wait queue sampled every second), shutdown
+ * on SIGTERM.
+ */
 export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promise<void> {
   const env = loadEnv(ExtractorScrapeEnv);
-  const logger = createLogger({ service: SERVICE, level: env.LOG_LEVEL, bindings: { instance: env.INSTANCE_ID } });
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(AppModule.forRoot(env), {
-    ...natsServerOptions(csv(env.NATS_URL), QUEUE_GROUPS.extractorScrape),
-    logger: new NestLoggerAdapter(logger),
-  });
-  const pool = app.get(BrowserPool);
-  await pool.warmUp();
-  let natsStatus = 'disconnected';
-  app.status.subscribe((status) => (natsStatus = status));
-  await listenOnNats(app);
-
   const metrics = new TrawlMetrics({ service: SERVICE });
-  const gauges = metrics.browserPool;
-  const sample = setInterval(() => {
-    const s = pool.stats();
-    gauges.browsers.set(s.browsers);
-    gauges.busyPages.set(s.busyPages);
-    gauges.waitQueue.set(s.queueLength);
-  }, 1000);
-  sample.unref();
-  const ops =
-    env.METRICS_PORT > 0
-      ? await startOpsServer({
-          port: env.METRICS_PORT,
-          registry: metrics.registry,
-          // Ready: NATS connected (work can reach it) and a browser up (work can be done).
-          ready: () =>
-            Promise.resolve({
-              ok: natsStatus === 'connected' && pool.stats().browsers > 0,
-              details: { nats: natsStatus, ...pool.stats() },
-            }),
-        })
-      : undefined;
-  logger.info({ queue: QUEUE_GROUPS.extractorScrape, pool: pool.stats() }, `${SERVICE} listening on NATS`);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    clearInterval(sample);
-    await app.close();
-    await ops?.close();
-    await telemetry.shutdown();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  let pool: BrowserPool | undefined;
+  let sample: NodeJS.Timeout | undefined;
+  const { logger } = await runNatsService({
+    service: SERVICE,
+    queue: QUEUE_GROUPS.extractorScrape,
+    env,
+    telemetry,
+    metrics,
+    module: AppModule.forRoot(env),
+    beforeListen: async (app: INestMicroservice) => {
+      const browsers = app.get(BrowserPool);
+      pool = browsers;
+      await browsers.warmUp();
+      const gauges = metrics.browserPool;
+      sample = setInterval(() => {
+        const s = browsers.stats();
+        gauges.browsers.set(s.browsers);
+        gauges.busyPages.set(s.busyPages);
+        gauges.waitQueue.set(s.queueLength);
+      }, 1000);
+      sample.unref();
+    },
+    ready: () => {
+      const stats = pool?.stats();
+      return { ok: (stats?.browsers ?? 0) > 0, details: { ...stats } };
+    },
+    onStop: () => clearInterval(sample),
+  });
+  logger.info({ pool: pool?.stats() }, 'browser pool warm');
 }
