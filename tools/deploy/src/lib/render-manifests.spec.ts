@@ -106,6 +106,15 @@ describe('Kubernetes manifests', () => {
     }
   });
 
+  it('lets the gateway finish in-flight requests after its endpoint is withdrawn (preStop sleep) and no one else', () => {
+    const objects = renderManifests(loadValues(root));
+    for (const s of SERVICE_CATALOG) {
+      const c = deploymentOf(objects, s.name).spec?.template.spec?.containers[0];
+      if (s.kind === 'http') expect(c?.lifecycle?.preStop?.exec?.command).toEqual(['sleep', '5']);
+      else expect(c?.lifecycle).toBeUndefined();
+    }
+  });
+
   it('takes secrets only where needed: API keys for the gateway, the signing secret for the dispatcher', () => {
     const objects = renderManifests(loadValues(root, VALUE_SETS['production']));
     const secretKeys = (service: string) =>

@@ -86,6 +86,9 @@ function secretEnv(v: TrawlValues, key: string, optional: boolean): IEnvVar {
   return { name: key, valueFrom: { secretKeyRef: { name: v.secrets.name, key, ...(optional ? { optional: true } : {}) } } };
 }
 
+/** How long the gateway waits on shutdown before closing its listener (endpoint removal is not instant). */
+const PRE_STOP_SLEEP_SECONDS = 5;
+
 function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IContainer {
   const port = spec.kind === 'http' ? { name: 'http', containerPort: GATEWAY_PORT } : { name: 'metrics', containerPort: METRICS_PORT };
   const probePort = port.name;
@@ -111,6 +114,9 @@ function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IConta
     startupProbe: { httpGet: { path: '/health/live', port: probePort }, periodSeconds: 2, failureThreshold: 30 },
     livenessProbe: { httpGet: { path: '/health/live', port: probePort }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3 },
     readinessProbe: { httpGet: { path: '/health/ready', port: probePort }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 2 },
+    // The gateway keeps serving for a few seconds after it is told to stop, while its endpoint is taken out of the
+    // Service and the load balancers (that happens in parallel with SIGTERM); then it closes and lets requests finish.
+    ...(spec.kind === 'http' ? { lifecycle: { preStop: { exec: { command: ['sleep', String(PRE_STOP_SLEEP_SECONDS)] } } } } : {}),
     securityContext: {
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
