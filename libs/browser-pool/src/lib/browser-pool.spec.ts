@@ -129,6 +129,22 @@ describe('BrowserPool (real Chromium)', () => {
     expect(pool.stats().contextsReused).toBeGreaterThanOrEqual(2);
   });
 
+  it('warmUp opens one clean context per page ahead, and the first tasks run in them', async () => {
+    const pool = newPool({ maxPagesPerBrowser: 2 });
+    await pool.warmUp();
+    expect(pool.stats()).toMatchObject({ browsers: 1, idleContexts: 2 });
+    const seen = await pool.run(
+      async ({ page }) => {
+        await page.goto(`${site.url}/warm`);
+        return { text: await page.textContent('p'), contexts: page.context().browser()?.contexts().length };
+      },
+      { deadline: soon() },
+    );
+    // The task ran in one of the two contexts opened ahead: no third one was opened for it.
+    expect(seen).toEqual({ text: '/warm', contexts: 2 });
+    expect(pool.stats().contextsReused).toBe(0);
+  });
+
   it('sends the task headers with its requests and not with the next task', async () => {
     const pool = newPool({ maxPagesPerBrowser: 1 });
     await pool.run(async ({ page }) => void (await page.goto(`${site.url}/h1`)), { deadline: soon(), headers: { 'x-probe': 'one' } });

@@ -109,9 +109,22 @@ export class BrowserPool {
     };
   }
 
-  /** Launches the first browser ahead of the first task (start-up), so the first scrape does not pay for it. */
+  /**
+   * Start-up: launches the first browser and, with context reuse, opens its page slots' contexts (fresh, clean, idle),
+   * so the first scrapes pay for neither. A new context's renderer spends ~0.6 s of CPU getting going in its first
+   * seconds, whatever it loads (BENCHMARKS.md, Scrape).
+   */
   async warmUp(): Promise<void> {
-    if (this.browsers.length === 0) await this.launch().ready;
+    if (this.browsers.length > 0) return;
+    const pb = this.launch();
+    await pb.ready;
+    if (!this.opts.reuseContexts) return;
+    const slots = await Promise.all(Array.from({ length: this.opts.maxPagesPerBrowser }, () => this.takeSlot(pb, undefined)));
+    if (pb.dead || pb.closing) await Promise.all(slots.map((s) => s.context.close().catch(() => undefined)));
+    else {
+      for (const slot of slots) slot.uses = 0; // not reused yet: its first task counts as use 1
+      pb.idle.push(...slots);
+    }
   }
 
   async run<T>(task: (ctx: PageTaskContext) => Promise<T>, options: RunOptions): Promise<T> {
@@ -255,9 +268,9 @@ export class BrowserPool {
     if (!headers && this.opts.reuseContexts) {
       const reused = pb.idle.pop();
       if (reused) {
+        if (reused.uses > 0) this.counters.contextsReused++; // 0: opened ahead by warmUp, first task
         reused.uses++;
         reused.task = { documentOrigins: new Set(), checks: [] };
-        this.counters.contextsReused++;
         return reused;
       }
     }

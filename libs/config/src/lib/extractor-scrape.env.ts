@@ -54,11 +54,11 @@ export class ExtractorScrapeEnv extends BaseEnv {
 
   /**
    * Scrapes one reused context serves before it is closed and replaced (its renderer also collects garbage every
-   * 10 scrapes; see browser-pool).
+   * 10 scrapes; see browser-pool). A replacement costs ~1 s of CPU, so this is as long as a browser lives.
    */
   @IsInt()
   @Min(1)
-  BROWSER_MAX_TASKS_PER_CONTEXT: number = 50;
+  BROWSER_MAX_TASKS_PER_CONTEXT: number = 500;
 
   /** Chromium binary; empty picks Playwright's bundled build when installed, else /usr/bin/chromium. */
   @IsString()
