@@ -245,6 +245,18 @@ describe('BrowserPool (real Chromium)', () => {
       expect(site.requests.some((r) => r.url === '/img.png')).toBe(false);
     });
 
+    it("does not fetch the tab icon (favicon.ico) of the pages it loads", async () => {
+      await pool.run(
+        async ({ page }) => {
+          for (const n of [1, 2, 3]) await page.goto(`http://site.test:${site.port}/icon-${n}`);
+        },
+        { deadline: soon() },
+      );
+      const hosts = site.requests.filter((r) => r.url === '/favicon.ico').map((r) => r.headers.host);
+      expect(site.requests.filter((r) => r.url.startsWith('/icon-'))).toHaveLength(3);
+      expect(hosts).not.toContain(`site.test:${site.port}`);
+    });
+
     it('refuses a page the SSRF guard refuses, with URL_NOT_ALLOWED', async () => {
       const err = await pool
         .run(async ({ page }) => void (await page.goto(`http://internal.test:${site.port}/internal-page-secret`)), { deadline: soon() })

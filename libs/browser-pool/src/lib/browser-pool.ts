@@ -340,6 +340,9 @@ export class BrowserPool {
     const patterns = [...this.blocked]
       .filter((type): type is keyof typeof CDP_RESOURCE_TYPES => type in CDP_RESOURCE_TYPES)
       .map((type) => ({ urlPattern: '*', resourceType: CDP_RESOURCE_TYPES[type], requestStage: 'Request' as const }));
+    // With images blocked, the browser's own request for the tab icon (type Other, after every load) is refused too:
+    // a request through the network service and the proxy per page for nothing (~3 ms of CPU a page).
+    if (this.blocked.has('image')) patterns.push({ urlPattern: '*/favicon.ico', resourceType: 'Other', requestStage: 'Request' });
     await cdp.send('Fetch.enable', { patterns });
     return cdp;
   }
