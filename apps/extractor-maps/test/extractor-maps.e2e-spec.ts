@@ -5,7 +5,7 @@ import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ExtractorMapsEnv, loadEnv } from '@trawl/config';
 import { QUEUE_GROUPS, SUBJECTS, TrawlError } from '@trawl/contracts';
-import { connectNats, MessagingClient, natsServerOptions, listenOnNats } from '@trawl/messaging';
+import { connectNats, MessagingClient, natsServerOptions } from '@trawl/messaging';
 import { startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
 import { guardedFetch } from '@trawl/upstream';
 import { AppModule } from '../src/app.module.js';
@@ -31,7 +31,7 @@ describe('extractor-maps (in-process, real NATS, upstream simulator)', () => {
         logger: false,
       },
     );
-    await listenOnNats(app);
+    await app.listen();
     nc = await connectNats([nats.url], 'test-client');
     client = new MessagingClient(nc);
   });

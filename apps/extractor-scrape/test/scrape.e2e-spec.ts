@@ -5,7 +5,7 @@ import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ExtractorScrapeEnv, loadEnv } from '@trawl/config';
 import { decodeScrapeHtml, QUEUE_GROUPS, SUBJECTS, TrawlError, type ScrapeRequestDto } from '@trawl/contracts';
-import { connectNats, MessagingClient, natsServerOptions, listenOnNats } from '@trawl/messaging';
+import { connectNats, MessagingClient, natsServerOptions } from '@trawl/messaging';
 import { startLoopbackHttp, startNats, type LoopbackServer, type TestServer } from '@trawl/testing';
 import { AppModule } from '../src/app.module.js';
 
@@ -66,7 +66,7 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
       ...natsServerOptions([nats.url], QUEUE_GROUPS.extractorScrape, { gracePeriodMs: 10 }),
       logger: false,
     });
-    await listenOnNats(app);
+    await app.listen();
     nc = await connectNats([nats.url], 'scrape-e2e-client');
     client = new MessagingClient(nc);
   });

@@ -1,5 +1,4 @@
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
-import { listenOnNats } from '@trawl/messaging';
 import { TaskQueues } from '@trawl/tasks';
 import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
 import { closeTaskServiceApp, createTaskServiceApp } from './task-service-app.factory.js';
@@ -14,7 +13,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   const app = await createTaskServiceApp(env, { logger: new NestLoggerAdapter(logger), metrics });
   let natsStatus = 'disconnected';
   app.status.subscribe((status) => (natsStatus = status));
-  await listenOnNats(app);
+  await app.listen();
   const redis = app.get(TaskQueues).connection;
   const ops =
     env.METRICS_PORT > 0

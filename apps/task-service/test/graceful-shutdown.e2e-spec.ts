@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Queue } from 'bullmq';
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { QUEUES, STREAMS, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
-import { connectNats, MessagingClient, listenOnNats } from '@trawl/messaging';
+import { connectNats, MessagingClient } from '@trawl/messaging';
 import { eventually, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
 import { closeTaskServiceApp, createTaskServiceApp } from '../src/task-service-app.factory.js';
 
@@ -57,7 +57,7 @@ describe('task-service: stopping (SIGTERM) with a job in flight', () => {
       INSTANCE_ID: 'stopping-replica',
     });
     const app = await createTaskServiceApp(env);
-    await listenOnNats(app);
+    await app.listen();
     const { jobs } = await new MessagingClient(nc).send(
       SUBJECTS.taskSubmit,
       {

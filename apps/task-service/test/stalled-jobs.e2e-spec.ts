@@ -5,7 +5,7 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { QUEUES, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
-import { connectNats, MessagingClient, listenOnNats } from '@trawl/messaging';
+import { connectNats, MessagingClient } from '@trawl/messaging';
 import { TrawlMetrics } from '@trawl/telemetry';
 import { eventually, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
 import { createTaskServiceApp } from '../src/task-service-app.factory.js';
@@ -56,7 +56,7 @@ describe('task-service: a job held by a worker that died', () => {
       ...extra,
     });
     const app = await createTaskServiceApp(env, metrics ? { metrics } : {});
-    await listenOnNats(app);
+    await app.listen();
     apps.push(app);
   }
 

@@ -12,7 +12,7 @@ import {
   type ScrapeResult,
   type TaskRecord,
 } from '@trawl/contracts';
-import { connectNats, MessagingClient, listenOnNats } from '@trawl/messaging';
+import { connectNats, MessagingClient } from '@trawl/messaging';
 import { eventually, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
 import { parseRetrySchedule, WebhookDispatcher, WebhookSender, WebhookUrlGuard } from '@trawl/webhooks';
 import { createTaskServiceApp } from '../src/task-service-app.factory.js';
@@ -89,7 +89,7 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       TASK_OUTCOME_SWEEP_INTERVAL_MS: '300',
     });
     app = await createTaskServiceApp(env);
-    await listenOnNats(app);
+    await app.listen();
 
     sender = new WebhookSender(new WebhookUrlGuard(['127.0.0.1']), async () => SECRET, { timeoutMs: 2000 });
     dispatcher = new WebhookDispatcher(nc, sender, {

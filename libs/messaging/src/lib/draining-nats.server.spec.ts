@@ -6,7 +6,6 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { eventually, startNats, type TestServer } from '@trawl/testing';
 import { DrainingNatsServer } from './draining-nats.server.js';
-import { listenOnNats } from './listen-on-nats.js';
 import { MessagingClient } from './messaging-client.js';
 import { connectNats } from './nats-connection.js';
 import { natsServerOptions } from './nats-server.options.js';
@@ -58,7 +57,7 @@ describe('DrainingNatsServer (real nats-server)', () => {
   async function startServer(gracePeriodMs: number): Promise<{ app: INestMicroservice; server: DrainingNatsServer }> {
     const options = natsServerOptions([nats.url], 'draining-test', { gracePeriodMs });
     const app = await NestFactory.createMicroservice<MicroserviceOptions>(HeldModule, { ...options, logger: false });
-    await listenOnNats(app);
+    await app.listen();
     return { app, server: (options as { strategy: DrainingNatsServer }).strategy };
   }
 

@@ -4,7 +4,10 @@ import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 type ServerOptions = Required<NatsOptions>['options'];
 
 /**
- * Nest's NATS server with a shutdown that waits for the work, not for the clock. On close it unsubscribes (new
+ * Nest's NATS server with two changes. `listen()` resolves only once the NATS server holds the subscriptions (one
+ * flush round trip; Nest's resolves when they are written to the socket, so a request sent right after on another
+ * connection could meet "no responders", and a readiness probe could say ready too early). And a shutdown that
+ * waits for the work, not for the clock: on close it unsubscribes (new
  * requests go to the other replicas of the queue group, or meet "no responders"), waits until every request already
  * being handled has sent its reply, at most `gracePeriodMs`, flushes the replies, and closes. Nest's own graceful
  * shutdown sleeps the whole grace period even when idle, and drops any reply still running when it ends.
@@ -27,6 +30,15 @@ export class DrainingNatsServer extends ServerNats {
     this.setOnProcessingEndHook(() => {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const wake of this.idleWaiters) wake();
+    });
+  }
+
+  override start(callback: (err?: unknown, ...optionalParams: unknown[]) => void): void {
+    super.start((err?: unknown) => {
+      if (err) return callback(err);
+      this.unwrap<NatsConnection>()
+        .flush()
+        .then(() => callback(), callback);
     });
   }
 

@@ -12,7 +12,6 @@ import {
   type Readiness,
   type Telemetry,
 } from '@trawl/telemetry';
-import { listenOnNats } from './listen-on-nats.js';
 import { natsServerOptions } from './nats-server.options.js';
 
 /** The variables every NATS service reads (a subset of each app's env class). */
@@ -65,7 +64,7 @@ export async function runNatsService(options: NatsServiceOptions): Promise<NatsS
   await options.beforeListen?.(app);
   let natsStatus = 'disconnected';
   app.status.subscribe((status) => (natsStatus = status));
-  await listenOnNats(app);
+  await app.listen();
 
   const metrics = options.metrics ?? new TrawlMetrics({ service });
   const ops =
