@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { QUEUES } from '@trawl/contracts';
 import { eventually, startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { callApi, SIGNING_SECRET, startStack, type ServiceName, type Stack } from './support/stack.js';
+import { readWebhook } from './support/webhook-receiver.js';
 
 const TASKS = 40;
 const CONCURRENCY = 4;
@@ -36,17 +37,9 @@ async function startReceiver() {
   let held: { hook: Hook; answer: (status: number) => void }[] = [];
   const state = { holding: false };
   const server: LoopbackServer = await startLoopbackHttp(async (req, res, body) => {
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-    let verified = false;
-    let parsed: unknown;
-    try {
-      parsed = wh.verify(body, headers);
-      verified = true;
-    } catch {
-      parsed = JSON.parse(body) as unknown;
-    }
+    const { id, body: parsed, verified } = readWebhook(wh, req, body);
     const hook: Hook = {
-      id: headers['webhook-id'] ?? '',
+      id,
       taskId: (parsed as { taskId?: string }).taskId ?? '',
       body: parsed,
       verified,

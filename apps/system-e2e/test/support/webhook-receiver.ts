@@ -1,5 +1,24 @@
+import type { IncomingMessage } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { eventually, startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
+
+/**
+ * Reads one webhook request as a receiver would: its `webhook-id`, and its body verified with the standardwebhooks
+ * library (`verified` false, and the body parsed as is, when the signature does not hold).
+ */
+export function readWebhook(
+  wh: Webhook,
+  req: IncomingMessage,
+  body: string,
+): { id: string; body: unknown; verified: boolean } {
+  const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+  const id = headers['webhook-id'] ?? '';
+  try {
+    return { id, body: wh.verify(body, headers), verified: true };
+  } catch {
+    return { id, body: JSON.parse(body) as unknown, verified: false };
+  }
+}
 
 export interface Delivery {
   /** The `webhook-id` header. */
@@ -37,17 +56,8 @@ export async function startWebhookReceiver(
 ): Promise<WebhookReceiver> {
   const wh = new Webhook(secret);
   const deliveries: Delivery[] = [];
-  const server = await startLoopbackHttp((req, res, body) => {
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-    let verified = false;
-    let parsed: unknown;
-    try {
-      parsed = wh.verify(body, headers);
-      verified = true;
-    } catch {
-      parsed = JSON.parse(body) as unknown;
-    }
-    const id = headers['webhook-id'] ?? '';
+  const server = await startLoopbackHttp((req, res, raw) => {
+    const { id, body: parsed, verified } = readWebhook(wh, req, raw);
     const status = answer(deliveries.filter((d) => d.id === id).length + 1);
     deliveries.push({ id, body: parsed, verified, status });
     res.statusCode = status;
