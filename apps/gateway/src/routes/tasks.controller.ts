@@ -33,7 +33,10 @@ export class TasksController {
 
   @Post('batch/maps')
   @HttpCode(200)
-  @ApiOperationDoc('Submit a maps batch', 'One job per call; each query runs as a child; the outcome goes to the webhook.')
+  @ApiOperationDoc(
+    'Submit a maps batch',
+    'One job per call; each query runs as a child; the outcome goes to the webhook.',
+  )
   async maps(@Body() body: MapsBatchRequestDto, @Req() req: AuthenticatedRequest): Promise<BatchJob[]> {
     const reply = await this.messaging.send(
       SUBJECTS.taskSubmit,
@@ -70,11 +73,17 @@ export class TasksController {
 
   @Get(':jobId')
   @ApiParam({ name: 'jobId', description: 'Job id from a batch submission.' })
-  @ApiOperationDoc('Look up a task')
-  lookup(@Param('jobId') jobId: string): Promise<TaskRecord> {
+  @ApiOperationDoc('Look up a task', 'Only the key that submitted a task finds it; any other key gets 404.')
+  lookup(@Param('jobId') jobId: string, @Req() req: AuthenticatedRequest): Promise<TaskRecord> {
     if (!/^[A-Za-z0-9:_-]{1,200}$/.test(jobId)) {
-      throw new TrawlError('VALIDATION_FAILED', 'jobId must be 1-200 letters, digits, ":", "_" or "-"', { field: 'jobId' });
+      throw new TrawlError('VALIDATION_FAILED', 'jobId must be 1-200 letters, digits, ":", "_" or "-"', {
+        field: 'jobId',
+      });
     }
-    return this.messaging.send(SUBJECTS.taskGet, { jobId }, { timeoutMs: LOOKUP_DEADLINE_MS });
+    return this.messaging.send(
+      SUBJECTS.taskGet,
+      { jobId, apiKeyId: req.principal?.id },
+      { timeoutMs: LOOKUP_DEADLINE_MS },
+    );
   }
 }

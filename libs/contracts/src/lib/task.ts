@@ -100,6 +100,11 @@ export interface TaskSubmitReply {
 /** NATS payload of `task.get.v1`. */
 export interface TaskGetRequest {
   jobId: string;
+  /**
+   * Id of the API key asking. A task is found only by the key that submitted it (its `apiKeyId`); another key's
+   * lookup is answered exactly as an unknown id is (TASK_NOT_FOUND).
+   */
+  apiKeyId?: string;
 }
 
 /** W3C trace context carried in job data (traceparent, tracestate). */
