@@ -93,9 +93,11 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
     metricsPorts.set(name, name === 'gateway' ? port : metricsPort);
     // Every service answers /health/ready on its METRICS_PORT (the gateway on its PORT) once it serves NATS.
     if (name !== 'gateway') {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok, 60_000).catch((e: unknown) => {
-        throw new Error(`${name} did not become ready: ${String(e)}\n${proc.output().slice(-3000)}`);
-      });
+      await eventually(async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok, 60_000).catch(
+        (e: unknown) => {
+          throw new Error(`${name} did not become ready: ${String(e)}\n${proc.output().slice(-3000)}`);
+        },
+      );
     }
     return proc;
   };
