@@ -28,6 +28,14 @@ const LOOKUP_DEADLINE_MS = 5_000;
 /** `Retry-After` (seconds) when a key's cap of outstanding jobs refuses a batch: time for some of its jobs to finish. */
 const OUTSTANDING_RETRY_AFTER_SEC = 30;
 
+/** The submitting key (the tasks' owner) and its own cap of outstanding jobs, when the key store gives it one. */
+function ownerOf(req: AuthenticatedRequest): { apiKeyId?: string; maxOutstanding?: number } {
+  const principal = req.principal;
+  if (!principal) return {};
+  const cap = principal.limits.outstanding;
+  return { apiKeyId: principal.id, ...(cap !== undefined ? { maxOutstanding: cap } : {}) };
+}
+
 /**
  * A submission refused with RATE_LIMITED (the key's cap of queued plus running jobs, TASK_MAX_OUTSTANDING_PER_KEY) is
  * answered with `Retry-After`, as the gateway's own rate limits are.
@@ -63,7 +71,7 @@ export class TasksController {
       res,
       this.messaging.send(
         SUBJECTS.taskSubmit,
-        { kind: 'maps', request: body, apiKeyId: req.principal?.id },
+        { kind: 'maps', request: body, ...ownerOf(req) },
         { timeoutMs: SUBMIT_DEADLINE_MS },
       ),
     );
@@ -82,7 +90,7 @@ export class TasksController {
       res,
       this.messaging.send(
         SUBJECTS.taskSubmit,
-        { kind: 'search', request: body, apiKeyId: req.principal?.id },
+        { kind: 'search', request: body, ...ownerOf(req) },
         { timeoutMs: SUBMIT_DEADLINE_MS },
       ),
     );
@@ -102,7 +110,7 @@ export class TasksController {
       res,
       this.messaging.sendRaw(
         SUBJECTS.taskSubmit,
-        { kind: 'url', request: body, apiKeyId: req.principal?.id },
+        { kind: 'url', request: body, ...ownerOf(req) },
         { timeoutMs: SUBMIT_DEADLINE_MS },
       ),
     );

@@ -196,6 +196,7 @@ function toHash(r: ApiKeyRecord, seal: (secret: string, id: string) => string): 
     ratePoints: String(r.limits.rate.points),
     rateDurationSec: String(r.limits.rate.durationSec),
     concurrency: String(r.limits.concurrency),
+    ...(r.limits.outstanding !== undefined ? { outstanding: String(r.limits.outstanding) } : {}),
     webhookSecret: seal(r.webhookSecret, r.id),
     createdAt: r.createdAt,
     ...(r.rotatedAt ? { rotatedAt: r.rotatedAt } : {}),
@@ -212,6 +213,7 @@ function fromHash(h: Record<string, string>, open: (stored: string, id: string) 
     limits: {
       rate: { points: Number(h.ratePoints), durationSec: Number(h.rateDurationSec) },
       concurrency: Number(h.concurrency),
+      ...(h.outstanding ? { outstanding: Number(h.outstanding) } : {}),
     },
     webhookSecret: h.webhookSecret ? open(h.webhookSecret, h.id) : '',
     createdAt: h.createdAt ?? '',

@@ -69,6 +69,18 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
     await expect(submitter.submit(maps)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
   });
 
+  it("applies a key's own cap (maxOutstanding, from the key store through the gateway) instead of the default", async () => {
+    await expect(submitter.submit({ ...urlBatch('own-cap', 4), maxOutstanding: 3 })).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringMatching(/at most 3/),
+    });
+    expect((await submitter.submit({ ...urlBatch('own-cap', 12), maxOutstanding: 50 })).jobs).toHaveLength(12);
+    await expect(submitter.submit({ ...urlBatch('own-cap', 1), maxOutstanding: 0 })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'maxOutstanding',
+    });
+  });
+
   it('a job in its final state stops counting, once however often its outcome is published', async () => {
     const { jobs } = await submitter.submit(urlBatch('released', 3));
     await releaseOutstanding(queues.connection, queues.prefix, 'released', jobs[0].id);

@@ -56,7 +56,7 @@ export class TaskAdmission {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    /** The cap of every key's outstanding jobs (TASK_MAX_OUTSTANDING_PER_KEY). */
+    /** The cap of a key's outstanding jobs when it has none of its own (TASK_MAX_OUTSTANDING_PER_KEY). */
     private readonly defaultCap: number,
     /** The Redis key of a job's hash, from its id (undefined: not a job id); used to prune jobs that are gone. */
     private readonly jobHashKey: (jobId: string) => string | undefined,
@@ -80,11 +80,13 @@ export class TaskAdmission {
   admit<T>(
     apiKeyId: string | undefined,
     count: number,
+    /** The key's own cap; undefined: the default. */
+    cap: number | undefined,
     insert: (firstPriority: number, track: (multi: IRedisTransaction, ids: string[]) => void) => Promise<T>,
   ): Promise<T> {
     const bucket = apiKeyId || NO_KEY;
     const run = async (): Promise<T> => {
-      const limit = this.defaultCap;
+      const limit = cap ?? this.defaultCap;
       let outstanding = await this.outstanding(apiKeyId);
       // Before refusing, drop what no longer counts (a job removed by hand, a release lost to a Redis error).
       if (outstanding + count > limit) outstanding = await this.prune(apiKeyId);

@@ -89,17 +89,18 @@ export class TaskSubmitter {
       ...(req.apiKeyId ? { apiKeyId: req.apiKeyId } : {}),
       ...(trace ? { trace } : {}),
     };
+    const cap = req.maxOutstanding;
     switch (req.kind) {
       case 'url':
-        return this.submitUrls(req.request, meta);
+        return this.submitUrls(req.request, meta, cap);
       case 'maps':
-        return this.submitMaps(req.request, meta);
+        return this.submitMaps(req.request, meta, cap);
       case 'search':
-        return this.submitSearch(req.request, meta);
+        return this.submitSearch(req.request, meta, cap);
     }
   }
 
-  private async submitUrls(req: UrlBatchRequestDto, meta: TaskJobMeta): Promise<TaskSubmitReply> {
+  private async submitUrls(req: UrlBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const queue = URL_QUEUE_BY_TYPE[req.type];
     const data = req.urls.map((url) => {
       const data: TaskJobData = {
@@ -114,7 +115,7 @@ export class TaskSubmitter {
       return data;
     });
     this.assertReplyFits(data);
-    const added = await this.admission.admit(meta.apiKeyId, data.length, async (first, track) => {
+    const added = await this.admission.admit(meta.apiKeyId, data.length, cap, async (first, track) => {
       const jobs = data.map((d, i) => ({ name: req.type, data: d, opts: jobOptions(newJobId(queue), first + i) }));
       return this.queues.addAllOrNothing(queue, jobs, (multi) =>
         track(
@@ -126,7 +127,7 @@ export class TaskSubmitter {
     return { jobs: added.map(toBatchJob) };
   }
 
-  private async submitMaps(req: MapsBatchRequestDto, meta: TaskJobMeta): Promise<TaskSubmitReply> {
+  private async submitMaps(req: MapsBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const { querys, ll, hl, start, num, timeout, webhook } = req;
     const data: TaskJobData = { kind: 'maps', querys, ll, hl, start, num, timeout, webhook, ...meta };
     const children = querys.map((q): QueryJobData => ({
@@ -134,10 +135,10 @@ export class TaskSubmitter {
       request: { q, ll, hl, start, num, timeout },
       ...(meta.trace ? { trace: meta.trace } : {}),
     }));
-    return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children, meta.apiKeyId);
+    return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children, meta.apiKeyId, cap);
   }
 
-  private async submitSearch(req: SearchBatchRequestDto, meta: TaskJobMeta): Promise<TaskSubmitReply> {
+  private async submitSearch(req: SearchBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const { querys, start, num, hl, gl, cr, lr, timeout, webhook } = req;
     const optional = { ...(cr ? { cr } : {}), ...(lr ? { lr } : {}) };
     const data: TaskJobData = { kind: 'search', querys, start, num, hl, gl, ...optional, timeout, webhook, ...meta };
@@ -146,7 +147,7 @@ export class TaskSubmitter {
       request: { q, start, num, hl, gl, ...optional, timeout },
       ...(meta.trace ? { trace: meta.trace } : {}),
     }));
-    return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children, meta.apiKeyId);
+    return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children, meta.apiKeyId, cap);
   }
 
   private async submitFlow(
@@ -156,10 +157,11 @@ export class TaskSubmitter {
     data: TaskJobData,
     children: QueryJobData[],
     apiKeyId: string | undefined,
+    cap: number | undefined,
   ): Promise<TaskSubmitReply> {
     this.assertReplyFits([data]);
     const parentId = newJobId(QUEUES.batch);
-    return this.admission.admit(apiKeyId, 1, async (first) => {
+    return this.admission.admit(apiKeyId, 1, cap, async (first) => {
       // FlowProducer adds the flow in its own MULTI: the parent is counted just before, and uncounted if that fails.
       await this.admission.track(apiKeyId, [parentId]);
       try {

@@ -92,6 +92,13 @@ describe('keys CLI (real Redis)', () => {
     expect((await run()).code).toBe(2);
   });
 
+  it("create --outstanding stores the key's own cap of queued plus running jobs", async () => {
+    const { lines } = await run('create', '--name', 'capped', '--outstanding', '500');
+    expect(lines[0]).toMatch(/500 jobs outstanding/);
+    expect((await store.findByDigest(digestKey(keyIn(lines))))?.limits.outstanding).toBe(500);
+    await expect(run('create', '--name', 'x', '--outstanding', '0')).rejects.toThrow(UsageError);
+  });
+
   it("bootstrap-secret prints a bootstrap key's id and its derived secret, reading the key on stdin", async () => {
     const master = `whsec_${Buffer.from('keys-cli-spec-master-secret-012345').toString('base64')}`;
     const lines: string[] = [];

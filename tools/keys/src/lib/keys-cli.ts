@@ -15,7 +15,9 @@ export const DEFAULT_CONCURRENCY = 20;
 
 export const USAGE = `Usage: npm run keys -- <command>
 
-  create --name <name> [--rate 600/60s] [--concurrency 20]   issue a key (printed once)
+  create --name <name> [--rate 600/60s] [--concurrency 20] [--outstanding N]
+                                                              issue a key (printed once); --outstanding: its cap of
+                                                              queued plus running jobs (default: task-service's)
   list                                                        every key: id, name, limits, status
   rotate <id> [--webhook-secret]                              issue a new key for <id>; the old one stops at once
   revoke <id>                                                 the key stops working at once
@@ -56,6 +58,7 @@ export async function runKeysCli(
       name: { type: 'string' },
       rate: { type: 'string' },
       concurrency: { type: 'string' },
+      outstanding: { type: 'string' },
       'webhook-secret': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -71,7 +74,9 @@ export async function runKeysCli(
       if (!values.name?.trim()) throw new UsageError('create needs --name');
       const rate = parseRate(values.rate ?? DEFAULT_RATE);
       const concurrency = parseConcurrency(values.concurrency);
-      printIssued(await store.create({ name: values.name, limits: { rate, concurrency } }), out, true);
+      const outstanding = values.outstanding === undefined ? undefined : parseWhole('outstanding', values.outstanding);
+      const limits = { rate, concurrency, ...(outstanding !== undefined ? { outstanding } : {}) };
+      printIssued(await store.create({ name: values.name, limits }), out, true);
       return 0;
     }
     case 'list': {
@@ -121,6 +126,14 @@ function parseRate(value: string): RateLimit {
   }
 }
 
+function parseWhole(option: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`--${option} must be a whole number ≥ 1, got "${value}"`);
+  }
+  return n;
+}
+
 function parseConcurrency(value: string | undefined): number {
   if (value === undefined) return DEFAULT_CONCURRENCY;
   const n = Number(value);
@@ -130,8 +143,9 @@ function parseConcurrency(value: string | undefined): number {
 }
 
 function printIssued({ record, key }: IssuedKey, out: (line: string) => void, showSecret: boolean): void {
+  const outstanding = record.limits.outstanding !== undefined ? `, ${record.limits.outstanding} jobs outstanding` : '';
   out(
-    `Key ${record.id} (${record.name}): ${formatRateLimit(record.limits.rate)}, ${record.limits.concurrency} in flight.`,
+    `Key ${record.id} (${record.name}): ${formatRateLimit(record.limits.rate)}, ${record.limits.concurrency} in flight${outstanding}.`,
   );
   out(`API key (shown this once; only its SHA-256 is stored): ${key}`);
   if (showSecret) out(`Webhook signing secret: ${record.webhookSecret}`);
