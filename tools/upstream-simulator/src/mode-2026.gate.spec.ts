@@ -212,6 +212,25 @@ describe('upstream simulator, 2026 mode', () => {
     });
     expect(data.organicResults.map((r) => r.place_id)).toEqual(ids);
     expect(data.organicResults[0]).toMatchObject({ name: expect.any(String), rating: expect.any(Number) });
+    // The feed says where its next cards are; they come to a proved client only, 20 at a time, to the end of the list.
+    const more = /data-sim-more="([^"]+)"/.exec(page)?.[1]?.replace(/&amp;/g, '&');
+    expect(more).toBe('/maps/search/coffee/@40.75,-73.98,14z?hl=en&start=20&cards=1');
+    expect(await (await get(more ?? '')).text()).toContain('Enable JavaScript to see Google Maps');
+    const cards = await (await proved(more ?? '')).text();
+    expect(cards).toMatch(/^<div data-sim-next="[^"]*start=40&amp;cards=1">/);
+    const next = parseMapsSearch(
+      `<html><head><title>coffee - Google Maps</title></head><body><div role="feed">${cards}</div></body></html>`,
+      {
+        q: 'coffee',
+        hl: 'en',
+        requestUrl: `${sim.url}${path}`,
+      },
+    );
+    const req = { q: 'coffee', hl: 'en', gl: 'us', latitude: 40.75, longitude: -73.98, num: 20 };
+    expect(next.organicResults.map((r) => r.place_id)).toEqual(simulatedPlaceIds({ ...req, start: 20 }));
+    const last = await (await proved(more?.replace('start=20', 'start=220') ?? '')).text();
+    expect(last).toMatch(/^<div data-sim-next="">/);
+    expect(last).toContain("You've reached the end of the list.");
     // The classic mode still answers the same URL with JSON.
     const json = await (await get(path, {}, classic.url)).text();
     expect(json.startsWith(")]}'")).toBe(true);

@@ -72,6 +72,9 @@ const available = fixturesAvailable('maps');
     expect(noscript).toBeDefined();
     const wall = `<!DOCTYPE html><html lang="en"><head><title>Google Maps</title></head><body>${noscript}<script>/* proves itself, then reloads */</script></body></html>`;
     expect(classifyMapsWall(wall)).toBe('enable-javascript');
+    // A script that would build the feed does not make the shell a page with content.
+    const shell = wall.replace('/* proves itself, then reloads */', 'document.querySelector(\'[role="feed"]\')');
+    expect(classifyMapsWall(shell)).toBe('enable-javascript');
     const error = thrownBy(() => parsePlacePage(wall, { url: 'https://www.google.com/maps/place/x' }));
     expect(wallOf(error)).toBe('enable-javascript');
     expect((error as Error).message).toMatch(/enable-JavaScript wall/);

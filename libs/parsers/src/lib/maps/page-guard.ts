@@ -23,8 +23,16 @@ const BLOCK_MARKERS: [RegExp, WallKind, string][] = [
 
 /** Asks for JavaScript: maps' own <noscript> line, or search's 2025 refresh to /httpservice/retry/enablejs. */
 const ENABLE_JS = /Enable JavaScript to see Google Maps|\/httpservice\/retry\/enablejs/i;
-/** Content a maps page has when it is more than a shell: a result feed, a place panel, an embedded payload. */
-const MAPS_CONTENT = /role=["']?(feed|article)\b|<h1[\s>]|data-item-id=|\)\]\}'/i;
+/** Content a maps page has when it is more than a shell: a result feed or a place panel in its markup… */
+const MAPS_MARKUP = /role=["']?(feed|article)\b|<h1[\s>]|data-item-id=/i;
+/** …or an embedded payload (the `)]}'`-prefixed JSON strings of APP_INITIALIZATION_STATE). */
+const MAPS_PAYLOAD = /\)\]\}'/;
+
+function hasMapsContent(html: string): boolean {
+  if (MAPS_PAYLOAD.test(html)) return true;
+  // Markup only: a script that builds the feed names it too, and a shell is not content.
+  return MAPS_MARKUP.test(html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, ''));
+}
 
 /** The wall a maps answer is, with the message that names it. */
 function mapsWallOf(input: string): { wall: WallKind; message: string } | undefined {
@@ -33,7 +41,7 @@ function mapsWallOf(input: string): { wall: WallKind; message: string } | undefi
     if (re.test(head)) return { wall, message: `The maps upstream answered with ${what}` };
   }
   // Every real maps page carries the <noscript> line; only a page without any content is the wall itself.
-  if (!isJsonInput(input) && ENABLE_JS.test(head) && !MAPS_CONTENT.test(input)) {
+  if (!isJsonInput(input) && ENABLE_JS.test(head) && !hasMapsContent(input)) {
     return {
       wall: 'enable-javascript',
       message: `The maps upstream answered with its ${WALL_NAMES['enable-javascript']} (a page without content that asks for JavaScript)`,
