@@ -183,6 +183,19 @@ describe('upstream simulator, 2026 mode', () => {
     expect((await get('/search?q=coffee&gl=us')).status).toBe(200);
   });
 
+  it('accepts "Accept all" too, only by POST, and sends nobody off the simulator', async () => {
+    const save = (body: Record<string, string>) =>
+      fetch(`${sim.url}/consent/save`, { method: 'POST', redirect: 'manual', body: new URLSearchParams(body) });
+    const accepted = await save({ continue: '/search?q=x&gl=fr', set_eom: 'false' });
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get('set-cookie')).toMatch(/^SOCS=CAI/);
+    const offsite = await save({ continue: 'https://www.google.com/search?q=x', set_eom: 'true' });
+    expect(offsite.headers.get('location')).toBe('/');
+    expect((await get('/consent/save')).status).toBe(405);
+    const recaptcha = await get('/recaptcha/enterprise.js');
+    expect([recaptcha.status, recaptcha.headers.get('content-type')]).toEqual([200, 'text/javascript']);
+  });
+
   it('never sends a browser off the simulator from the consent page', () => {
     expect(safeContinue('https://www.google.com/search?q=x')).toBe('/');
     expect(safeContinue('//evil.example/x')).toBe('/');
