@@ -30,6 +30,11 @@ async function refusal(url: string, allow = parseAllowList('')): Promise<TrawlEr
   return err as TrawlError;
 }
 
+/** For a check that should have refused. */
+function refusedInstead(): TrawlError {
+  throw new Error('the URL was allowed');
+}
+
 describe('checkUrl refusals name the host and the range, not the resolved address', () => {
   const internal = stubResolver({
     'svc.test': ['10.96.0.10'],
@@ -48,7 +53,7 @@ describe('checkUrl refusals name the host and the range, not the resolved addres
       '7f00',
     ],
   ])('%s', async (url, host, phrase, hidden) => {
-    const err = await checkUrl(url, { resolve: internal }).catch((e: unknown) => e as TrawlError);
+    const err = await checkUrl(url, { resolve: internal }).then(refusedInstead, (e: unknown) => e as TrawlError);
     expect(err).toBeInstanceOf(TrawlError);
     expect(err.code).toBe('URL_NOT_ALLOWED');
     expect(err.message).toContain(host);
@@ -62,7 +67,7 @@ describe('checkUrl refusals name the host and the range, not the resolved addres
       'http://168.63.129.16/machine?comp=goalstate',
       'http://100.100.100.200/latest/meta-data/',
     ]) {
-      const err = await checkUrl(url, { resolve: internal }).catch((e: unknown) => e as TrawlError);
+      const err = await checkUrl(url, { resolve: internal }).then(refusedInstead, (e: unknown) => e as TrawlError);
       expect(err).toBeInstanceOf(TrawlError);
       expect(err.code).toBe('URL_NOT_ALLOWED');
     }
@@ -73,7 +78,7 @@ describe('checkUrl refusals name the host and the range, not the resolved addres
     const err = await checkUrl('http://metadata.google.internal/computeMetadata/v1/', {
       resolve: internal,
       allow: parseAllowList('metadata.google.internal'),
-    }).catch((e: unknown) => e as TrawlError);
+    }).then(refusedInstead, (e: unknown) => e as TrawlError);
     expect(err.message).toContain('names a cloud metadata service');
     expect(internal.calls).toEqual([]);
   });
