@@ -190,10 +190,8 @@ const REDIS_BASE_RULES = '+@all -@dangerous +info +client|setname +client|getnam
  * (e.g. `envsubst`); the extractors have no user.
  */
 export function redisAclTemplate(v: TrawlValues, services: readonly ServiceSpec[] = SERVICE_CATALOG): string {
-  const lines = [
-    '# Rendered by tools/deploy: Redis ACL users of Trawl. Replace each ${REDIS_PASSWORD_*} before loading.',
-    'user default off',
-  ];
+  // No comment line: Redis refuses anything but `user` lines in an ACL file.
+  const lines = ['user default off'];
   for (const s of services.filter((x) => x.redis)) {
     lines.push(
       `user ${redisUser(v, s.name)} on >\${REDIS_PASSWORD_${envSuffix(s.name)}} resetkeys ${s.redisAcl ?? ''} ${REDIS_BASE_RULES}`.replace(
