@@ -61,7 +61,7 @@ describe('the rendered NATS authorization, in a real nats-server', () => {
 
   it('lets the gateway call extractor-scrape, and extractor-scrape answer', async () => {
     const scrape = await as('extractor-scrape');
-    scrape.subscribe(SUBJECTS.scrapePage, { queue: 'extractor-scrape', callback: (_e, msg) => msg.respond('ok') });
+    scrape.subscribe(SUBJECTS.scrapePage, { queue: 'extractor-scrape', callback: (_e, msg) => void msg.respond('ok') });
     await scrape.flush();
     const gateway = await as('gateway');
     const reply = await gateway.request(SUBJECTS.scrapePage, 'page', { timeout: 5000 });
@@ -71,9 +71,14 @@ describe('the rendered NATS authorization, in a real nats-server', () => {
   it('does not let extractor-scrape submit tasks or call another extractor, though both have responders', async () => {
     const tasks = await as('task-service');
     let submitted = 0;
-    tasks.subscribe(SUBJECTS.taskSubmit, { callback: (_e, msg) => (submitted++, msg.respond('job')) });
+    tasks.subscribe(SUBJECTS.taskSubmit, {
+      callback: (_e, msg) => {
+        submitted++;
+        msg.respond('job');
+      },
+    });
     const retail = await as('extractor-retail');
-    retail.subscribe(SUBJECTS.extractRetail, { callback: (_e, msg) => msg.respond('record') });
+    retail.subscribe(SUBJECTS.extractRetail, { callback: (_e, msg) => void msg.respond('record') });
     await Promise.all([tasks.flush(), retail.flush()]);
     const scrape = await as('extractor-scrape');
     await expect(scrape.request(SUBJECTS.taskSubmit, 'batch', { timeout: 1500 })).rejects.toThrow();
