@@ -156,6 +156,15 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     await expect(gateway.config('GET', 'dir')).rejects.toThrow(/NOPERM/);
   });
 
+  it('lets the gateway hear key revocations, and the dispatcher only read the key store', async () => {
+    const listener = as('gateway');
+    expect(await listener.subscribe('trawl:apikey:invalidated')).toBe(1);
+    const dispatcher = as('webhook-dispatcher');
+    expect(await dispatcher.hgetall('trawl:apikey:id:k1')).toEqual({});
+    await expect(dispatcher.hset('trawl:apikey:id:k1', 'secret', 'x')).rejects.toThrow(/NOPERM/);
+    await expect(dispatcher.get('bull:trawl-scrape:id')).rejects.toThrow(/NOPERM/);
+  });
+
   it('lets task-service run BullMQ on its queues', async () => {
     const queue = new Queue(QUEUES.scrape, {
       connection: { host: '127.0.0.1', port, username: 'trawl-task-service', password: password('task-service') },

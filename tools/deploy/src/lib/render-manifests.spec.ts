@@ -4,6 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { toYaml } from './manifests-yaml.js';
+import { natsAuthConfig, redisAclTemplate } from './network-security.js';
 import { renderManifests, type KubeObject } from './render-manifests.js';
 import { findRepoRoot } from './repo-root.js';
 import { SERVICE_CATALOG } from './service-catalog.js';
@@ -159,6 +160,12 @@ describe('Kubernetes manifests', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: expect.stringMatching(/^http/),
       OTEL_TRACES_SAMPLER_ARG: '0.05',
     });
+  });
+
+  it('matches the committed deploy/nats/auth.conf and deploy/redis/users.acl.template (the default values)', () => {
+    const values = loadValues(root);
+    expect(readFileSync(join(root, 'deploy', 'nats', 'auth.conf'), 'utf8')).toBe(natsAuthConfig(values));
+    expect(readFileSync(join(root, 'deploy', 'redis', 'users.acl.template'), 'utf8')).toBe(redisAclTemplate(values));
   });
 
   it('matches the committed deploy/k8s/trawl.yaml (re-render it after changing values.yaml or the renderer)', () => {

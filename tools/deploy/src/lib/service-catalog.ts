@@ -72,8 +72,8 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     queues: [],
     nats: { publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskSubmit, SUBJECTS.taskGet], subscribe: [INBOX] },
     internet: false,
-    // Key store, rate and concurrency counters; the queue dashboard reads BullMQ's keys.
-    redisAcl: '~trawl:apikey:* ~trawl:rl:* ~trawl:inflight:* %R~bull:* allchannels',
+    // Key store, rate and concurrency counters, key revocations (pub/sub); the queue dashboard reads BullMQ's keys.
+    redisAcl: '~trawl:apikey:* ~trawl:rl:* ~trawl:inflight:* %R~bull:* resetchannels &trawl:apikey:*',
   },
   {
     name: 'task-service',
@@ -101,8 +101,8 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     nats: { publish: [SUBJECTS.taskDeliveryFailed, ...JETSTREAM_API], subscribe: [INBOX] },
     // Webhook receivers are on the internet.
     internet: true,
-    // Reads keys' webhook secrets; keeps its own delivery state under trawl:webhook:.
-    redisAcl: '%R~trawl:apikey:* ~trawl:webhook:* allchannels',
+    // Reads the key store only (per-key webhook secrets).
+    redisAcl: '%R~trawl:apikey:* resetchannels',
   },
   // Extractors serve NATS request/reply; batch work reaches them from these queues' workers.
   // They serve their subjects only (replies go to the caller's inbox) and reach nothing in the cluster but NATS.
