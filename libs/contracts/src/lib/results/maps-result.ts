@@ -70,7 +70,8 @@ export interface MapsPlaceItem {
 export interface AboutGroup {
   id: string;
   name: string;
-  options: { name: string; enabled: boolean }[];
+  /** `values`: what a list-valued option holds (the card types a place accepts: `["Mastercard", "Visa"]`). */
+  options: { name: string; enabled: boolean; values?: string[] }[];
 }
 
 /** A single place (`data.data` of POST /extract type `mp-maps`, and of task lookup). */
