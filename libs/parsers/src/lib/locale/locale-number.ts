@@ -126,7 +126,7 @@ export function parseLocaleCount(text: string | undefined, locale?: string): num
 export function parseLocaleRating(text: string | undefined, locale?: string): number | undefined {
   // "5つ星のうち4.3" names the scale first: a number with a decimal mark is the rating when there is one.
   const numbers = (text ?? '').match(/\d+(?:[.,]\d+)?/g) ?? [];
-  const m = [numbers.find((n) => /[.,]/.test(n)) ?? numbers[0]].filter((n) => n !== undefined);
+  const m = [numbers.find((n) => /^[0-5][.,]\d{1,2}$/.test(n)) ?? numbers[0]].filter((n) => n !== undefined);
   if (m.length === 0) return undefined;
   // A rating has at most one decimal place: "4,5" is four and a half in any locale.
   const n = /^\d[.,]\d{1,2}$/.test(m[0]) ? Number(m[0].replace(',', '.')) : parseLocaleNumber(m[0], locale);

@@ -31,6 +31,7 @@ const DATE_NAME =
   /date first available|im angebot von amazon|disponible sur amazon|mise en ligne sur amazon|en amazon\.\w+ desde|disponibile su amazon|first available|取り扱い開始日/i;
 const REVIEWS_NAME =
   /customer reviews|kundenrezensionen|commentaires client|opiniones de clientes|recensioni dei clienti|avaliações de clientes|カスタマーレビュー|avg customer review/i;
+const WHOLE_DATE = /^\D*\d[\s\S]*\d{4}\D*$|^\d{4}\D\d{1,2}\D\d{1,2}\D?$/;
 const BSR_STRUCTURE = 'a[href*="/gp/bestsellers"], .zg_hrsr';
 const REVIEWS_STRUCTURE = '.a-icon-star, .a-icon-alt, #acrCustomerReviewText, [data-hook*="rating"]';
 
@@ -68,8 +69,10 @@ export function extractDetails({ $, q }: RetailPage): ProductDetails {
       continue;
     }
     if (el.find(REVIEWS_STRUCTURE).length > 0 || REVIEWS_NAME.test(label)) continue;
-    if (DATE_NAME.test(label) || (/amazon/i.test(label) && value.length <= 40 && parseLocaleDate(value, locale)))
+    // A row whose whole value is a date is the date first available, in any store language.
+    if (DATE_NAME.test(label) || (value.length <= 40 && WHOLE_DATE.test(value) && parseLocaleDate(value, locale))) {
       dateText ||= value;
+    }
     if (!(label in specifications)) specifications[label] = value;
   }
   if (!bsrText) bsrText = textOf(q('#SalesRank')).replace(/^[^:]*:/, '');
