@@ -76,3 +76,20 @@ export function completeness(records: readonly unknown[]): Record<string, FieldR
   }
   return out;
 }
+
+/** Which parser a record comes from, by its shape (the wire records differ in their own keys). */
+export function recordKind(record: unknown): ParserName | undefined {
+  if (record === null || typeof record !== 'object') return undefined;
+  const r = record as Record<string, unknown>;
+  if (Array.isArray(r['results']) && 'location' in r) return 'search';
+  if (Array.isArray(r['organicResults'])) return 'maps-search';
+  if ('mp_company_name' in r) return 'maps-place';
+  if ('asin' in r && 'best_sellers_rank' in r) return 'retail';
+  return undefined;
+}
+
+/** A record's parser and field presence (what the extractors' presence counters count); undefined for others. */
+export function classifyRecord(record: unknown): { parser: ParserName; presence: Record<string, boolean> } | undefined {
+  const parser = recordKind(record);
+  return parser ? { parser, presence: fieldPresence(record) } : undefined;
+}

@@ -1,10 +1,12 @@
 export {
+  classifyRecord,
   completeness,
   emptyFields,
   fieldPresence,
   isFilled,
   PARSER_NAMES,
   PARSER_VERSION,
+  recordKind,
   type FieldRate,
   type ParserName,
 } from './field-presence.js';
