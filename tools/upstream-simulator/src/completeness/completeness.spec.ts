@@ -39,7 +39,13 @@ describe('field completeness', () => {
   (fixtures ? it : it.skip)('the parsers README holds the table the script generates', () => {
     const readme = readFileSync(join(root, 'libs/parsers/README.md'), 'utf8');
     const section = readme.slice(readme.indexOf(README_START), readme.indexOf(README_END) + README_END.length);
-    expect(section).toBe(completenessMarkdown(rows));
+    // Compared cell by cell, so a markdown formatter aligning the columns does not count as a change.
+    const cells = (md: string) =>
+      md
+        .split('\n')
+        .map((l) => l.split('|').map((c) => c.trim().replace(/^-+(:?)$/, '-$1')).join('|'))
+        .filter((l) => l !== '');
+    expect(cells(section)).toEqual(cells(completenessMarkdown(rows)));
   });
 
   it('the recorded figures cover every parser', () => {
