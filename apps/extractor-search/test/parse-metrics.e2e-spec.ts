@@ -9,6 +9,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { ExtractorSearchEnv, loadEnv } from '@trawl/config';
 import { QUEUE_GROUPS, SUBJECTS } from '@trawl/contracts';
 import { connectNats, MessagingClient, natsServerOptions } from '@trawl/messaging';
+import { PARSER_VERSION } from '@trawl/parsers';
 import { startOpsServer, TrawlMetrics, type OpsServer } from '@trawl/telemetry';
 import { startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
 import { guardedFetch } from '@trawl/upstream';
@@ -79,5 +80,21 @@ describe('extractor-search parse-drift metrics after traffic (in-process, real N
     // A field the pages never fill has its series at 0, so an alert can see a rate fall to nothing.
     expect(sampleOf(text, 'trawl_parse_field_present_total', { parser: 'search', field: 'results[].date' })).toBe(0);
     expect(text).toContain('# TYPE trawl_parse_unrecognised_total counter');
+  });
+
+  it('adds the meta block (parser, version, empty fields) only when the request asks for it', async () => {
+    const plain = await client.send(SUBJECTS.searchWeb, { q: 'kettle', timeout: 10_000 }, { timeoutMs: 10_000 });
+    expect(plain.meta).toBeUndefined();
+    const res = await client.send(
+      SUBJECTS.searchWeb,
+      { q: 'kettle', meta: true, timeout: 10_000 },
+      { timeoutMs: 10_000 },
+    );
+    expect(res.meta).toEqual({
+      parser: 'search',
+      parserVersion: PARSER_VERSION,
+      emptyFields: expect.arrayContaining(['results[].date']),
+    });
+    expect(res.meta?.emptyFields).not.toContain('results');
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { completeness, emptyFields, fieldPresence } from './field-presence.js';
+import {
+  classifyRecord,
+  completeness,
+  emptyFields,
+  fieldPresence,
+  PARSER_VERSION,
+  withResultMeta,
+} from './field-presence.js';
 
 describe('field presence', () => {
   it('counts top-level fields and the fields of list items (present when every item has it)', () => {
@@ -33,5 +40,25 @@ describe('field presence', () => {
       a: { filled: 2, pages: 2, rate: 1 },
       b: { filled: 1, pages: 2, rate: 0.5 },
     });
+  });
+});
+
+describe('the meta block and the record kind', () => {
+  const retail = { asin: 'B0TEST0001', best_sellers_rank: [], title: 'Kettle', price: null };
+
+  it('names the parser, its version and the empty fields, only when asked', () => {
+    expect(withResultMeta(retail, false)).toBe(retail);
+    expect(withResultMeta(retail, true)).toEqual({
+      ...retail,
+      meta: { parser: 'retail', parserVersion: PARSER_VERSION, emptyFields: ['best_sellers_rank', 'price'] },
+    });
+  });
+
+  it('tells the parser from the record shape', () => {
+    expect(classifyRecord({ results: [], location: { htmlLang: 'en' } })?.parser).toBe('search');
+    expect(classifyRecord({ organicResults: [] })?.parser).toBe('maps-search');
+    expect(classifyRecord({ mp_company_name: 'x' })?.parser).toBe('maps-place');
+    expect(classifyRecord(retail)?.parser).toBe('retail');
+    expect(classifyRecord({ markdown: '' })).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // Which fields of a parsed record are filled. One definition serves three uses: the published completeness table
 // (tools/upstream-simulator/src/completeness), the per-field presence counters each extractor exports
 // (trawl_parse_field_present_total{parser,field}) and the optional `meta` block naming the fields left empty.
+import type { ResultMeta } from '@trawl/contracts';
 
 /** The parsers whose output is measured (also the `parser` label of the presence metrics). */
 export const PARSER_NAMES = ['search', 'maps-search', 'maps-place', 'retail'] as const;
@@ -10,7 +11,7 @@ export type ParserName = (typeof PARSER_NAMES)[number];
 export const PARSER_VERSION = '2026.11.1';
 
 /** Keys that describe the request, not the page: never counted. */
-const NOT_PAGE_FIELDS = new Set(['searchParameters', 'search_metadata', 'url']);
+const NOT_PAGE_FIELDS = new Set(['searchParameters', 'search_metadata', 'url', 'meta']);
 
 /**
  * Whether a value carries something: not null/undefined, not '' (nor `'[]'`, the maps `about` when empty), not an
@@ -92,4 +93,14 @@ export function recordKind(record: unknown): ParserName | undefined {
 export function classifyRecord(record: unknown): { parser: ParserName; presence: Record<string, boolean> } | undefined {
   const parser = recordKind(record);
   return parser ? { parser, presence: fieldPresence(record) } : undefined;
+}
+
+/** The record with its `meta` block (parser, version, fields left empty), for a request that asked for it. */
+export function withResultMeta<T extends object>(record: T, requested: boolean | undefined): T {
+  if (!requested) return record;
+  const parser = recordKind(record);
+  if (!parser) return record;
+  const { meta: _previous, ...rest } = record as T & { meta?: unknown };
+  const meta: ResultMeta = { parser, parserVersion: PARSER_VERSION, emptyFields: emptyFields(rest) };
+  return { ...record, meta };
 }

@@ -7,6 +7,7 @@ export {
   PARSER_NAMES,
   PARSER_VERSION,
   recordKind,
+  withResultMeta,
   type FieldRate,
   type ParserName,
 } from './field-presence.js';
