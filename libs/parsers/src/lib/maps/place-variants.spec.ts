@@ -2,6 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { readAbout } from './place-data.reader.js';
+import { parseMapsSearch } from './maps-search.parser.js';
 import { parsePlacePage } from './place-page.parser.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');
@@ -26,6 +27,25 @@ describe('place pages in other locales (rendered panel, no embedded payload)', (
     expect(r.mp_reviews_count).toBe(3412);
     expect(r.mp_price_range_dollar_sign).toBe('€€');
     expect(r.mp_price_range).toBe('Modéré');
+  });
+});
+
+describe('a rendered results list in another locale', () => {
+  it("reads each card's decimal-comma rating and dot-grouped review count next to local words", () => {
+    // The list of the panel fixture without its panel: a plain German results page.
+    const html = fixture('place-panel-over-list.html').replace(
+      /<div role="main" aria-label="Bohnenglück"[\s\S]*?<\/div>\n<script>/,
+      '<script>',
+    );
+    const places = parseMapsSearch(html, {
+      q: 'Kaffee',
+      hl: 'de',
+      requestUrl: 'https://www.google.com/maps/search/Kaffee',
+    }).organicResults;
+    expect(places.map((p) => [p.name, p.rating, p.number_of_reviews, p.place_id])).toEqual([
+      ['Röstwerk Mitte', 4.3, 812, 'ChIJAAAAAAAAAAAAAAAAAAAAAA'],
+      ['Bohnenglück', 4.5, 1234, 'ChIJBBBBBBBBBBBBBBBBBBBBBB'],
+    ]);
   });
 });
 
