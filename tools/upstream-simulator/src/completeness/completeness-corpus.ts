@@ -1,5 +1,5 @@
 // The two corpora the field-completeness figures are measured on: the real pages in ../shared/fixtures (not ours,
-// never copied into the repo; absent → skipped) and the simulator's locale matrix (eight locales, every page kind).
+// never copied into the repo; absent → skipped) and the simulator's locale matrix (nine locales, every page kind).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {

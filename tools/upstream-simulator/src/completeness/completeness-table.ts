@@ -92,5 +92,5 @@ export function withCompletenessSection(readme: string, section: string): string
   const start = readme.indexOf(README_START);
   const end = readme.indexOf(README_END);
   if (start >= 0 && end > start) return readme.slice(0, start) + section + readme.slice(end + README_END.length);
-  return `${readme.trimEnd()}\n\n## Field completeness\n\nHow often each field of each parser's record is filled, on the real pages in \`../shared/fixtures\` and on the\nsimulator's locale matrix (en-US, en-GB, en-IN, de-DE, fr-FR, es-ES, pt-BR, ja-JP). A list's \`[].field\` counts a page\nwhen every item has it. \`tools/upstream-simulator/src/completeness/completeness.spec.ts\` fails when a rate drops\nbelow the recorded one (\`completeness.recorded.json\`).\n\n${section}\n`;
+  return `${readme.trimEnd()}\n\n## Field completeness\n\nHow often each field of each parser's record is filled, on the real pages in \`../shared/fixtures\` and on the\nsimulator's locale matrix (en-US, en-GB, en-IN, de-DE, fr-FR, es-ES, pt-BR, ja-JP, and ar-AE right to left). A list's \`[].field\` counts a page\nwhen every item has it. \`tools/upstream-simulator/src/completeness/completeness.spec.ts\` fails when a rate drops\nbelow the recorded one (\`completeness.recorded.json\`).\n\n${section}\n`;
 }

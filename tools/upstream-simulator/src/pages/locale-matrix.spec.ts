@@ -1,5 +1,5 @@
 // The locale matrix: every simulated upstream page (web search, maps place and search, product) rendered in each of
-// the eight locales and parsed back; every field is checked in every locale. The pages of a locale are generated
+// the nine locales (the eight and ar-AE, right to left) and parsed back; every field is checked in every locale. The pages of a locale are generated
 // from the same values as the en-US page (only words, number and date formats, currency and hours differ), so the
 // en-US parse is the oracle, and the locale's own formats are checked against ICU.
 import { describe, expect, it } from '@jest/globals';

@@ -1,9 +1,10 @@
 // The locales the simulated upstreams render pages in: interface words as the real pages of each market write them
 // (modelled on the localized fixtures in ../shared/fixtures: de, pt-BR, es, el, en-AE) and every number, price and
 // date formatted by ICU (`Intl`), so a page carries the separators a real one does: decimal commas, no-break and
-// narrow no-break spaces as group separators (fr-FR), lakh grouping (en-IN), year-first dates (ja-JP).
+// narrow no-break spaces as group separators (fr-FR), lakh grouping (en-IN), year-first dates (ja-JP), right to left
+// with Arabic month names (ar-AE).
 
-export type SimLocaleTag = 'en-US' | 'en-GB' | 'de-DE' | 'fr-FR' | 'es-ES' | 'pt-BR' | 'ja-JP' | 'en-IN';
+export type SimLocaleTag = 'en-US' | 'en-GB' | 'de-DE' | 'fr-FR' | 'es-ES' | 'pt-BR' | 'ja-JP' | 'en-IN' | 'ar-AE';
 
 export interface SimLocale {
   tag: SimLocaleTag;
@@ -307,6 +308,48 @@ export const SIM_LOCALES: readonly SimLocale[] = [
       rank: (n, c) => `- ${n}位${c}`,
       dateRow: 'Amazon.co.jp での取り扱い開始日',
       bought: '過去1か月で購入されました',
+    },
+  },
+  {
+    // Right to left; ICU writes Latin digits for ar-AE (as amazon.ae and Google do) and Arabic month names.
+    tag: 'ar-AE',
+    hl: 'ar',
+    gl: 'ae',
+    dir: 'rtl',
+    search: {
+      search: 'بحث Google',
+      related: 'عمليات بحث ذات صلة',
+      paa: 'أسئلة ذات صلة',
+      results: 'نتائج البحث',
+      noMatch: (q) => `لم يتطابق بحثك - ${q} - مع أي مستند.`,
+    },
+    maps: {
+      stars: 'نجوم',
+      reviews: 'مراجعة',
+      address: 'العنوان',
+      phone: 'الهاتف',
+      website: 'الموقع الإلكتروني',
+      closed: 'مغلق',
+      results: 'النتائج',
+      priceLevels: ['غير مكلف', 'متوسط التكلفة', 'مكلف'],
+      currencySymbol: '$',
+    },
+    retail: {
+      host: 'www.amazon.ae',
+      currency: 'AED',
+      htmlLang: 'ar-ae',
+      outOf5: (r) => `${r} من 5 نجوم`,
+      ratings: 'تقييمات',
+      reviewsRow: 'مراجعات العملاء',
+      visitStore: (b) => `زيارة متجر ${b}`,
+      inStock: 'متوفر',
+      soldBy: 'يباع من قبل',
+      addToCart: 'إضافة إلى عربة التسوق',
+      about: 'حول هذه السلعة',
+      bsrRow: 'تصنيف الأفضل مبيعاً',
+      rank: (n, c) => `رقم ${n} في ${c}`,
+      dateRow: 'تاريخ أول توفر',
+      bought: 'تم شراؤها في الشهر الماضي',
     },
   },
 ];

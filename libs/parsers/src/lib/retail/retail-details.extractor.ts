@@ -96,8 +96,8 @@ function name(s: string): string {
     .trim();
 }
 
-/** A rank: an optional "#", "Nr.", "n.º", "nº" before the number, then "位" or a short "in" word (in, en, dans, em). */
-const RANK = String.raw`(?:#|Nr\.\s*|n\.?\s*º\s*|n\.\s*)?(\d{1,3}(?:[.,\s]\d{2,3})*|\d+)(?:\s*位\s*|\s+(?:in|en|dans|em|di|w|i)\s+)`;
+/** A rank: an optional "#", "Nr.", "n.º", "nº", "رقم" before the number, then "位" or a short "in" word (in, en, dans, em, في). */
+const RANK = String.raw`(?:#|رقم\s*|Nr\.\s*|n\.?\s*º\s*|n\.\s*)?(\d{1,3}(?:[.,\s]\d{2,3})*|\d+)(?:\s*位\s*|\s+(?:in|en|dans|em|di|w|i|في)\s+)`;
 
 /**
  * `#5 in Mobile Phones (See Top 100 in Mobile Phones) #2 in Screen Protectors` → [{rank 5, …}, {rank 2, …}], and the

@@ -33,6 +33,7 @@ describe('parseBestSellersRank in other store languages', () => {
     ['nº 2.345 em Cozinha (Conheça o Top 100 em Cozinha) nº 8 em Chaleiras', [2345, 8]],
     ['- 1,234位ホーム&キッチン (の売れ筋ランキングを見るホーム&キッチン) - 5位電気ケトル', [1234, 5]],
     ['#1,23,456 in Home & Kitchen (See Top 100 in Home & Kitchen) #9 in Kettles', [123456, 9]],
+    ['رقم 1,234 في المطبخ (Top 100 المطبخ) رقم 12 في الغلايات', [1234, 12]],
   ])('reads %s', (text, ranks) => {
     expect(parseBestSellersRank(text).map((r) => r.rank)).toEqual(ranks);
   });
