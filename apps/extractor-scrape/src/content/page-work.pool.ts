@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
 import { TrawlError } from '@trawl/contracts';
 import { Piscina } from 'piscina';
-import { digestPage, type DigestTask, type PageDigest } from './page-digest.js';
+import { digestPage, type DigestOutcome, type DigestTask, type PageDigest } from './page-digest.js';
+import type { PageWorkMessage } from './page-work.worker.js';
 
 export interface PageWorkPoolOptions {
   /** Worker threads at most (SCRAPE_WORK_THREADS). */
@@ -42,24 +44,39 @@ export class PageWorkPool {
    */
   async digest(task: DigestTask, deadline: number, what: string): Promise<PageDigest> {
     if (task.kind === 'html' && task.html.length < this.options.inlineBelowChars) return unwrap(await digestPage(task));
-    const remaining = deadline - Date.now();
-    const budget = Math.max(1, Math.min(this.options.budgetMs, remaining));
-    const byDeadline = remaining < this.options.budgetMs;
-    let outcome;
+    // The budget runs from the moment a worker starts the task (a page waiting for a thread is not charged for the
+    // wait); the request's deadline bounds the wait and the work together.
+    const abort = new AbortController();
+    let overBudget = false;
+    const { port1, port2 } = new MessageChannel();
+    let budgetTimer: NodeJS.Timeout | undefined;
+    port1.once('message', () => {
+      budgetTimer = setTimeout(() => {
+        overBudget = true;
+        abort.abort();
+      }, this.options.budgetMs);
+      port1.close();
+    });
+    const deadlineTimer = setTimeout(() => abort.abort(), Math.max(1, deadline - Date.now()));
+    const message: PageWorkMessage = { task, started: port2 };
+    const transferList = [port2, ...(task.kind === 'pdf' ? [task.bytes.buffer as ArrayBuffer] : [])];
+    let outcome: DigestOutcome;
     try {
-      outcome = await this.pool.run(task, {
-        signal: AbortSignal.timeout(budget),
-        ...(task.kind === 'pdf' ? { transferList: [task.bytes.buffer as ArrayBuffer] } : {}),
-      });
+      outcome = (await this.pool.run(message, { signal: abort.signal, transferList })) as DigestOutcome;
     } catch (e) {
-      throw this.failure(e, what, budget, byDeadline);
+      throw this.failure(e, what, overBudget);
+    } finally {
+      clearTimeout(budgetTimer);
+      clearTimeout(deadlineTimer);
+      port1.close();
     }
-    return unwrap(outcome as Awaited<ReturnType<typeof digestPage>>);
+    return unwrap(outcome);
   }
 
   /** Resolves once a worker has loaded (the first page's budget should not pay for the start-up). */
   async warmUp(): Promise<void> {
-    await this.pool.run({ kind: 'html', html: '', markdown: false, checkBrowser: false } satisfies DigestTask);
+    const message: PageWorkMessage = { task: { kind: 'html', html: '', markdown: false, checkBrowser: false } };
+    await this.pool.run(message);
   }
 
   stats(): { threads: number; queued: number; completed: number } {
@@ -70,20 +87,18 @@ export class PageWorkPool {
     await this.pool.destroy();
   }
 
-  private failure(e: unknown, what: string, budget: number, byDeadline: boolean): TrawlError {
+  private failure(e: unknown, what: string, overBudget: boolean): TrawlError {
     const err = e as Error & { code?: string };
-    if (err?.name === 'AbortError' || err?.name === 'TimeoutError' || /abort/i.test(err?.message ?? '')) {
-      return byDeadline
-        ? new TrawlError('UPSTREAM_TIMEOUT', `converting ${what} did not finish before the request's deadline`, {
-            cause: e,
-          })
-        : new TrawlError(
+    if (err?.name === 'AbortError' || /abort/i.test(err?.message ?? '')) {
+      return overBudget
+        ? new TrawlError(
             'PAGE_TOO_COMPLEX',
-            `converting ${what} took longer than the ${budget} ms budget; the work was stopped`,
-            {
-              cause: e,
-            },
-          );
+            `converting ${what} took longer than the ${this.options.budgetMs} ms budget; the work was stopped`,
+            { cause: e },
+          )
+        : new TrawlError('UPSTREAM_TIMEOUT', `converting ${what} did not finish before the request's deadline`, {
+            cause: e,
+          });
     }
     if (/queue is at limit|Task queue is at limit/i.test(err?.message ?? '')) {
       return new TrawlError('OVERLOADED', 'the page-work queue is full; retry later', { cause: e });
@@ -105,7 +120,7 @@ export class PageWorkPool {
   }
 }
 
-function unwrap(outcome: Awaited<ReturnType<typeof digestPage>>): PageDigest {
+function unwrap(outcome: DigestOutcome): PageDigest {
   if (outcome.ok) return outcome.digest;
   throw TrawlError.fromWire(outcome.error);
 }
