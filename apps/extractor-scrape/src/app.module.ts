@@ -12,7 +12,7 @@ import { ScrapeService } from './scrape.service.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 
 /** HTML shorter than this is converted on the event loop (see bench/ and ADR 0007). */
-const INLINE_WORK_BELOW_CHARS = 16 * 1024;
+const INLINE_WORK_BELOW_CHARS = 4 * 1024;
 
 @Module({})
 export class AppModule implements OnApplicationShutdown {
