@@ -145,7 +145,7 @@ describe('UpstreamFetcher against a loopback upstream', () => {
 
   it('refuses a page larger than maxBytes by its content-length', async () => {
     const small = new UpstreamFetcher({ fetch: plainFetch, maxBytes: 10 });
-    expect(await codeOf(small.fetchPage(`${upstream.url}/ok`, { timeoutMs: 5000 }))).toBe('UPSTREAM_ERROR');
+    expect(await codeOf(small.fetchPage(`${upstream.url}/ok`, { timeoutMs: 5000 }))).toBe('CONTENT_TOO_LARGE');
   });
 });
 

@@ -83,6 +83,7 @@ const BLOCK_STATUSES = new Set([429, 503]);
  * | redirect to a captcha (`/sorry/`) page        | UPSTREAM_BLOCKED    |
  * | 404 or 410                                   | UPSTREAM_NOT_FOUND  |
  * | any other 4xx/5xx, connection failure         | UPSTREAM_ERROR      |
+ * | a page over `maxBytes` (after decompression)  | CONTENT_TOO_LARGE   |
  *
  * A TrawlError from the HTTP client (the SSRF guard's URL_NOT_ALLOWED) passes through unchanged. A proxy whose
  * request got blocked is set aside for its cool-down; `fetchParsed` does the same when the parser finds a captcha.
@@ -130,7 +131,7 @@ export class UpstreamFetcher {
       contentType = res.headers.get('content-type');
       const length = Number(res.headers.get('content-length') ?? '0');
       if (length > this.maxBytes)
-        throw new TrawlError('UPSTREAM_ERROR', `${what} from ${host} is larger than ${this.maxBytes} bytes`);
+        throw new TrawlError('CONTENT_TOO_LARGE', `${what} from ${host} is larger than ${this.maxBytes} bytes`);
       html = await res.text();
     } catch (e) {
       throw this.mapFailure(e, signal, what, host, deadline);
