@@ -4,9 +4,18 @@ import type { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
 import type { SearchBatchRequestDto } from './dto/search-batch-request.dto.js';
 import type { UrlBatchRequestDto } from './dto/url-batch-request.dto.js';
 import type { UrlParams } from './dto/url-params.validator.js';
+import type { UpstreamEngine } from './upstream-engine.js';
 
 /** Task states: BullMQ's. */
-export const TASK_STATUSES = ['completed', 'failed', 'delayed', 'active', 'waiting', 'waiting-children', 'unknown'] as const;
+export const TASK_STATUSES = [
+  'completed',
+  'failed',
+  'delayed',
+  'active',
+  'waiting',
+  'waiting-children',
+  'unknown',
+] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /** The job options every batch job carries (the spec's values). */
@@ -27,6 +36,8 @@ export interface MapsBatchJobData {
   num: number;
   timeout: number;
   webhook: string;
+  /** Extension of the spec: the engine asked for (absent: the service's configuration). */
+  engine?: UpstreamEngine;
 }
 
 /** Echo of a search batch (one job per call). */
@@ -41,6 +52,8 @@ export interface SearchBatchJobData {
   lr?: string;
   timeout: number;
   webhook: string;
+  /** Extension of the spec: the engine asked for (absent: the service's configuration). */
+  engine?: UpstreamEngine;
 }
 
 /** Echo of one URL of a URL batch (one job per URL); `url` has `params` appended. */
@@ -51,6 +64,8 @@ export interface UrlJobData {
   webhook: string;
   type: ExtractType;
   params?: UrlParams;
+  /** Extension of the spec: the engine asked for (absent: the service's configuration). */
+  engine?: UpstreamEngine;
 }
 
 export type BatchJobData = MapsBatchJobData | SearchBatchJobData | UrlJobData;
@@ -123,8 +138,7 @@ export interface TaskFinishedEvent {
 
 /** One query's outcome inside a maps or search batch's result (`data.results[i]` of its task record). */
 export type BatchQueryOutcome<T = unknown> =
-  | { query: string; status: 'completed'; data: T }
-  | { query: string; status: 'failed'; error: WireError };
+  { query: string; status: 'completed'; data: T } | { query: string; status: 'failed'; error: WireError };
 
 /** Result of a maps or search batch job: one entry per query, in the order of `querys`. */
 export interface BatchTaskResult<T = unknown> {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, IsIn } from 'class-validator';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { DEFAULT_HL, LIMITS } from '../limits.constants.js';
 
 const LANGUAGE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/;
@@ -48,7 +49,9 @@ export class WebSearchRequestDto {
   @ApiPropertyOptional({ description: 'Language restrict, e.g. lang_en.' })
   @IsOptional()
   @IsString()
-  @Matches(/^lang_[a-zA-Z-]{2,7}(\|lang_[a-zA-Z-]{2,7})*$/, { message: 'lr must look like lang_en (several joined by |)' })
+  @Matches(/^lang_[a-zA-Z-]{2,7}(\|lang_[a-zA-Z-]{2,7})*$/, {
+    message: 'lr must look like lang_en (several joined by |)',
+  })
   lr?: string;
 
   @ApiPropertyOptional({ description: 'Milliseconds.', default: LIMITS.defaultTimeoutMs })
@@ -56,4 +59,9 @@ export class WebSearchRequestDto {
   @Min(LIMITS.minTimeoutMs)
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
+  @IsOptional()
+  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  engine?: UpstreamEngine;
 }
