@@ -7,6 +7,8 @@ import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
 import { HtmlToMarkdown } from './markdown/html-to-markdown.js';
+import { RenderController } from './render.controller.js';
+import { RenderService } from './render.service.js';
 import { ScrapeController } from './scrape.controller.js';
 import { ScrapeService } from './scrape.service.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
@@ -48,7 +50,7 @@ export class AppModule implements OnApplicationShutdown {
       });
     return {
       module: AppModule,
-      controllers: [ScrapeController],
+      controllers: [ScrapeController, RenderController],
       providers: [
         NATS_TRACING,
         { provide: SCRAPE_SETTINGS, useValue: settings },
@@ -58,6 +60,7 @@ export class AppModule implements OnApplicationShutdown {
         HttpScrapeEngine,
         HtmlToMarkdown,
         ScrapeService,
+        RenderService,
       ],
       exports: [BrowserPool],
     };

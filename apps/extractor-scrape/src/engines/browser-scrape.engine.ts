@@ -13,6 +13,8 @@ export class BrowserScrapeEngine {
     return this.pool.run(
       async ({ page, remainingMs }) => {
         let response: Response | null;
+        if (req.cookies && req.cookies.length > 0)
+          await page.context().addCookies(req.cookies.map((c) => ({ ...c, url: req.url })));
         try {
           response = await page.goto(req.url, { waitUntil: 'load', timeout: remainingMs() });
         } catch (e) {
@@ -27,6 +29,7 @@ export class BrowserScrapeEngine {
           url: page.url(),
           contentType: response?.headers()['content-type'] ?? null,
           engine: 'browser' as const,
+          headers: response?.headers() ?? {},
         };
       },
       { deadline: req.deadline, headers: req.headers },
