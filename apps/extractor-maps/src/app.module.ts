@@ -1,7 +1,16 @@
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import type { ExtractorMapsEnv } from '@trawl/config';
-import { NATS_TRACING } from '@trawl/messaging';
-import { GOOGLE_HOST, upstreamFetcherFromEnv, UpstreamFetcher, UpstreamOrigin, type FetchFn } from '@trawl/upstream';
+import { csv, type ExtractorMapsEnv } from '@trawl/config';
+import { SUBJECTS } from '@trawl/contracts';
+import { MessagingClient, MessagingModule, NATS_TRACING } from '@trawl/messaging';
+import {
+  GOOGLE_HOST,
+  upstreamFetcherFromEnv,
+  upstreamPageSourceFromEnv,
+  UpstreamFetcher,
+  UpstreamPageSource,
+  UpstreamOrigin,
+  type FetchFn,
+} from '@trawl/upstream';
 import { MapsController } from './maps.controller.js';
 import { MAPS_ORIGIN, MapsService } from './maps.service.js';
 
@@ -9,14 +18,26 @@ import { MAPS_ORIGIN, MapsService } from './maps.service.js';
 export class AppModule implements OnApplicationShutdown {
   constructor(private readonly fetcher: UpstreamFetcher) {}
 
-  /** `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS). */
+  /**
+   * `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS). Pages a browser must render
+   * go to the browser fleet (extractor-scrape) over NATS: MAPS_ENGINE, or the request's `engine`, decides.
+   */
   static forRoot(env: ExtractorMapsEnv, fetch: FetchFn): DynamicModule {
     return {
       module: AppModule,
+      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'extractor-maps-renders' })],
       controllers: [MapsController],
       providers: [
         NATS_TRACING,
         { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch) },
+        {
+          provide: UpstreamPageSource,
+          useFactory: (fetcher: UpstreamFetcher, messaging: MessagingClient) =>
+            upstreamPageSourceFromEnv(env, fetcher, env.MAPS_ENGINE, (req, timeoutMs) =>
+              messaging.send(SUBJECTS.renderPage, req, { timeoutMs }),
+            ),
+          inject: [UpstreamFetcher, MessagingClient],
+        },
         { provide: MAPS_ORIGIN, useValue: new UpstreamOrigin(env.MAPS_BASE_URL, GOOGLE_HOST) },
         MapsService,
       ],

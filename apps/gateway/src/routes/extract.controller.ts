@@ -28,14 +28,24 @@ export class ExtractController {
       data,
       taskId: randomUUID(),
       status: 'completed',
-      params: { url: body.url, type: body.type, timeout: body.timeout, ...(body.params ? { params: body.params } : {}) },
+      params: {
+        url: body.url,
+        type: body.type,
+        timeout: body.timeout,
+        ...(body.params ? { params: body.params } : {}),
+      },
       stacktrace: '',
     };
   }
 
-  private extractByType(type: ExtractType, url: string, body: ExtractRequestDto): Promise<ExtractRecordByType[ExtractType]> {
+  private extractByType(
+    type: ExtractType,
+    url: string,
+    body: ExtractRequestDto,
+  ): Promise<ExtractRecordByType[ExtractType]> {
     const deadline = { timeoutMs: body.timeout };
-    const request = { url, timeout: body.timeout, ...(body.params ? { params: body.params } : {}) };
+    const engine = body.engine ? { engine: body.engine } : {};
+    const request = { url, timeout: body.timeout, ...(body.params ? { params: body.params } : {}), ...engine };
     switch (type) {
       case 'retail':
         return this.messaging.send(SUBJECTS.extractRetail, request, deadline);
@@ -44,7 +54,11 @@ export class ExtractController {
       case 'mp-search':
         return this.messaging.send(SUBJECTS.extractMapsSearchUrl, request, deadline);
       case 'scrape':
-        return this.messaging.send(SUBJECTS.scrapePage, { url, formats: ['markdown', 'html'], timeout: body.timeout }, deadline);
+        return this.messaging.send(
+          SUBJECTS.scrapePage,
+          { url, formats: ['markdown', 'html'], timeout: body.timeout, ...engine },
+          deadline,
+        );
     }
   }
 }
