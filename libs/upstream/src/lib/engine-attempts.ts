@@ -52,16 +52,19 @@ export interface EngineAttempt {
   note?: string;
 }
 
-/** Codes from the most telling to the least: the combined error takes the first any attempt has. */
+/**
+ * Codes from the most telling to the least: the combined error takes the first any attempt has. What the upstream
+ * said comes before our own fleet's state (a fleet that is busy or not deployed says nothing about the page).
+ */
 const CODE_RANK: ErrorCode[] = [
   'URL_NOT_ALLOWED',
   'UPSTREAM_BLOCKED',
   'UPSTREAM_NOT_FOUND',
   'UPSTREAM_TIMEOUT',
-  'OVERLOADED',
-  'SERVICE_UNAVAILABLE',
   'UPSTREAM_ERROR',
   'PAGE_NOT_RECOGNISED',
+  'OVERLOADED',
+  'SERVICE_UNAVAILABLE',
 ];
 
 function asTrawlError(e: unknown): TrawlError {
