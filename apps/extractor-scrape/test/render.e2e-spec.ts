@@ -14,6 +14,15 @@ const SCRIPTED = `<!doctype html><html><head><title>Results</title></head><body>
 <script>document.getElementById('search').innerHTML = '<a href="https://example.com/">written by script</a>';</script>
 </body></html>`;
 
+/** A wall whose script proves the browser (a cookie) and reloads, as the 2026 upstreams do. */
+const PROOF_WALL = `<!doctype html><html><head><title>wall</title></head><body><noscript>enable JavaScript</noscript>
+<script>document.cookie = 'proof=ok; path=/'; location.reload();</script></body></html>`;
+/** The page behind the wall: its content written by script 250 ms after load. */
+const AFTER_LOAD = `<!doctype html><html><head><title>Results</title></head><body><div id="search"></div>
+<script>addEventListener('load', () => setTimeout(() => {
+  document.getElementById('search').innerHTML = '<h3>written after load</h3>';
+}, 250));</script></body></html>`;
+
 // The browser fleet's render subject, in-process on a real nats-server and real Chromium; a site on 127.0.0.1.
 describe('extractor-scrape serves render.page.v1 (real NATS, real Chromium)', () => {
   let nats: TestServer;
@@ -37,6 +46,8 @@ describe('extractor-scrape serves render.page.v1 (real NATS, real Chromium)', ()
       const html = (status: number, body: string, extra: Record<string, string> = {}) =>
         res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...extra }).end(body);
       if (path === '/scripted') html(200, SCRIPTED, { 'x-upstream': 'sim' });
+      else if (path === '/proof')
+        html(200, /proof=ok/.test(req.headers.cookie ?? '') ? AFTER_LOAD : PROOF_WALL, { 'x-page': 'proof' });
       else if (path === '/hop') res.writeHead(302, { location: '/scripted' }).end();
       else if (path === '/to-metadata')
         res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
@@ -73,6 +84,14 @@ describe('extractor-scrape serves render.page.v1 (real NATS, real Chromium)', ()
     expect(reply.headers['x-upstream']).toBe('sim');
     expect(reply.html).toContain('<a href="https://example.com/">written by script</a>');
     expect(reply.renderMs).toBeGreaterThan(0);
+  });
+
+  it('follows a wall that proves the browser and reloads, and waits for content written after load', async () => {
+    const reply = await render({ url: `${site.url}/proof` });
+    expect(reply.status).toBe(200);
+    expect(reply.html).toContain('<h3>written after load</h3>');
+    expect(reply.html).not.toContain('enable JavaScript');
+    expect(site.requests.filter((r) => r.url === '/proof').length).toBeGreaterThanOrEqual(2);
   });
 
   it('sends the cookies with the page request, and they do not reach the next render', async () => {

@@ -13,8 +13,6 @@ export class BrowserScrapeEngine {
     return this.pool.run(
       async ({ page, remainingMs }) => {
         let response: Response | null;
-        if (req.cookies && req.cookies.length > 0)
-          await page.context().addCookies(req.cookies.map((c) => ({ ...c, url: req.url })));
         try {
           response = await page.goto(req.url, { waitUntil: 'load', timeout: remainingMs() });
         } catch (e) {
@@ -29,7 +27,6 @@ export class BrowserScrapeEngine {
           url: page.url(),
           contentType: response?.headers()['content-type'] ?? null,
           engine: 'browser' as const,
-          headers: response?.headers() ?? {},
         };
       },
       { deadline: req.deadline, headers: req.headers },
@@ -41,7 +38,7 @@ export class BrowserScrapeEngine {
  * The rendered document (doctype and outerHTML, as `page.content()` gives) and its title, in one round trip. It runs
  * in the page's world: a page that tampers with its own DOM getters only changes what it returns about itself.
  */
-function snapshot(): { html: string; title: string } {
+export function snapshot(): { html: string; title: string } {
   const d = document.doctype;
   const doctype = d
     ? `<!DOCTYPE ${d.name}${d.publicId ? ` PUBLIC "${d.publicId}"` : ''}${!d.publicId && d.systemId ? ' SYSTEM' : ''}${d.systemId ? ` "${d.systemId}"` : ''}>`

@@ -9,16 +9,12 @@ export interface RenderedPage {
   title: string;
   contentType: string | null;
   engine: 'browser' | 'http';
-  /** Headers of the main response (lower-case names), when the engine has them. */
-  headers?: Record<string, string>;
 }
 
 export interface ScrapeEngineRequest {
   url: string;
   headers?: Record<string, string>;
   waitFor?: number;
-  /** Cookies set for the page's URL before it loads (a render's consent cookie). */
-  cookies?: { name: string; value: string }[];
   /** Epoch milliseconds by which the engine must be done. */
   deadline: number;
 }

@@ -1,0 +1,112 @@
+import type { Frame, Page, Response } from 'playwright-core';
+import { navigationError, snapshot } from './browser-scrape.engine.js';
+
+/** How a render waits for a page to be done, ms. */
+export interface RenderWaits {
+  /** A page that neither navigates nor changes its DOM for this long after `load` is done. */
+  quietMs: number;
+  /** At most this long after the first `load` (still within the deadline). */
+  capMs: number;
+}
+
+export const DEFAULT_RENDER_WAITS: RenderWaits = { quietMs: 400, capMs: 8000 };
+
+/** What a render read off the page. */
+export interface PageRender {
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  html: string;
+}
+
+/**
+ * Loads `url` in `page` as the upstream pages of 2025-2026 need: their first answer is often a wall whose script
+ * proves the browser (a JavaScript proof cookie, a WAF token) and reloads or redirects, and the page that follows
+ * writes its content by script after `load`. So after `goto`: follow the page's own navigations (each to its `load`)
+ * and wait until the page is quiet (no navigation and no DOM change for `quietMs`), at most `capMs`, all within
+ * the deadline; then `waitForMs` more, when asked. Status and headers are those of the last main-frame document
+ * response.
+ */
+export async function renderPage(
+  page: Page,
+  url: string,
+  remainingMs: () => number,
+  options: { waits?: RenderWaits; waitForMs?: number } = {},
+): Promise<PageRender> {
+  const waits = options.waits ?? DEFAULT_RENDER_WAITS;
+  let last: Response | null = null;
+  const onResponse = (r: Response) => {
+    if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) last = r;
+  };
+  let navigations = 0;
+  const onNavigated = (frame: Frame) => {
+    if (frame === page.mainFrame()) navigations++;
+  };
+  page.on('response', onResponse);
+  page.on('framenavigated', onNavigated);
+  try {
+    try {
+      const response = await page.goto(url, { waitUntil: 'load', timeout: remainingMs() });
+      last ??= response;
+    } catch (e) {
+      // A script that navigates before `load` (a proof wall's reload) interrupts goto's own navigation: follow it.
+      if (!/interrupted by another navigation|net::ERR_ABORTED/i.test(String(e))) throw navigationError(e, url);
+    }
+    const capAt = Date.now() + Math.min(waits.capMs, remainingMs());
+    for (;;) {
+      const left = () => Math.max(1, Math.min(capAt - Date.now(), remainingMs()));
+      await page.waitForLoadState('load', { timeout: left() }).catch(() => undefined);
+      const seen = navigations;
+      const quiet = await domQuiet(page, waits.quietMs, left()).catch(() => false);
+      if (navigations === seen && quiet) break;
+      if (Date.now() >= capAt) break;
+    }
+    if (options.waitForMs) await page.waitForTimeout(Math.min(options.waitForMs, remainingMs()));
+    const { html } = await readSnapshot(page, remainingMs);
+    const final = last as Response | null;
+    return {
+      url: page.url(),
+      status: final?.status() ?? 200,
+      headers: final ? await final.allHeaders().catch(() => final.headers()) : {},
+      html,
+    };
+  } finally {
+    page.off('response', onResponse);
+    page.off('framenavigated', onNavigated);
+  }
+}
+
+/** True once the DOM went `quietMs` without a change (false when `capMs` ran out first). */
+function domQuiet(page: Page, quietMs: number, capMs: number): Promise<boolean> {
+  return page.evaluate(
+    ([quiet, cap]) =>
+      new Promise<boolean>((resolve) => {
+        let timer = setTimeout(() => done(true), quiet);
+        const stop = setTimeout(() => done(false), cap);
+        const observer = new MutationObserver(() => {
+          clearTimeout(timer);
+          timer = setTimeout(() => done(true), quiet);
+        });
+        function done(ok: boolean) {
+          observer.disconnect();
+          clearTimeout(timer);
+          clearTimeout(stop);
+          resolve(ok);
+        }
+        observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+      }),
+    [quietMs, capMs] as const,
+  );
+}
+
+/** The snapshot, taken again after a navigation that destroyed the page's context mid-read. */
+async function readSnapshot(page: Page, remainingMs: () => number): Promise<{ html: string; title: string }> {
+  for (let i = 0; ; i++) {
+    try {
+      return await page.evaluate(snapshot);
+    } catch (e) {
+      if (i >= 2 || !/context was destroyed|navigat/i.test(String(e))) throw e;
+      await page.waitForLoadState('load', { timeout: remainingMs() }).catch(() => undefined);
+    }
+  }
+}
