@@ -52,11 +52,14 @@ describe('engines against the 2026 upstream (auto renders in the browser fleet; 
 
   const post = (path: string, body: Record<string, unknown>) =>
     callApi(stack, 'POST', path, { timeout: 30_000, ...body });
+  /** 200, or the failure's message in the assertion's output. */
+  const expectOk = (res: Awaited<ReturnType<typeof post>>) =>
+    expect({ status: res.status, message: res.body.message }).toEqual({ status: 200, message: 'success' });
 
   describe('auto (the default)', () => {
     it('POST /extract/search returns results', async () => {
       const res = await post('/extract/search', { q: 'coffee athens', hl: 'en', gl: 'us' });
-      expect(res.status).toBe(200);
+      expectOk(res);
       expect(res.body.data.results.length).toBeGreaterThan(0);
       expect(res.body.data.results[0].title.length).toBeGreaterThan(0);
       expect(res.body.data.results[0].link).toMatch(/^https?:\/\//);
@@ -64,13 +67,13 @@ describe('engines against the 2026 upstream (auto renders in the browser fleet; 
 
     it('POST /extract/search returns results for an EU gl (past the consent interstitial)', async () => {
       const res = await post('/extract/search', { q: 'bakery berlin', hl: 'de', gl: 'de' });
-      expect(res.status).toBe(200);
+      expectOk(res);
       expect(res.body.data.results.length).toBeGreaterThan(0);
     }, 60_000);
 
     it('POST /extract/search/maps returns places', async () => {
       const res = await post('/extract/search/maps', { q: 'museum of modern art', ll: '@40.76,-73.97,14z' });
-      expect(res.status).toBe(200);
+      expectOk(res);
       const places = res.body.data.data.organicResults;
       expect(places.length).toBeGreaterThan(0);
       expect(places[0].name.length).toBeGreaterThan(0);
@@ -80,18 +83,18 @@ describe('engines against the 2026 upstream (auto renders in the browser fleet; 
     it('POST /extract type mp-search and mp-maps return places and a place record', async () => {
       const url = `https://www.google.com/maps/search/${encodeURIComponent('bike repair berlin')}/@52.52,13.40,13z`;
       const search = await post('/extract', { url, type: 'mp-search' });
-      expect(search.status).toBe(200);
+      expectOk(search);
       const places = search.body.data.data.organicResults;
       expect(places.length).toBeGreaterThan(0);
       const placeUrl = `https://www.google.com/maps/place/?q=place_id:${places[0].place_id}`;
       const place = await post('/extract', { url: placeUrl, type: 'mp-maps' });
-      expect(place.status).toBe(200);
+      expectOk(place);
       expect(place.body.data.data.name.length).toBeGreaterThan(0);
     }, 90_000);
 
     it('POST /extract type retail returns the product record (past the JavaScript challenge)', async () => {
       const res = await post('/extract', { url: `https://www.amazon.com/dp/${ASIN}`, type: 'retail' });
-      expect(res.status).toBe(200);
+      expectOk(res);
       expect(res.body.data.data.asin).toBe(ASIN);
       expect(res.body.data.data.title.length).toBeGreaterThan(0);
     }, 60_000);

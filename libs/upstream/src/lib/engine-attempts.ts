@@ -7,6 +7,7 @@ export const WALL_KINDS = [
   'JavaScript challenge',
   'unusual-traffic page',
   'captcha page',
+  'throttling page',
 ] as const;
 export type WallKind = (typeof WALL_KINDS)[number];
 
@@ -25,9 +26,23 @@ const WALL_PATTERNS: [RegExp, WallKind][] = [
   [/captcha|robot check/i, 'captcha page'],
 ];
 
-/** The wall an error names (its message, as the classifiers and the fetcher word it), if any. */
-export function wallOf(error: unknown): WallKind | undefined {
+/** The parsers' wall kinds (`UpstreamWallError.wall` of @trawl/parsers) by the name this lib gives them. */
+const WALL_BY_KIND: Readonly<Record<string, WallKind>> = {
+  'enable-javascript': 'enable-JavaScript wall',
+  consent: 'consent interstitial',
+  'javascript-challenge': 'JavaScript challenge',
+  'unusual-traffic': 'unusual-traffic page',
+  throttling: 'throttling page',
+};
+
+/**
+ * The wall an UPSTREAM_BLOCKED error names, if any: the classifier's own `wall` kind when it carries one (the
+ * parsers' UpstreamWallError; read by shape, this lib does not depend on the parsers), else its message's wording.
+ */
+export function wallNamed(error: unknown): WallKind | undefined {
   if (!(error instanceof TrawlError) || error.code !== 'UPSTREAM_BLOCKED') return undefined;
+  const kind = (error as TrawlError & { wall?: unknown }).wall;
+  if (typeof kind === 'string' && WALL_BY_KIND[kind]) return WALL_BY_KIND[kind];
   return WALL_PATTERNS.find(([re]) => re.test(error.message))?.[1];
 }
 
@@ -40,7 +55,7 @@ export function wallOf(error: unknown): WallKind | undefined {
 export function browserMayPass(error: unknown): boolean {
   if (!(error instanceof TrawlError)) return false;
   if (error.code === 'PAGE_NOT_RECOGNISED') return true;
-  const wall = wallOf(error);
+  const wall = wallNamed(error);
   return wall !== undefined && BROWSER_PASSES.has(wall);
 }
 
@@ -74,7 +89,7 @@ function asTrawlError(e: unknown): TrawlError {
 
 /** `http: enable-JavaScript wall` (a named wall), else the engine and the error's message. */
 export function describeAttempt(a: EngineAttempt): string {
-  const wall = wallOf(a.error);
+  const wall = wallNamed(a.error);
   return `${a.engine}: ${wall ?? asTrawlError(a.error).message}`;
 }
 

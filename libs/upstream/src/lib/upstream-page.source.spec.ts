@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { TrawlError, type RenderPageReply, type RenderPageRequestDto } from '@trawl/contracts';
-import { browserMayPass, combineAttempts, wallOf } from './engine-attempts.js';
+import { browserMayPass, combineAttempts, wallNamed } from './engine-attempts.js';
 import { UpstreamFetcher, type FetchFn, type FetchInit } from './upstream-fetcher.js';
 import { UpstreamPageSource, cookieList, type RenderFn } from './upstream-page.source.js';
 
@@ -221,14 +221,20 @@ describe('UpstreamPageSource', () => {
 describe('engine attempts', () => {
   it('names the walls the classifiers word', () => {
     const blocked = (m: string) => new TrawlError('UPSTREAM_BLOCKED', m);
-    expect(wallOf(blocked('Google asked for JavaScript (enablejs redirect) instead of answering with results'))).toBe(
-      'enable-JavaScript wall',
-    );
-    expect(wallOf(blocked('Amazon answered with its JavaScript challenge'))).toBe('JavaScript challenge');
-    expect(wallOf(blocked('Google answered with its cookie-consent interstitial instead of results'))).toBe(
+    expect(
+      wallNamed(blocked('Google asked for JavaScript (enablejs redirect) instead of answering with results')),
+    ).toBe('enable-JavaScript wall');
+    expect(wallNamed(blocked('Amazon answered with its JavaScript challenge'))).toBe('JavaScript challenge');
+    expect(wallNamed(blocked('Google answered with its cookie-consent interstitial instead of results'))).toBe(
       'consent interstitial',
     );
-    expect(wallOf(new TrawlError('UPSTREAM_ERROR', 'consent'))).toBeUndefined();
+    expect(wallNamed(new TrawlError('UPSTREAM_ERROR', 'consent'))).toBeUndefined();
+    // A classifier's own kind wins over the wording (the parsers' UpstreamWallError carries `wall`).
+    const typed = Object.assign(blocked('Amazon answered with its robot check (captcha)'), {
+      wall: 'javascript-challenge',
+    });
+    expect(wallNamed(typed)).toBe('JavaScript challenge');
+    expect(browserMayPass(typed)).toBe(true);
     expect(browserMayPass(new TrawlError('PAGE_NOT_RECOGNISED', 'x'))).toBe(true);
     expect(browserMayPass(new TrawlError('UPSTREAM_TIMEOUT', 'x'))).toBe(false);
     expect(browserMayPass(blocked('sim.test blocked the request for the search page (HTTP 429)'))).toBe(false);
