@@ -36,6 +36,7 @@ describe('BrowserIdentities', () => {
       'accept-encoding': 'gzip, deflate, br',
     });
     expect(headers.accept).toMatch(/^text\/html/);
+    expect(id.languages).toEqual(['de-DE', 'de', 'en']);
     expect(navigationHeaders(id, { referer: 'https://www.google.com/' })).toMatchObject({
       referer: 'https://www.google.com/',
       'sec-fetch-site': 'same-origin',

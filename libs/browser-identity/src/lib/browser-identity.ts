@@ -135,7 +135,7 @@ export class BrowserIdentities {
       browsers: [{ name: 'chrome', maxVersion: this.recordedMajor }],
       operatingSystems: [OS.generator],
       devices: ['desktop'],
-      locales: locale.languages,
+      locales: [...locale.languages], // a copy: header-generator reorders the array it is given
       httpVersion: '2',
     });
     const ours: Record<string, string> = {
