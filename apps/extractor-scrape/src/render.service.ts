@@ -30,7 +30,14 @@ export class RenderService {
           await page.context().addCookies(req.cookies.map((c) => ({ ...c, url: req.url })));
         return renderPage(page, req.url, remainingMs, req.waitFor ? { waitForMs: req.waitFor } : {});
       },
-      { deadline, ...(req.headers ? { headers: req.headers } : {}) },
+      {
+        deadline,
+        ...(req.headers ? { headers: req.headers } : {}),
+        // The identity (locale, Accept-Language, time zone) follows hl/gl; a named session keeps its identity.
+        ...(req.hl ? { hl: req.hl } : {}),
+        ...(req.gl ? { gl: req.gl } : {}),
+        ...(req.session ? { session: req.session } : {}),
+      },
     );
     return { ...page, renderMs: Date.now() - started };
   }

@@ -1,15 +1,16 @@
+import { DEFAULT_SETTLE, settlePage } from '@trawl/browser-pool';
 import type { Frame, Page, Response } from 'playwright-core';
 import { navigationError, snapshot } from './browser-scrape.engine.js';
 
 /** How a render waits for a page to be done, ms. */
 export interface RenderWaits {
-  /** A page that neither navigates nor changes its DOM for this long after `load` is done. */
+  /** The settle rule's quiet window (no request in flight, no DOM change), ms: the pool's DEFAULT_SETTLE. */
   quietMs: number;
-  /** At most this long after the first `load` (still within the deadline). */
+  /** At most this long after the first `load`, walls' navigations included (still within the deadline). */
   capMs: number;
 }
 
-export const DEFAULT_RENDER_WAITS: RenderWaits = { quietMs: 400, capMs: 8000 };
+export const DEFAULT_RENDER_WAITS: RenderWaits = { quietMs: DEFAULT_SETTLE.quietMs, capMs: 8000 };
 
 /** What a render read off the page. */
 export interface PageRender {
@@ -23,8 +24,8 @@ export interface PageRender {
  * Loads `url` in `page` as the upstream pages of 2025-2026 need: their first answer is often a wall whose script
  * proves the browser (a JavaScript proof cookie, a WAF token) and reloads or redirects, and the page that follows
  * writes its content by script after `load`. So after `goto`: follow the page's own navigations (each to its `load`)
- * and wait until the page is quiet (no navigation and no DOM change for `quietMs`), at most `capMs`, all within
- * the deadline; then `waitForMs` more, when asked. Status and headers are those of the last main-frame document
+ * and settle each document by the pool's rule (`settlePage`: network idle, then no DOM change for `quietMs`) until
+ * one settles without navigating away, at most `capMs`, all within the deadline; then `waitForMs` more, when asked. Status and headers are those of the last main-frame document
  * response.
  */
 export async function renderPage(
@@ -50,16 +51,17 @@ export async function renderPage(
       last ??= response;
     } catch (e) {
       // A script that navigates before `load` (a proof wall's reload) interrupts goto's own navigation: follow it.
-      if (!/interrupted by another navigation|net::ERR_ABORTED/i.test(String(e))) throw navigationError(e, url);
+      const interrupted = /interrupted by another navigation|net::ERR_ABORTED/i.test(String(e));
+      if (!interrupted || page.url() === 'about:blank') throw navigationError(e, url);
     }
     const capAt = Date.now() + Math.min(waits.capMs, remainingMs());
     for (;;) {
       const left = () => Math.max(1, Math.min(capAt - Date.now(), remainingMs()));
       await page.waitForLoadState('load', { timeout: left() }).catch(() => undefined);
       const seen = navigations;
-      const quiet = await domQuiet(page, waits.quietMs, left()).catch(() => false);
-      if (navigations === seen && quiet) break;
-      if (Date.now() >= capAt) break;
+      // The pool's settle rule (network idle, then DOM quiet); a navigation meanwhile starts another round.
+      await settlePage(page, { quietMs: waits.quietMs, maxMs: left(), deadline: capAt });
+      if (navigations === seen || Date.now() >= capAt) break;
     }
     if (options.waitForMs) await page.waitForTimeout(Math.min(options.waitForMs, remainingMs()));
     const { html } = await readSnapshot(page, remainingMs);
@@ -74,29 +76,6 @@ export async function renderPage(
     page.off('response', onResponse);
     page.off('framenavigated', onNavigated);
   }
-}
-
-/** True once the DOM went `quietMs` without a change (false when `capMs` ran out first). */
-function domQuiet(page: Page, quietMs: number, capMs: number): Promise<boolean> {
-  return page.evaluate(
-    ([quiet, cap]) =>
-      new Promise<boolean>((resolve) => {
-        let timer = setTimeout(() => done(true), quiet);
-        const stop = setTimeout(() => done(false), cap);
-        const observer = new MutationObserver(() => {
-          clearTimeout(timer);
-          timer = setTimeout(() => done(true), quiet);
-        });
-        function done(ok: boolean) {
-          observer.disconnect();
-          clearTimeout(timer);
-          clearTimeout(stop);
-          resolve(ok);
-        }
-        observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
-      }),
-    [quietMs, capMs] as const,
-  );
 }
 
 /** The snapshot, taken again after a navigation that destroyed the page's context mid-read. */
