@@ -111,6 +111,29 @@ describeIfChromium('upstream simulator, 2026 mode, in Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('loads the next cards as the feed is scrolled, as the maps web client does', async () => {
+    const path = '/maps/search/pizza/@40.75,-73.98,14z?hl=en';
+    const { page } = await open(path, '[role="feed"] [role="article"]');
+    const count = () => page.locator('[role="feed"] [role="article"]').count();
+    while ((await count()) < 60) {
+      const before = await count();
+      await page.locator('[role="feed"]').evaluate((feed) => feed.scrollTo(0, feed.scrollHeight));
+      await page.waitForFunction((n) => document.querySelectorAll('[role="feed"] [role="article"]').length > n, before);
+    }
+    const data = parseMapsSearch(await page.content(), { q: 'pizza', hl: 'en', requestUrl: `${sim.url}${path}` });
+    const ids = simulatedPlaceIds({
+      q: 'pizza',
+      hl: 'en',
+      gl: 'us',
+      latitude: 40.75,
+      longitude: -73.98,
+      num: 60,
+      start: 0,
+    });
+    expect(data.organicResults.map((r) => r.place_id)).toEqual(ids);
+    await page.close();
+  }, 60_000);
+
   it('renders a place page the place parser reads', async () => {
     const [placeId] = simulatedPlaceIds(
       mapsSearchRequestFromUrl(new URL('http://x/search?q=coffee&pb=!2d-73.98!3d40.75')),

@@ -1,6 +1,14 @@
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { parseMapsSearch, parsePlacePage, parseProductPage, parseSearchPage } from '@trawl/parsers';
+import {
+  classifyMapsWall,
+  classifyRetailWall,
+  classifySearchWall,
+  parseMapsSearch,
+  parsePlacePage,
+  parseProductPage,
+  parseSearchPage,
+} from '@trawl/parsers';
 import { JsProof, PROOF_WORK_JS, proofWork } from './js-proof.js';
 import { safeContinue } from './mode-2026.gate.js';
 import { mapsSearchRequestFromUrl, simulatedPlaceIds } from './pages/maps.page.js';
@@ -204,6 +212,25 @@ describe('upstream simulator, 2026 mode', () => {
     });
     expect(data.organicResults.map((r) => r.place_id)).toEqual(ids);
     expect(data.organicResults[0]).toMatchObject({ name: expect.any(String), rating: expect.any(Number) });
+    // The feed says where its next cards are; they come to a proved client only, 20 at a time, to the end of the list.
+    const more = /data-sim-more="([^"]+)"/.exec(page)?.[1]?.replace(/&amp;/g, '&');
+    expect(more).toBe('/maps/search/coffee/@40.75,-73.98,14z?hl=en&start=20&cards=1');
+    expect(await (await get(more ?? '')).text()).toContain('Enable JavaScript to see Google Maps');
+    const cards = await (await proved(more ?? '')).text();
+    expect(cards).toMatch(/^<div data-sim-next="[^"]*start=40&amp;cards=1">/);
+    const next = parseMapsSearch(
+      `<html><head><title>coffee - Google Maps</title></head><body><div role="feed">${cards}</div></body></html>`,
+      {
+        q: 'coffee',
+        hl: 'en',
+        requestUrl: `${sim.url}${path}`,
+      },
+    );
+    const req = { q: 'coffee', hl: 'en', gl: 'us', latitude: 40.75, longitude: -73.98, num: 20 };
+    expect(next.organicResults.map((r) => r.place_id)).toEqual(simulatedPlaceIds({ ...req, start: 20 }));
+    const last = await (await proved(more?.replace('start=20', 'start=220') ?? '')).text();
+    expect(last).toMatch(/^<div data-sim-next="">/);
+    expect(last).toContain("You've reached the end of the list.");
     // The classic mode still answers the same URL with JSON.
     const json = await (await get(path, {}, classic.url)).text();
     expect(json.startsWith(")]}'")).toBe(true);
@@ -249,6 +276,33 @@ describe('upstream simulator, 2026 mode', () => {
     expect(headless.status).toBe(503);
     expect(await headless.text()).toContain('validateCaptcha');
     expect((await get('/errors/validateCaptcha?amzn-r=%2Fdp%2FB0TESTASIN')).status).toBe(200);
+  });
+
+  it("answers with walls the parsers' classifiers name, and pages they read once rendered", async () => {
+    const text = async (path: string, headers: Record<string, string> = {}) => (await get(path, headers)).text();
+    const place = `/maps/place/?q=place_id:${simulatedPlaceIds({ q: 'tea', hl: 'en', gl: 'us', latitude: 40.7, longitude: -74, num: 1, start: 0 })[0]}`;
+    const mapsSearch = '/maps/search/tea/@40.7,-74,13z';
+    expect(classifySearchWall(await text('/search?q=tea'))).toBe('enable-javascript');
+    expect(classifySearchWall(await text('/httpservice/retry/enablejs?sei=x'))).toBe('enable-javascript');
+    expect(classifySearchWall(await text('/sorry/index?continue=%2Fsearch%3Fq%3Dtea'))).toBe('unusual-traffic');
+    expect(classifySearchWall(await text('/consent/ml?continue=%2Fsearch%3Fq%3Dtea&hl=fr&gl=FR'))).toBe('consent');
+    expect(classifyMapsWall(await text(place))).toBe('enable-javascript');
+    expect(classifyMapsWall(await text(mapsSearch))).toBe('enable-javascript');
+    expect(classifyMapsWall(await text('/search?tbm=map&q=tea&pb=!7i20'))).toBe('enable-javascript');
+    expect(classifyMapsWall(await text('/sorry/index?continue=%2Fmaps%2Fsearch%2Ftea'))).toBe('unusual-traffic');
+    expect(classifyMapsWall(await text('/consent/ml?continue=%2Fmaps%2Fsearch%2Ftea&gl=DE'))).toBe('consent');
+    expect(classifyRetailWall(await text('/dp/B0TESTASIN'))).toBe('javascript-challenge');
+    expect(classifyRetailWall(await text('/dp/B0TESTASIN', { 'user-agent': HEADLESS_UA }))).toBe('unusual-traffic');
+    // A client that forges the proof but runs no script gets a shell: still a page asking for JavaScript.
+    for (const [path, classify] of [
+      ['/search?q=tea', classifySearchWall],
+      [place, classifyMapsWall],
+      [mapsSearch, classifyMapsWall],
+    ] as const) {
+      const shell = await (await proved(path)).text();
+      expect([path, classify(shell)]).toEqual([path, 'enable-javascript']);
+      expect([path, classify(renderedBody(shell))]).toEqual([path, undefined]);
+    }
   });
 
   it('keeps the trouble headers of the classic mode', async () => {

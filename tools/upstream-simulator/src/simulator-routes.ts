@@ -1,4 +1,4 @@
-import { mapsSearchHtmlPage } from './pages/maps-search-html.page.js';
+import { mapsFeedCards, mapsSearchHtmlPage } from './pages/maps-search-html.page.js';
 import {
   mapsPlacePage,
   mapsSearchRequestFromUrl,
@@ -107,7 +107,13 @@ export const SIMULATOR_ROUTES_2026: SimulatorRoute[] = SIMULATOR_ROUTES.map((rou
         site: 'google',
         render: (url: URL) => {
           const req = mapsSearchOfPath(url);
-          return req && mapsSearchHtmlPage(req, req.zoom);
+          if (!req) return undefined;
+          // The web client lists 20 places and loads the next ones as the feed is scrolled (see the README).
+          const start = Number(url.searchParams.get('start') ?? '0');
+          const paged = { ...req, start: Number.isInteger(start) && start > 0 ? start : 0 };
+          return url.searchParams.get('cards') === '1'
+            ? mapsFeedCards(paged, url)
+            : mapsSearchHtmlPage(paged, req.zoom, url);
         },
       }
     : route,

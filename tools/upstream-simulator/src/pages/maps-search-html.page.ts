@@ -4,7 +4,7 @@
 // review count, category · street, a one-line description, opening status · phone, and a website button. The
 // places are the ones the simulator's maps search JSON lists for the same request, so a card and the JSON agree.
 // The embedded state holds the viewport only (no place arrays): a parser reads these cards. Pure: no I/O.
-import { mapsSearchResponse, type SimMapsSearchRequest } from './maps.page.js';
+import { mapsSearchResponse, SIM_MAPS_MAX_RESULTS, type SimMapsSearchRequest } from './maps.page.js';
 
 type J = null | boolean | number | string | J[];
 
@@ -58,15 +58,42 @@ function card(p: J[], hl: string): string {
   return `<div><div role="article" class="Nv2PK THOPZb CpccDe " aria-label="${esc(name)}" jsaction="mouseover:pane.wfvdle7;mouseout:pane.wfvdle7"><a class="hfpxzc" aria-label="${esc(name)}" href="${esc(href)}"></a><div class="bfdHYd Ppzolf OFBs3e  "><div class="lI9IFe "><div class="y7PRA"><div class="Lui3Od T7Wufd "><div class="Z8fK3b"><div class="UaQhfb fontBodyMedium"><div class="NrDZNb"><div class="qBF1Pd fontHeadlineSmall ">${esc(name)}</div></div><div class="W4Efsd"><div class="AJB7ye">${stars}${priceSpan}</div></div><div class="W4Efsd"><div class="W4Efsd"><span><span>${esc(category)}</span></span><span> <span aria-hidden="true">·</span> <span>${esc(street)}</span></span></div>${description ? `<div class="W4Efsd"><span><span>${esc(description)}</span></span></div>` : ''}${statusRow}</div></div></div></div></div></div>${site}</div></div></div>`;
 }
 
+/** Where the next cards of a feed come from (`?start=<next>&cards=1` on the page's own URL), or '' at the end. */
+function nextCardsUrl(req: SimMapsSearchRequest, pageUrl: URL | undefined, count: number): string {
+  const next = req.start + count;
+  if (!pageUrl || count < req.num || next >= SIM_MAPS_MAX_RESULTS) return '';
+  const u = new URL(pageUrl.pathname + pageUrl.search, 'http://simulator.local');
+  u.searchParams.set('start', String(next));
+  u.searchParams.set('cards', '1');
+  return u.pathname + u.search;
+}
+
+/** The line the feed ends with once every place is listed. */
+const END_OF_LIST = `<div class="m6QErb tLjsW eKbjU "><div class="PbZDve "><p class="fontBodyMedium "><span><span class="HlvSq">You've reached the end of the list.</span></span></p></div></div>`;
+
+/**
+ * The next cards of a feed (`?start=N&cards=1`): `<div data-sim-next="…">cards</div>`. The real client fetches the
+ * next places as JSON and builds the cards itself; the simulator sends them built, so the DOM is the same.
+ */
+export function mapsFeedCards(req: SimMapsSearchRequest, pageUrl: URL): string {
+  const places = placeArrays(mapsSearchResponse(req));
+  const next = nextCardsUrl(req, pageUrl, places.length);
+  return `<div data-sim-next="${esc(next)}">${places.map((p) => card(p, req.hl)).join('')}${next ? '' : END_OF_LIST}</div>`;
+}
+
 /**
  * `/maps/search/<q>/@lat,lng,zoomz` as the maps web client shows it: the result feed for the request (the same places
- * as `mapsSearchResponse(req)`), titled `<q> - Google Maps`.
+ * as `mapsSearchResponse(req)`, `req.num` of them from `req.start`), titled `<q> - Google Maps`. With `pageUrl`, a
+ * feed with more places carries `data-sim-more` (where its next cards are), which the 2026 shell's script loads when
+ * the feed is scrolled to its end.
  */
-export function mapsSearchHtmlPage(req: SimMapsSearchRequest, zoom = 13): string {
+export function mapsSearchHtmlPage(req: SimMapsSearchRequest, zoom = 13, pageUrl?: URL): string {
   const places = placeArrays(mapsSearchResponse(req));
   const state = JSON.stringify([[[3826.9, req.longitude, req.latitude], [0, 0, 0], [1024, 768], zoom], null, null, []]);
+  const next = nextCardsUrl(req, pageUrl, places.length);
   const feed = places.length
-    ? places.map((p) => card(p, req.hl)).join('')
+    ? places.map((p) => card(p, req.hl)).join('') + (next ? '' : END_OF_LIST)
     : `<div class="m6QErb"><div class="Q2vNVc">Google Maps can't find ${esc(req.q)}</div></div>`;
-  return `<!DOCTYPE html><html itemscope="" itemtype="http://schema.org/Place" lang="${esc(req.hl)}"><head><meta charset="utf-8"><title>${esc(req.q)} - Google Maps</title></head><body class="LoJzbe keynav-mode-off"><div id="app-container" class="vasquette id-app-container"><div class="m6QErb WNBkOb XiKgde " role="main"><div class="m6QErb DxyBCb kA9KIf dS8AEf XiKgde ecceSd" aria-label="Results for ${esc(req.q)}" role="feed" tabindex="-1">${feed}</div></div></div><script>window.APP_INITIALIZATION_STATE=${state};window.APP_FLAGS=[];</script></body></html>`;
+  const more = next ? ` data-sim-more="${esc(next)}"` : '';
+  return `<!DOCTYPE html><html itemscope="" itemtype="http://schema.org/Place" lang="${esc(req.hl)}"><head><meta charset="utf-8"><title>${esc(req.q)} - Google Maps</title></head><body class="LoJzbe keynav-mode-off"><div id="app-container" class="vasquette id-app-container"><div class="m6QErb WNBkOb XiKgde " role="main"><div class="m6QErb DxyBCb kA9KIf dS8AEf XiKgde ecceSd" aria-label="Results for ${esc(req.q)}" role="feed" tabindex="-1" style="overflow-y:auto;height:100vh"${more}>${feed}</div></div></div><script>window.APP_INITIALIZATION_STATE=${state};window.APP_FLAGS=[];</script></body></html>`;
 }

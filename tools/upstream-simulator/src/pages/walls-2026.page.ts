@@ -139,10 +139,24 @@ export function consentPage(continuePath: string, hl: string, gl: string): strin
 }
 
 /**
+ * Maps' feed loads its next cards when scrolled to the end: `data-sim-more` names where they are; each answer is
+ * `<div data-sim-next="…">cards</div>` (next URL, or '' at the end). Defines `feedMore()`.
+ */
+const FEED_MORE_JS = `function feedMore(){var f=document.querySelector('[role="feed"][data-sim-more]');if(!f)return;var busy=false;
+function check(){var u=f.getAttribute('data-sim-more');if(busy||!u)return;if(f.scrollTop+f.clientHeight<f.scrollHeight-50)return;busy=true;
+fetch(u,{credentials:'same-origin'}).then(function(r){return r.text();}).then(function(h){var t=document.createElement('template');t.innerHTML=h;
+var box=t.content.firstElementChild;var n=box?box.getAttribute('data-sim-next')||'':'';
+while(box&&box.firstChild)f.appendChild(box.firstChild);if(n)f.setAttribute('data-sim-more',n);else f.removeAttribute('data-sim-more');
+busy=false;setTimeout(check,0);},function(){busy=false;});}
+f.addEventListener('scroll',check);}`;
+
+/**
  * The shell a browser gets once it has proved itself: the page's head, a body without content (only the flavour's
  * <noscript>), and a script that, after `load`, checks for automation markers (→ the unusual-traffic page) and writes
  * the page's real body into the document from the data it carries (base64 of the body's HTML, like Google's deferred
  * rendering from embedded data). The DOM after that is the HTTP-friendly page's body, which the parsers read.
+ * Maps shells also load a feed's next cards on scroll (`FEED_MORE_JS`). A fragment without `<body>` (those cards) is
+ * returned as it is.
  */
 export function deferredPage(page: string, flavour: GoogleFlavour, sei: string, hl: string): string {
   const open = /<body[^>]*>/i.exec(page);
@@ -155,7 +169,7 @@ export function deferredPage(page: string, flavour: GoogleFlavour, sei: string, 
   const script = `(function(){${AUTOMATION_CHECK_JS}var d=${jsString(data)};
 function render(){if(__simAutomated()){${SORRY_REDIRECT_JS}return;}try{sessionStorage.removeItem('sg-tries:'+location.pathname+location.search);}catch(e){}
 var s=atob(d),b=new Uint8Array(s.length);for(var i=0;i<s.length;i++)b[i]=s.charCodeAt(i);
-document.body.innerHTML=new TextDecoder().decode(b);}
+document.body.innerHTML=new TextDecoder().decode(b);${flavour === 'maps' ? 'feedMore();' : ''}}${flavour === 'maps' ? FEED_MORE_JS : ''}
 function later(){setTimeout(render,${DEFERRED_RENDER_MS});}
 if(document.readyState==='complete')later();else window.addEventListener('load',later);})();`;
   return `${head}${open[0]}${noscript}<script>${script}</script></body></html>`;
