@@ -89,7 +89,8 @@ describe('engines against the 2026 upstream (auto renders in the browser fleet; 
       const placeUrl = `https://www.google.com/maps/place/?q=place_id:${places[0].place_id}`;
       const place = await post('/extract', { url: placeUrl, type: 'mp-maps' });
       expectOk(place);
-      expect(place.body.data.data.name.length).toBeGreaterThan(0);
+      expect(place.body.data.data).toMatchObject({ mp_place_id: places[0].place_id, mp_company_name: places[0].name });
+      expect(place.body.data.data.mp_address.length).toBeGreaterThan(0);
     }, 90_000);
 
     it('POST /extract type retail returns the product record (past the JavaScript challenge)', async () => {
