@@ -78,16 +78,28 @@ async function stopAll() {
 
 const round = (n, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
-/** Runs `count` calls of `fn(i)` with at most `concurrency` in flight; returns calls per second. */
+/** Failures by message, over the whole run (a failed call is counted, not retried, and not in the rate). */
+const failures = {};
+
+/** Runs `count` calls of `fn(i)` with at most `concurrency` in flight; returns successful calls per second. */
 async function rate(count, concurrency, fn) {
   let next = 0;
+  let ok = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < count) await fn(next++);
+      while (next < count) {
+        try {
+          await fn(next++);
+          ok++;
+        } catch (e) {
+          const key = String(e?.message ?? e).slice(0, 120);
+          failures[key] = (failures[key] ?? 0) + 1;
+        }
+      }
     }),
   );
-  return (count * 1000) / (performance.now() - started);
+  return (ok * 1000) / (performance.now() - started);
 }
 
 try {
@@ -188,7 +200,7 @@ try {
   const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const out = Object.fromEntries(Object.entries(figures).map(([k, xs]) => [k, xs.map((x) => round(x, 1))]));
   console.log(
-    JSON.stringify({ bench: 'engines', requests: REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS, perSecond: out }),
+    JSON.stringify({ bench: 'engines', requests: REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS, perSecond: out, failures }),
   );
   console.log(
     JSON.stringify({

@@ -96,6 +96,8 @@ describe('UpstreamPageSource', () => {
         gl: 'DE',
         what: 'search page',
         cookies: [{ name: 'SOCS', value: 'x' }],
+        // One fleet session per upstream host, language and country: its cookies and identity last.
+        session: 'upstream:sim.test:de:DE',
       }),
     ]);
     expect(renders[0].timeout).toBeGreaterThan(0);

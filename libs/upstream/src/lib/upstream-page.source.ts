@@ -158,6 +158,7 @@ export class UpstreamPageSource {
         url,
         timeout: timeoutMs,
         what: req.what,
+        session: sessionOf(url, req.hl, req.gl),
         ...(req.hl ? { hl: req.hl } : {}),
         ...(req.gl ? { gl: req.gl } : {}),
         ...(req.referer ? { headers: { referer: req.referer } } : {}),
@@ -189,6 +190,15 @@ function statusError(status: number, host: string, what: string): TrawlError {
   if (status === 404 || status === 410)
     return new TrawlError('UPSTREAM_NOT_FOUND', `${host} has no such ${what} (HTTP ${status})`);
   return new TrawlError('UPSTREAM_ERROR', `${host} answered HTTP ${status} for the ${what}`);
+}
+
+/**
+ * The fleet session of a render: one per upstream host, language and country. Its context keeps the host's cookies
+ * (consent, the JavaScript proof, the WAF token) and its identity for the pool's session lifetime, so a wall is met
+ * once per session rather than on every page; the pool gives the session a new identity when it ends.
+ */
+export function sessionOf(url: string, hl: string | undefined, gl: string | undefined): string {
+  return `upstream:${hostOf(url)}:${hl ?? ''}:${gl ?? ''}`.replace(/[^\w.:-]/g, '_').slice(0, 100);
 }
 
 function hostOf(url: string): string {
