@@ -9,7 +9,7 @@ import {
   parseProductPage,
   parseSearchPage,
 } from '@trawl/parsers';
-import { JsProof, PROOF_WORK_JS, proofWork } from './js-proof.js';
+import { AUTOMATION_CHECK_JS, headersShowAutomation, JsProof, PROOF_WORK_JS, proofWork } from './js-proof.js';
 import { safeContinue } from './mode-2026.gate.js';
 import { mapsSearchRequestFromUrl, simulatedPlaceIds } from './pages/maps.page.js';
 import { renderSearchPage } from './pages/search.page.js';
@@ -84,6 +84,24 @@ describe('upstream simulator, 2026 mode', () => {
     expect(proof.verify(`${nonce}.forged~${proofWork(`${nonce}.forged`)}`)).toBe(false);
     expect(new JsProof().verify(`${sei}~${proofWork(sei)}`)).toBe(false);
     expect(proof.verify(undefined)).toBe(false);
+  });
+
+  it("sees automation markers in the page's navigator and in request headers", () => {
+    const automated = (navigator: object): boolean =>
+      runInNewContext(`${AUTOMATION_CHECK_JS}; __simAutomated()`, { navigator }) as boolean;
+    const brands = [
+      { brand: 'Chromium', version: '142' },
+      { brand: 'Not_A Brand', version: '24' },
+    ];
+    expect(automated({ webdriver: false, userAgent: CHROME_UA, userAgentData: { brands } })).toBe(false);
+    expect(automated({ webdriver: true, userAgent: CHROME_UA, userAgentData: { brands } })).toBe(true);
+    expect(automated({ webdriver: false, userAgent: HEADLESS_UA, userAgentData: { brands } })).toBe(true);
+    const headlessBrands = [...brands, { brand: 'HeadlessChrome', version: '142' }];
+    expect(automated({ webdriver: false, userAgent: CHROME_UA, userAgentData: { brands: headlessBrands } })).toBe(true);
+    expect(automated({ userAgent: CHROME_UA })).toBe(false);
+    expect(headersShowAutomation(HEADLESS_UA, '')).toBe(true);
+    expect(headersShowAutomation(CHROME_UA, '"HeadlessChrome";v="142"')).toBe(true);
+    expect(headersShowAutomation(CHROME_UA, '"Chromium";v="142", "Google Chrome";v="142"')).toBe(false);
   });
 
   it('answers a client that runs no JavaScript with the enable-JavaScript wall, every time', async () => {
@@ -163,6 +181,19 @@ describe('upstream simulator, 2026 mode', () => {
     expect(parseSearchPage(renderedBody(await results.text())).results.length).toBeGreaterThan(0);
     // Outside the EU: no interstitial.
     expect((await get('/search?q=coffee&gl=us')).status).toBe(200);
+  });
+
+  it('accepts "Accept all" too, only by POST, and sends nobody off the simulator', async () => {
+    const save = (body: Record<string, string>) =>
+      fetch(`${sim.url}/consent/save`, { method: 'POST', redirect: 'manual', body: new URLSearchParams(body) });
+    const accepted = await save({ continue: '/search?q=x&gl=fr', set_eom: 'false' });
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get('set-cookie')).toMatch(/^SOCS=CAI/);
+    const offsite = await save({ continue: 'https://www.google.com/search?q=x', set_eom: 'true' });
+    expect(offsite.headers.get('location')).toBe('/');
+    expect((await get('/consent/save')).status).toBe(405);
+    const recaptcha = await get('/recaptcha/enterprise.js');
+    expect([recaptcha.status, recaptcha.headers.get('content-type')]).toEqual([200, 'text/javascript']);
   });
 
   it('never sends a browser off the simulator from the consent page', () => {

@@ -33,41 +33,9 @@ export interface GatedPage {
 }
 
 /** `gl` values for which Google shows its consent interstitial first (EEA, Switzerland, the UK). */
-export const CONSENT_GL = new Set([
-  'at',
-  'be',
-  'bg',
-  'hr',
-  'cy',
-  'cz',
-  'dk',
-  'ee',
-  'fi',
-  'fr',
-  'de',
-  'gr',
-  'hu',
-  'ie',
-  'it',
-  'lv',
-  'lt',
-  'lu',
-  'mt',
-  'nl',
-  'pl',
-  'pt',
-  'ro',
-  'sk',
-  'si',
-  'es',
-  'se',
-  'is',
-  'li',
-  'no',
-  'ch',
-  'gb',
-  'uk',
-]);
+export const CONSENT_GL: ReadonlySet<string> = new Set(
+  'at be bg hr cy cz dk ee fi fr de gr hu ie it lv lt lu mt nl pl pt ro sk si es se is li no ch gb uk'.split(' '),
+);
 
 /** Robot check of Amazon, as `simulator-server` serves it (passed in to keep one copy). */
 export interface Mode2026Pages {

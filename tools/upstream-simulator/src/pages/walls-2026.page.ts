@@ -25,6 +25,12 @@ const jsString = (s: string): string =>
     .replace(/</g, '\\u003c')
     .replace(/\u2028|\u2029/g, ' ');
 
+/**
+ * Runs `f` just after `load` (defines `afterLoad`): a wall navigates on only once its page has loaded, so a browser
+ * driver waiting for the first `load` is never interrupted by the reload.
+ */
+const AFTER_LOAD_JS = `function afterLoad(f){if(document.readyState==='complete')setTimeout(f,0);else window.addEventListener('load',function(){setTimeout(f,0);});}`;
+
 const SORRY_REDIRECT_JS = `location.replace('/sorry/index?continue='+encodeURIComponent(location.pathname+location.search));`;
 
 /** Maps' own <noscript>, as every real maps page carries it. */
@@ -62,12 +68,12 @@ export function enableJsWallPage({ sei, flavour, requestPath, hl }: EnableJsWall
   const noscript = flavour === 'maps' ? MAPS_NOSCRIPT : searchNoscript(sei, hl);
   const sep = requestPath.includes('?') ? '&' : '?';
   const retry = `${requestPath}${sep}emsg=SG_REL&sei=${encodeURIComponent(sei)}`;
-  const script = `(function(){${PROOF_WORK_JS}${AUTOMATION_CHECK_JS}var sei=${jsString(sei)};
-if(__simAutomated()){${SORRY_REDIRECT_JS}return;}
+  const script = `(function(){${PROOF_WORK_JS}${AUTOMATION_CHECK_JS}${AFTER_LOAD_JS}var sei=${jsString(sei)};
+afterLoad(function(){if(__simAutomated()){${SORRY_REDIRECT_JS}return;}
 var tk='sg-tries:'+location.pathname+location.search,tries=0;try{tries=+(sessionStorage.getItem(tk)||0);sessionStorage.setItem(tk,String(tries+1));}catch(e){}
 if(tries>=3)return;
 document.cookie='${GOOGLE_PROOF_COOKIE}='+sei+'~'+__simWork(sei)+'; path=/; SameSite=Lax';
-location.reload();})();`;
+location.reload();});})();`;
   return `<!DOCTYPE html><html lang="${esc(hl)}"><head><meta charset="UTF-8"><title>${title}</title><style>body{background-color:#fff}</style></head><body>${noscript}<script>${script}</script><div style="display:none" aria-hidden="true">If you're having trouble accessing ${title}, please <a href="${esc(retry)}">click here</a>, or send <a href="https://support.google.com/websearch">feedback</a>.</div></body></html>`;
 }
 
@@ -227,13 +233,13 @@ export function awsWafChallengePage(key: string, iv: string, context: string): s
  * (`/errors/validateCaptcha`) instead.
  */
 export const AWS_WAF_CHALLENGE_JS = `(function(){${PROOF_WORK_JS}${AUTOMATION_CHECK_JS}
-function token(){return new Promise(function(resolve){
+${AFTER_LOAD_JS}function token(){return new Promise(function(resolve){afterLoad(function(){
 if(__simAutomated()){location.replace('/errors/validateCaptcha?amzn-r='+encodeURIComponent(location.pathname+location.search));return;}
 var tk='waf-tries:'+location.pathname+location.search,tries=0;try{tries=+(sessionStorage.getItem(tk)||0);sessionStorage.setItem(tk,String(tries+1));}catch(e){}
 if(tries>=3)return;
 var k=window.gokuProps&&window.gokuProps.key||'';
 document.cookie='${AMAZON_PROOF_COOKIE}='+k+'~'+__simWork(k)+'; path=/; SameSite=Lax';
-resolve(true);});}
+resolve(true);});});}
 window.AwsWafIntegration={saveReferrer:function(){},checkForceRefresh:function(){return Promise.resolve(false);},
 forceRefreshToken:token,getToken:token,hasToken:function(){return document.cookie.indexOf('${AMAZON_PROOF_COOKIE}=')>=0;}};})();`;
 
