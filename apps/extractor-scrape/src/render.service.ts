@@ -28,7 +28,10 @@ export class RenderService {
       async ({ page, remainingMs }) => {
         if (req.cookies && req.cookies.length > 0)
           await page.context().addCookies(req.cookies.map((c) => ({ ...c, url: req.url })));
-        return renderPage(page, req.url, remainingMs, req.waitFor ? { waitForMs: req.waitFor } : {});
+        return renderPage(page, req.url, remainingMs, {
+          maxChars: this.settings.maxBodyBytes,
+          ...(req.waitFor ? { waitForMs: req.waitFor } : {}),
+        });
       },
       {
         deadline,

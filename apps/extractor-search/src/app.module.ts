@@ -1,7 +1,9 @@
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { csv, type ExtractorSearchEnv } from '@trawl/config';
 import { SUBJECTS } from '@trawl/contracts';
-import { MessagingClient, MessagingModule, NATS_TRACING } from '@trawl/messaging';
+import { MessagingClient, MessagingModule, NATS_TRACING, natsAuth } from '@trawl/messaging';
+import { classifyRecord } from '@trawl/parsers';
+import type { TrawlMetrics } from '@trawl/telemetry';
 import {
   upstreamFetcherFromEnv,
   upstreamPageSourceFromEnv,
@@ -17,18 +19,23 @@ export class AppModule implements OnApplicationShutdown {
   constructor(private readonly fetcher: UpstreamFetcher) {}
 
   /**
-   * `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS). Pages a browser must render
+   * `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS); `metrics` the
+   * service's registry. Pages a browser must render
    * go to the browser fleet (extractor-scrape) over NATS: SEARCH_ENGINE, or the request's `engine`, decides.
    */
-  static forRoot(env: ExtractorSearchEnv, fetch: FetchFn): DynamicModule {
+  static forRoot(env: ExtractorSearchEnv, fetch: FetchFn, metrics?: TrawlMetrics): DynamicModule {
+    // Parsed pages feed the drift counters (trawl_parse_*) when the service exports metrics.
+    const parseObserver = metrics?.parse.observer(classifyRecord);
     const settings: SearchSettings = { baseUrl: env.SEARCH_BASE_URL, pageSize: env.SEARCH_PAGE_SIZE };
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'extractor-search-renders' })],
+      imports: [
+        MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'extractor-search-renders', auth: natsAuth(env) }),
+      ],
       controllers: [WebSearchController],
       providers: [
         NATS_TRACING,
-        { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch) },
+        { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch, parseObserver) },
         {
           provide: UpstreamPageSource,
           useFactory: (fetcher: UpstreamFetcher, messaging: MessagingClient) =>

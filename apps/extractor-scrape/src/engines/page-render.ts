@@ -1,4 +1,5 @@
 import { DEFAULT_SETTLE, settlePage } from '@trawl/browser-pool';
+import { TrawlError } from '@trawl/contracts';
 import type { Frame, Page, Response } from 'playwright-core';
 import { navigationError, snapshot } from './browser-scrape.engine.js';
 
@@ -32,7 +33,7 @@ export async function renderPage(
   page: Page,
   url: string,
   remainingMs: () => number,
-  options: { waits?: RenderWaits; waitForMs?: number } = {},
+  options: { waits?: RenderWaits; waitForMs?: number; maxChars?: number } = {},
 ): Promise<PageRender> {
   const waits = options.waits ?? DEFAULT_RENDER_WAITS;
   let last: Response | null = null;
@@ -64,7 +65,14 @@ export async function renderPage(
       if (navigations === seen || Date.now() >= capAt) break;
     }
     if (options.waitForMs) await page.waitForTimeout(Math.min(options.waitForMs, remainingMs()));
-    const { html } = await readSnapshot(page, remainingMs);
+    const maxChars = options.maxChars ?? Number.MAX_SAFE_INTEGER;
+    const { html, length } = await readSnapshot(page, remainingMs, maxChars);
+    if (length > maxChars) {
+      throw new TrawlError(
+        'CONTENT_TOO_LARGE',
+        `the page rendered from ${new URL(url).host} is ${length} characters of HTML, more than ${maxChars}`,
+      );
+    }
     const final = last as Response | null;
     return {
       url: page.url(),
@@ -79,10 +87,14 @@ export async function renderPage(
 }
 
 /** The snapshot, taken again after a navigation that destroyed the page's context mid-read. */
-async function readSnapshot(page: Page, remainingMs: () => number): Promise<{ html: string; title: string }> {
+async function readSnapshot(
+  page: Page,
+  remainingMs: () => number,
+  maxChars: number,
+): Promise<{ html: string; title: string; length: number }> {
   for (let i = 0; ; i++) {
     try {
-      return await page.evaluate(snapshot);
+      return await page.evaluate(snapshot, maxChars);
     } catch (e) {
       if (i >= 2 || !/context was destroyed|navigat/i.test(String(e))) throw e;
       await page.waitForLoadState('load', { timeout: remainingMs() }).catch(() => undefined);

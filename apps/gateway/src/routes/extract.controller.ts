@@ -44,8 +44,13 @@ export class ExtractController {
     body: ExtractRequestDto,
   ): Promise<ExtractRecordByType[ExtractType]> {
     const deadline = { timeoutMs: body.timeout };
-    const engine = body.engine ? { engine: body.engine } : {};
-    const request = { url, timeout: body.timeout, ...(body.params ? { params: body.params } : {}), ...engine };
+    const request = {
+      url,
+      timeout: body.timeout,
+      ...(body.params ? { params: body.params } : {}),
+      ...(body.meta ? { meta: true } : {}),
+      ...(body.engine ? { engine: body.engine } : {}),
+    };
     switch (type) {
       case 'retail':
         return this.messaging.send(SUBJECTS.extractRetail, request, deadline);
@@ -56,7 +61,12 @@ export class ExtractController {
       case 'scrape':
         return this.messaging.send(
           SUBJECTS.scrapePage,
-          { url, formats: ['markdown', 'html'], timeout: body.timeout, ...engine },
+          {
+            url,
+            formats: ['markdown', 'html'],
+            timeout: body.timeout,
+            ...(body.engine ? { engine: body.engine } : {}),
+          },
           deadline,
         );
     }

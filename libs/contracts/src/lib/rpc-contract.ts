@@ -19,6 +19,8 @@ export interface ExtractUrlRequest {
   params?: ExtractRequestDto['params'];
   /** How the extractor gets the page (extension of the spec); absent: the service's configuration. */
   engine?: UpstreamEngine;
+  /** Add the `meta` block to the record. */
+  meta?: boolean;
 }
 
 /**

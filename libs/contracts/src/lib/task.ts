@@ -102,11 +102,21 @@ export interface TaskRecord {
   stacktrace: string[];
 }
 
+/**
+ * What a submission carries beside its request: the submitting key's id (the task's owner; selects its webhook secret)
+ * and that key's own cap of outstanding jobs, when it has one (else task-service's TASK_MAX_OUTSTANDING_PER_KEY).
+ */
+export interface TaskSubmitMeta {
+  trace?: TraceCarrier;
+  apiKeyId?: string;
+  maxOutstanding?: number;
+}
+
 /** NATS payload of `task.submit.v1`. */
 export type TaskSubmitRequest =
-  | { kind: 'maps'; request: MapsBatchRequestDto; trace?: TraceCarrier; apiKeyId?: string }
-  | { kind: 'search'; request: SearchBatchRequestDto; trace?: TraceCarrier; apiKeyId?: string }
-  | { kind: 'url'; request: UrlBatchRequestDto; trace?: TraceCarrier; apiKeyId?: string };
+  | ({ kind: 'maps'; request: MapsBatchRequestDto } & TaskSubmitMeta)
+  | ({ kind: 'search'; request: SearchBatchRequestDto } & TaskSubmitMeta)
+  | ({ kind: 'url'; request: UrlBatchRequestDto } & TaskSubmitMeta);
 
 export interface TaskSubmitReply {
   jobs: BatchJob[];
@@ -115,6 +125,11 @@ export interface TaskSubmitReply {
 /** NATS payload of `task.get.v1`. */
 export interface TaskGetRequest {
   jobId: string;
+  /**
+   * Id of the API key asking. A task is found only by the key that submitted it (its `apiKeyId`); another key's
+   * lookup is answered exactly as an unknown id is (TASK_NOT_FOUND).
+   */
+  apiKeyId?: string;
 }
 
 /** W3C trace context carried in job data (traceparent, tracestate). */

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
 import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.js';
 import { LIMITS } from '../limits.constants.js';
@@ -21,6 +21,14 @@ export class ExtractRequestDto {
   @Min(LIMITS.minTimeoutMs)
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({
+    description: 'Adds `meta` (parser version, fields left empty) to the result.',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 
   @ApiPropertyOptional({
     description: 'Parameters appended to the URL, e.g. hl, gl.',

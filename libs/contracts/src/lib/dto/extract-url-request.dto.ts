@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, Max, Min, Validate, IsIn } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Max, Min, Validate, IsIn } from 'class-validator';
 import { UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { LIMITS } from '../limits.constants.js';
 import type { ExtractUrlRequest } from '../rpc-contract.js';
@@ -14,6 +14,11 @@ export class ExtractUrlRequestDto implements ExtractUrlRequest {
   @Min(LIMITS.minTimeoutMs)
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
+
+  /** Adds `meta` (parser version, fields left empty) to the result. */
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 
   @IsOptional()
   @Validate(IsUrlParams)

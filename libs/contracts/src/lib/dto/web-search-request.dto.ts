@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, IsIn } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  IsIn,
+} from 'class-validator';
 import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { DEFAULT_HL, LIMITS } from '../limits.constants.js';
 
@@ -64,4 +75,11 @@ export class WebSearchRequestDto {
   @IsOptional()
   @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
   engine?: UpstreamEngine;
+  @ApiPropertyOptional({
+    description: 'Adds `meta` (parser version, fields left empty) to the result.',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 }
