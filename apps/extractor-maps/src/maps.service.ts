@@ -8,25 +8,38 @@ import type {
   PlaceRecord,
 } from '@trawl/contracts';
 import { buildMapsSearchUrl, DEFAULT_MAPS_PAGE_SIZE, parseMapsSearch, parsePlacePage } from '@trawl/parsers';
-import { GOOGLE_CONSENT_COOKIE, replyDeadlineMs, UpstreamFetcher, UpstreamOrigin } from '@trawl/upstream';
+import {
+  cookieList,
+  GOOGLE_CONSENT_COOKIE,
+  replyDeadlineMs,
+  UpstreamOrigin,
+  UpstreamPageSource,
+  type UpstreamPageRequest,
+} from '@trawl/upstream';
 
 export const MAPS_ORIGIN = Symbol('MAPS_ORIGIN');
+
+const CONSENT = cookieList(GOOGLE_CONSENT_COOKIE);
 
 /**
  * Map searches and single places. A search fetches as many result pages (DEFAULT_MAPS_PAGE_SIZE places each) as
  * `num` needs, one after another under one deadline, and stops early at a short page. URLs given to /extract are
  * fetched as given, or re-pointed at the simulator in simulator mode (see README).
+ *
+ * Pages come through the request's engine (UpstreamPageSource: http, browser or auto). Over HTTP a search asks the
+ * maps client's JSON endpoint page by page; in a browser it renders the `/maps/search/<q>/@lat,lng,zoomz` page, whose
+ * result list the parser reads from the DOM, once (that page has no offset: `start` skips into its list).
  */
 @Injectable()
 export class MapsService {
   constructor(
-    private readonly fetcher: UpstreamFetcher,
+    private readonly pages: UpstreamPageSource,
     @Inject(MAPS_ORIGIN) private readonly origin: UpstreamOrigin,
   ) {}
 
   async search(req: MapsSearchRequestDto): Promise<MapsSearchResponse> {
     const processedOn = new Date();
-    const deadline = this.fetcher.deadline(replyDeadlineMs(req.timeout));
+    const deadline = this.pages.deadline(replyDeadlineMs(req.timeout));
     const start = req.start ?? 0;
     const wanted = req.num ?? DEFAULT_MAPS_PAGE_SIZE;
     let merged: MapsSearchData | undefined;
@@ -39,11 +52,32 @@ export class MapsService {
         num,
         start: offset,
       });
-      const page = await this.fetcher.fetchParsed(
-        requestUrl,
-        { deadline, hl: req.hl, what: 'maps search', headers: { cookie: GOOGLE_CONSENT_COOKIE } },
-        (p) => parseMapsSearch(p.html, { q: req.q, hl: req.hl, ll: req.ll, requestUrl, now: processedOn }),
+      const browserUrl = this.mapsSearchPageUrl(req.q, req.ll, req.hl);
+      const { value: page, engine } = await this.pages.get(
+        {
+          url: requestUrl,
+          browserUrl,
+          what: 'maps search',
+          deadline,
+          engine: req.engine,
+          hl: req.hl,
+          cookies: CONSENT,
+        },
+        (p) =>
+          parseMapsSearch(p.html, {
+            q: req.q,
+            hl: req.hl,
+            ll: req.ll,
+            requestUrl: p.url.includes('/maps/search/') ? browserUrl : requestUrl,
+            now: processedOn,
+          }),
       );
+      if (engine === 'browser') {
+        // The rendered page is the whole list there is: no further pages to ask for.
+        page.organicResults = page.organicResults.slice(start);
+        merged = page;
+        break;
+      }
       merged = merged ? concatPlaces(merged, page) : page;
       if (page.organicResults.length < num) break;
     }
@@ -61,28 +95,48 @@ export class MapsService {
   }
 
   /** A place page URL (type `mp-maps`). */
-  place(req: ExtractUrlRequestDto): Promise<PlaceRecord> {
-    return this.fetcher.fetchParsed(this.origin.rebase(req.url), this.urlOptions(req, 'place page'), (p) =>
+  async place(req: ExtractUrlRequestDto): Promise<PlaceRecord> {
+    const page = await this.pages.get(this.urlRequest(req, 'place page'), (p) =>
       parsePlacePage(p.html, { url: req.url }),
     );
+    return page.value;
   }
 
   /** A maps search URL (type `mp-search`). */
-  searchUrl(req: ExtractUrlRequestDto): Promise<MapsSearchData> {
+  async searchUrl(req: ExtractUrlRequestDto): Promise<MapsSearchData> {
     const u = new URL(req.url);
     const q =
       u.searchParams.get('q') ??
       decodeURIComponent(/\/maps\/search\/([^/]+)/.exec(u.pathname)?.[1] ?? '').replace(/\+/g, ' ');
     const ll = /@(-?[\d.]+,-?[\d.]+,[\d.]+z)/.exec(u.pathname)?.[1];
     const hl = u.searchParams.get('hl') ?? (typeof req.params?.hl === 'string' ? req.params.hl : 'en');
-    return this.fetcher.fetchParsed(this.origin.rebase(req.url), this.urlOptions(req, 'maps search page'), (p) =>
+    const page = await this.pages.get(this.urlRequest(req, 'maps search page'), (p) =>
       parseMapsSearch(p.html, { q, hl, ll, requestUrl: req.url }),
     );
+    return page.value;
   }
 
-  private urlOptions(req: ExtractUrlRequestDto, what: string) {
-    const hl = typeof req.params?.hl === 'string' ? req.params.hl : undefined;
-    return { timeoutMs: replyDeadlineMs(req.timeout), hl, what, headers: { cookie: GOOGLE_CONSENT_COOKIE } };
+  /** The page a browser shows for a maps search: `<base>/maps/search/<q>/@lat,lng,zoomz?hl=…`. */
+  private mapsSearchPageUrl(q: string, ll: string, hl: string): string {
+    const path = `maps/search/${encodeURIComponent(q).replace(/%20/g, '+')}/@${ll.replace(/^@/, '')}`;
+    const url = new URL(path, this.origin.base);
+    url.searchParams.set('hl', hl);
+    return url.toString();
+  }
+
+  private urlRequest(req: ExtractUrlRequestDto, what: string): UpstreamPageRequest {
+    const param = (name: string) => (typeof req.params?.[name] === 'string' ? String(req.params[name]) : undefined);
+    const hl = param('hl');
+    const gl = param('gl');
+    return {
+      url: this.origin.rebase(req.url),
+      what,
+      deadline: this.pages.deadline(replyDeadlineMs(req.timeout)),
+      engine: req.engine,
+      ...(hl && /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/.test(hl) ? { hl } : {}),
+      ...(gl && /^[a-zA-Z]{2}$/.test(gl) ? { gl } : {}),
+      cookies: CONSENT,
+    };
   }
 }
 

@@ -1,25 +1,35 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ExtractUrlRequestDto, RetailRecord } from '@trawl/contracts';
 import { parseProductPage } from '@trawl/parsers';
-import { replyDeadlineMs, UpstreamFetcher, UpstreamOrigin } from '@trawl/upstream';
+import { replyDeadlineMs, UpstreamOrigin, UpstreamPageSource } from '@trawl/upstream';
 
 export const RETAIL_ORIGIN = Symbol('RETAIL_ORIGIN');
 
-/** A product page: fetched (re-pointed at the simulator in simulator mode), parsed into a RetailRecord. */
+/**
+ * A product page: got through the request's engine (UpstreamPageSource: http, browser, or auto, which renders it
+ * when plain HTTP meets Amazon's JavaScript challenge), re-pointed at the simulator in simulator mode, parsed into a
+ * RetailRecord.
+ */
 @Injectable()
 export class RetailService {
   constructor(
-    private readonly fetcher: UpstreamFetcher,
+    private readonly pages: UpstreamPageSource,
     @Inject(RETAIL_ORIGIN) private readonly origin: UpstreamOrigin,
   ) {}
 
-  extract(req: ExtractUrlRequestDto): Promise<RetailRecord> {
+  async extract(req: ExtractUrlRequestDto): Promise<RetailRecord> {
     const url = this.origin.rebase(req.url);
     const hl = typeof req.params?.hl === 'string' ? req.params.hl : undefined;
-    return this.fetcher.fetchParsed(
-      url,
-      { timeoutMs: replyDeadlineMs(req.timeout), hl, what: 'product page' },
-      (page) => parseProductPage(page.html, { url: req.url }),
+    const page = await this.pages.get(
+      {
+        url,
+        what: 'product page',
+        deadline: this.pages.deadline(replyDeadlineMs(req.timeout)),
+        engine: req.engine,
+        ...(hl && /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/.test(hl) ? { hl } : {}),
+      },
+      (p) => parseProductPage(p.html, { url: req.url }),
     );
+    return page.value;
   }
 }

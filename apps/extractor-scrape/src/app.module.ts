@@ -6,6 +6,8 @@ import { NATS_TRACING } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
+import { RenderController } from './render.controller.js';
+import { RenderService } from './render.service.js';
 import { PageWorkPool } from './content/page-work.pool.js';
 import { ScrapeController } from './scrape.controller.js';
 import { ScrapeService } from './scrape.service.js';
@@ -63,7 +65,7 @@ export class AppModule implements OnApplicationShutdown {
     };
     return {
       module: AppModule,
-      controllers: [ScrapeController],
+      controllers: [ScrapeController, RenderController],
       providers: [
         NATS_TRACING,
         { provide: SCRAPE_SETTINGS, useValue: settings },
@@ -73,6 +75,7 @@ export class AppModule implements OnApplicationShutdown {
         HttpScrapeEngine,
         { provide: PageWorkPool, useFactory: work },
         ScrapeService,
+        RenderService,
       ],
       exports: [BrowserPool],
     };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WebResultItem, WebSearchRequestDto, WebSearchResult } from '@trawl/contracts';
-import { Deadline, type UpstreamFetcher } from '@trawl/upstream';
+import { Deadline, UpstreamPageSource, type UpstreamFetcher } from '@trawl/upstream';
 import { WebSearchService } from './web-search.service.js';
 
 const item = (link: string): WebResultItem => ({
@@ -40,7 +40,12 @@ function fakeFetcher(pages: Record<number, string[]>) {
       return Promise.resolve(result);
     },
   };
-  return { fetcher: fetcher as unknown as UpstreamFetcher, asked, deadlines, headers };
+  const source = new UpstreamPageSource({
+    fetcher: fetcher as unknown as UpstreamFetcher,
+    defaultEngine: 'http',
+    browserMemoryMs: 0,
+  });
+  return { fetcher: source, asked, deadlines, headers };
 }
 
 const req = (extra: Partial<WebSearchRequestDto>): WebSearchRequestDto => ({ q: 'tea', timeout: 5000, ...extra });

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { WebSearchRequestDto, WebSearchResult } from '@trawl/contracts';
 import { buildSearchUrl, parseSearchPage } from '@trawl/parsers';
-import { GOOGLE_CONSENT_COOKIE, replyDeadlineMs, UpstreamFetcher } from '@trawl/upstream';
+import { cookieList, GOOGLE_CONSENT_COOKIE, replyDeadlineMs, UpstreamPageSource } from '@trawl/upstream';
 
 export const SEARCH_SETTINGS = Symbol('SEARCH_SETTINGS');
 
@@ -13,22 +13,24 @@ export interface SearchSettings {
 }
 
 const DEFAULT_NUM = 10;
+const CONSENT = cookieList(GOOGLE_CONSENT_COOKIE);
 
 /**
  * A web search: fetches as many result pages as `num` needs (`pageSize` results each, from `start`), one after another
  * under one deadline, parses each, and concatenates them: organic results in order with a continuing `realPosition`
  * (duplicates across pages dropped), the rest (people also ask, related searches, knowledge panel) from the first
- * page. Stops early when a page has no results.
+ * page. Stops early when a page has no results. Each page comes through the request's engine (UpstreamPageSource:
+ * http, browser, or auto); in `auto` a host that needed a browser for one page gets it for the next at once.
  */
 @Injectable()
 export class WebSearchService {
   constructor(
-    private readonly fetcher: UpstreamFetcher,
+    private readonly pages: UpstreamPageSource,
     @Inject(SEARCH_SETTINGS) private readonly settings: SearchSettings,
   ) {}
 
   async search(req: WebSearchRequestDto): Promise<WebSearchResult> {
-    const deadline = this.fetcher.deadline(replyDeadlineMs(req.timeout));
+    const deadline = this.pages.deadline(replyDeadlineMs(req.timeout));
     const start = req.start ?? 0;
     const wanted = req.num ?? DEFAULT_NUM;
     const { pageSize } = this.settings;
@@ -38,9 +40,18 @@ export class WebSearchService {
     for (let i = 0; i < pageCount; i++) {
       const pageOffset = start + i * pageSize;
       const url = buildSearchUrl(this.settings.baseUrl, { ...req, start: pageOffset, num: pageSize });
-      const page = await this.fetcher.fetchParsed(
-        url,
-        { deadline, hl: req.hl, referer, what: 'search page', headers: { cookie: GOOGLE_CONSENT_COOKIE } },
+      const { value: page } = await this.pages.get(
+        {
+          url,
+          what: 'search page',
+          deadline,
+          engine: req.engine,
+          hl: req.hl,
+          gl: req.gl,
+          referer,
+          // Google's consent answered ("reject all"), so EU clients get results in either engine.
+          cookies: CONSENT,
+        },
         (p) => parseSearchPage(p.html, { pageOffset }),
       );
       merged = merged ? concatPages(merged, page) : page;

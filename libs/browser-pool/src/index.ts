@@ -2,3 +2,4 @@ export * from './lib/browser-pool.js';
 export * from './lib/browser-pool.options.js';
 export * from './lib/chromium-path.js';
 export * from './lib/permit-queue.js';
+export * from './lib/settle-page.js';

@@ -62,7 +62,7 @@ export class BrowserScrapeEngine {
  * length is measured there: HTML over `maxChars` is not sent across (the caller fails the task with
  * CONTENT_TOO_LARGE), so a page cannot make the service hold or parse an unbounded string.
  */
-function snapshot(maxChars: number): { html: string; title: string; length: number } {
+export function snapshot(maxChars: number): { html: string; title: string; length: number } {
   const d = document.doctype;
   const doctype = d
     ? `<!DOCTYPE ${d.name}${d.publicId ? ` PUBLIC "${d.publicId}"` : ''}${!d.publicId && d.systemId ? ' SYSTEM' : ''}${d.systemId ? ` "${d.systemId}"` : ''}>`

@@ -28,18 +28,28 @@ export class ExtractController {
       data,
       taskId: randomUUID(),
       status: 'completed',
-      params: { url: body.url, type: body.type, timeout: body.timeout, ...(body.params ? { params: body.params } : {}) },
+      params: {
+        url: body.url,
+        type: body.type,
+        timeout: body.timeout,
+        ...(body.params ? { params: body.params } : {}),
+      },
       stacktrace: '',
     };
   }
 
-  private extractByType(type: ExtractType, url: string, body: ExtractRequestDto): Promise<ExtractRecordByType[ExtractType]> {
+  private extractByType(
+    type: ExtractType,
+    url: string,
+    body: ExtractRequestDto,
+  ): Promise<ExtractRecordByType[ExtractType]> {
     const deadline = { timeoutMs: body.timeout };
     const request = {
       url,
       timeout: body.timeout,
       ...(body.params ? { params: body.params } : {}),
       ...(body.meta ? { meta: true } : {}),
+      ...(body.engine ? { engine: body.engine } : {}),
     };
     switch (type) {
       case 'retail':
@@ -49,7 +59,16 @@ export class ExtractController {
       case 'mp-search':
         return this.messaging.send(SUBJECTS.extractMapsSearchUrl, request, deadline);
       case 'scrape':
-        return this.messaging.send(SUBJECTS.scrapePage, { url, formats: ['markdown', 'html'], timeout: body.timeout }, deadline);
+        return this.messaging.send(
+          SUBJECTS.scrapePage,
+          {
+            url,
+            formats: ['markdown', 'html'],
+            timeout: body.timeout,
+            ...(body.engine ? { engine: body.engine } : {}),
+          },
+          deadline,
+        );
     }
   }
 }

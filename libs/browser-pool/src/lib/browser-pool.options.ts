@@ -48,9 +48,33 @@ export interface BrowserPoolOptions {
    */
   proxyServer?: string;
   launchTimeoutMs: number;
+  /**
+   * Chromium's sandbox (default: on unless running as root). Off (`--no-sandbox`) only where the environment forbids it: as root, or
+   * BROWSER_NO_SANDBOX=true; see `sandboxDecision`.
+   */
+  sandbox: boolean;
+  /** A session keeps its identity, upstream proxy and contexts for this many tasks, then starts afresh. */
+  sessionMaxTasks: number;
+  /** ... and for this long, ms. */
+  sessionMaxAgeMs: number;
+  /**
+   * Upstream proxies (PROXY_URLS) chained behind `proxyServer`: each session browses through one, through its own
+   * guarded lane of the GuardProxy (so every target is still checked before it is forwarded).
+   */
+  upstreamProxies?: UpstreamProxies;
   /** Playwright's chromium, replaceable in tests. */
   launcher?: BrowserType;
   onEvent?: (event: BrowserPoolEvent) => void;
+}
+
+/** The upstream proxies the pool hands out to sessions: e.g. @trawl/upstream's ProxyRotation plus GuardProxy lanes. */
+export interface UpstreamProxies {
+  /** The next upstream proxy to use (ProxyRotation.next). */
+  next(): string | undefined;
+  /** Sets a proxy aside for its cool-down (ProxyRotation.markBlocked), when a session through it was blocked. */
+  markBlocked(proxy: string): void;
+  /** The local proxy URL a context uses to browse through `proxy`: the guard, chained to it (GuardProxy.laneFor). */
+  laneFor(proxy: string): Promise<string>;
 }
 
 export type BrowserPoolEvent =
@@ -85,4 +109,7 @@ export const DEFAULT_POOL_OPTIONS = {
   maxTasksPerContext: 500,
   gcEveryTasks: 10,
   launchTimeoutMs: 30_000,
+  sandbox: true,
+  sessionMaxTasks: 100,
+  sessionMaxAgeMs: 30 * 60_000,
 } satisfies Partial<BrowserPoolOptions>;

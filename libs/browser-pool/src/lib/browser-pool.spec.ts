@@ -30,9 +30,13 @@ describe('BrowserPool (real Chromium)', () => {
     site = await startLoopbackHttp(async (req, res) => {
       const path = req.url ?? '/';
       if (path.startsWith('/set-cookie')) {
-        res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=secret-a; Path=/' }).end('<p>cookie set</p>');
+        res
+          .writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=secret-a; Path=/' })
+          .end('<p>cookie set</p>');
       } else if (path.startsWith('/with-image')) {
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<p>pic</p><img src="/img.png"><script>document.title="ran"</script>');
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<p>pic</p><img src="/img.png"><script>document.title="ran"</script>');
       } else if (path === '/fetches-internal') {
         res
           .writeHead(200, { 'content-type': 'text/html' })
@@ -147,7 +151,10 @@ describe('BrowserPool (real Chromium)', () => {
 
   it('sends the task headers with its requests and not with the next task', async () => {
     const pool = newPool({ maxPagesPerBrowser: 1 });
-    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/h1`)), { deadline: soon(), headers: { 'x-probe': 'one' } });
+    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/h1`)), {
+      deadline: soon(),
+      headers: { 'x-probe': 'one' },
+    });
     await pool.run(async ({ page }) => void (await page.goto(`${site.url}/h2`)), { deadline: soon() });
     expect(site.requests.find((r) => r.url === '/h1')?.headers['x-probe']).toBe('one');
     expect(site.requests.find((r) => r.url === '/h2')?.headers['x-probe']).toBeUndefined();
@@ -201,10 +208,15 @@ describe('BrowserPool (real Chromium)', () => {
     const resolve: Resolver = async (host) => (['site.test', 'internal.test'].includes(host) ? ['127.0.0.1'] : []);
     const named = parseAllowList('site.test');
     const proxy = new GuardProxy({ allow: named, resolve });
-    const pool = newPool({ proxyServer: await proxy.start(), guard: async (url) => void (await checkUrl(url, { allow: named, resolve })) });
+    const pool = newPool({
+      proxyServer: await proxy.start(),
+      guard: async (url) => void (await checkUrl(url, { allow: named, resolve })),
+    });
     try {
       const err = await pool
-        .run(async ({ page }) => void (await page.goto(`http://site.test:${site.port}/to-internal-host`)), { deadline: soon() })
+        .run(async ({ page }) => void (await page.goto(`http://site.test:${site.port}/to-internal-host`)), {
+          deadline: soon(),
+        })
         .catch((e: unknown) => e);
       expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
       expect(site.requests.some((r) => r.url === '/to-internal-host')).toBe(true);
@@ -225,7 +237,10 @@ describe('BrowserPool (real Chromium)', () => {
 
     beforeAll(async () => {
       proxy = new GuardProxy({ allow: named, resolve });
-      pool = newPool({ proxyServer: await proxy.start(), guard: async (url) => void (await checkUrl(url, { allow: named, resolve })) });
+      pool = newPool({
+        proxyServer: await proxy.start(),
+        guard: async (url) => void (await checkUrl(url, { allow: named, resolve })),
+      });
     });
     afterAll(async () => {
       await pool.close();
@@ -245,7 +260,7 @@ describe('BrowserPool (real Chromium)', () => {
       expect(site.requests.some((r) => r.url === '/img.png')).toBe(false);
     });
 
-    it("does not fetch the tab icon (favicon.ico) of the pages it loads", async () => {
+    it('does not fetch the tab icon (favicon.ico) of the pages it loads', async () => {
       await pool.run(
         async ({ page }) => {
           for (const n of [1, 2, 3]) await page.goto(`http://site.test:${site.port}/icon-${n}`);
@@ -259,7 +274,9 @@ describe('BrowserPool (real Chromium)', () => {
 
     it('refuses a page the SSRF guard refuses, with URL_NOT_ALLOWED', async () => {
       const err = await pool
-        .run(async ({ page }) => void (await page.goto(`http://internal.test:${site.port}/internal-page-secret`)), { deadline: soon() })
+        .run(async ({ page }) => void (await page.goto(`http://internal.test:${site.port}/internal-page-secret`)), {
+          deadline: soon(),
+        })
         .catch((e: unknown) => e);
       expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
       expect(site.requests.some((r) => r.url.includes('internal-page-secret'))).toBe(false);
@@ -288,7 +305,9 @@ describe('BrowserPool (real Chromium)', () => {
           async ({ page }) => {
             await page.goto(`http://site.test:${site.port}/webrtc?port=${udp.address().port}`);
             // ICE gathering ends without the STUN server (or times out), long after any packet would have been sent.
-            await page.waitForFunction(() => document.title === 'gathered', undefined, { timeout: 15_000 }).catch(() => undefined);
+            await page
+              .waitForFunction(() => document.title === 'gathered', undefined, { timeout: 15_000 })
+              .catch(() => undefined);
           },
           { deadline: soon() },
         );
@@ -324,7 +343,9 @@ describe('BrowserPool (real Chromium)', () => {
   it('ends a task at its deadline with UPSTREAM_TIMEOUT and frees its page', async () => {
     const pool = newPool({ maxPagesPerBrowser: 1 });
     const err = await pool
-      .run(async ({ page }) => void (await page.goto(`${site.url}/never`, { timeout: 60_000 })), { deadline: Date.now() + 1500 })
+      .run(async ({ page }) => void (await page.goto(`${site.url}/never`, { timeout: 60_000 })), {
+        deadline: Date.now() + 1500,
+      })
       .catch((e: unknown) => e);
     expect((err as TrawlError).code).toBe('UPSTREAM_TIMEOUT');
     await expect(pool.run(async () => 'free again', { deadline: soon() })).resolves.toBe('free again');
@@ -350,7 +371,9 @@ describe('BrowserPool (real Chromium)', () => {
       )
       .catch((e: unknown) => e);
     expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
-    await expect(pool.run(async ({ page }) => (await page.goto(`${site.url}/new`))?.status(), { deadline: soon() })).resolves.toBe(200);
+    await expect(
+      pool.run(async ({ page }) => (await page.goto(`${site.url}/new`))?.status(), { deadline: soon() }),
+    ).resolves.toBe(200);
     expect(pool.stats()).toMatchObject({ crashed: 1, launched: 2 });
   });
 });

@@ -1,8 +1,18 @@
+import { BrowserIdentities, chromiumVersionOf, type BrowserIdentity } from '@trawl/browser-identity';
 import { TrawlError } from '@trawl/contracts';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page, type Request, type Route } from 'playwright-core';
-import { CHROMIUM_ARGS } from './chromium-path.js';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type CDPSession,
+  type Page,
+  type Request,
+  type Route,
+} from 'playwright-core';
+import { CHROMIUM_ARGS, sandboxDecision } from './chromium-path.js';
 import { DEFAULT_POOL_OPTIONS, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool.options.js';
 import { PermitQueue } from './permit-queue.js';
+import { resetNetwork, trackNetwork } from './settle-page.js';
 
 /** What a task gets: its own page, and the deadline it must finish by. */
 export interface PageTaskContext {
@@ -11,6 +21,10 @@ export interface PageTaskContext {
   deadline: number;
   /** Milliseconds left before the deadline (at least 1). */
   remainingMs(): number;
+  /** The session the task ran in (give it to `retireSession` when the upstream blocked it). */
+  session: string;
+  /** Who the browser is in this task. */
+  identity: BrowserIdentity;
 }
 
 export interface RunOptions {
@@ -18,6 +32,26 @@ export interface RunOptions {
   deadline: number;
   /** Extra HTTP headers for every request of the task (a fresh context is always used then). */
   headers?: Record<string, string>;
+  /**
+   * Who the task browses as. Tasks of one named session share its identity, upstream proxy and context, cookies
+   * included (name sessions per tenant); other sessions never share them. Without it, the pool's own session for
+   * hl/gl, whose contexts are reused only when a task left them clean.
+   */
+  session?: string;
+  /** Host language and country: the identity's locale, Accept-Language and time zone. */
+  hl?: string;
+  gl?: string;
+}
+
+/** A session: one identity and one upstream proxy, for up to sessionMaxTasks tasks and sessionMaxAgeMs. */
+interface Session {
+  key: string;
+  named: boolean;
+  identity: BrowserIdentity;
+  proxy?: string;
+  lane?: string;
+  tasks: number;
+  startedAt: number;
 }
 
 /** Per-task state a context's route handler and listeners write to. */
@@ -37,6 +71,7 @@ interface Slot {
   withHeaders: boolean;
   crashed: boolean;
   task: TaskState;
+  session: Session;
 }
 
 interface PooledBrowser {
@@ -78,10 +113,14 @@ const STORAGE_PROBE = `(${storageProbe.toString()})()`;
  * when they crash. See README for the context reuse rule.
  */
 export class BrowserPool {
-  private readonly opts: Required<Omit<BrowserPoolOptions, 'onEvent' | 'proxyServer'>> & Pick<BrowserPoolOptions, 'onEvent' | 'proxyServer'>;
+  private readonly opts: Required<Omit<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies'>> &
+    Pick<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies'>;
   private readonly permits: PermitQueue;
   private readonly browsers: PooledBrowser[] = [];
   private readonly blocked: Set<string>;
+  private readonly sessions = new Map<string, Session>();
+  private readonly opening = new Map<string, Promise<Session>>();
+  private identities?: BrowserIdentities;
   private nextId = 1;
   private closed = false;
   private readonly counters = {
@@ -94,7 +133,12 @@ export class BrowserPool {
   };
 
   constructor(options: Partial<BrowserPoolOptions> & Pick<BrowserPoolOptions, 'executablePath' | 'guard'>) {
-    this.opts = { ...DEFAULT_POOL_OPTIONS, launcher: chromium, ...options };
+    this.opts = {
+      ...DEFAULT_POOL_OPTIONS,
+      launcher: chromium,
+      ...options,
+      sandbox: options.sandbox ?? sandboxDecision(false).sandbox,
+    };
     this.permits = new PermitQueue(this.opts.maxBrowsers * this.opts.maxPagesPerBrowser, this.opts.queueLimit);
     this.blocked = new Set(this.opts.blockResources);
   }
@@ -119,7 +163,10 @@ export class BrowserPool {
     const pb = this.launch();
     await pb.ready;
     if (!this.opts.reuseContexts) return;
-    const slots = await Promise.all(Array.from({ length: this.opts.maxPagesPerBrowser }, () => this.takeSlot(pb, undefined)));
+    const session = await this.session({});
+    const slots = await Promise.all(
+      Array.from({ length: this.opts.maxPagesPerBrowser }, () => this.takeSlot(pb, undefined, session)),
+    );
     if (pb.dead || pb.closing) await Promise.all(slots.map((s) => s.context.close().catch(() => undefined)));
     else {
       for (const slot of slots) slot.uses = 0; // not reused yet: its first task counts as use 1
@@ -136,11 +183,23 @@ export class BrowserPool {
     let slot: Slot | undefined;
     let ok = false;
     try {
-      const taking = this.takeSlot(pb, headers);
-      slot = await raceDeadline(taking, deadline, 'the deadline passed while opening a browser page').catch((e: unknown) => {
-        taking.then((s) => s.context.close().catch(() => undefined), () => undefined);
-        throw e;
-      });
+      await raceDeadline(pb.ready, deadline, 'the deadline passed while launching a browser');
+      const session = await raceDeadline(
+        this.session(options),
+        deadline,
+        'the deadline passed while opening a session',
+      );
+      session.tasks++;
+      const taking = this.takeSlot(pb, headers, session);
+      slot = await raceDeadline(taking, deadline, 'the deadline passed while opening a browser page').catch(
+        (e: unknown) => {
+          taking.then(
+            (s) => s.context.close().catch(() => undefined),
+            () => undefined,
+          );
+          throw e;
+        },
+      );
       const result = await this.runInSlot(pb, slot, task, deadline);
       ok = true;
       return result;
@@ -153,13 +212,31 @@ export class BrowserPool {
     }
   }
 
+  /**
+   * Ends a session: its contexts are closed and its next task starts a new one (new identity, next proxy). With
+   * `blocked`, its upstream proxy is set aside for its cool-down too. For a caller whose upstream answered the
+   * session with a block page or a challenge.
+   */
+  retireSession(session: string, options: { blocked?: boolean } = {}): void {
+    const s = this.sessions.get(session);
+    if (!s) return;
+    this.sessions.delete(session);
+    if (options.blocked && s.proxy) this.opts.upstreamProxies?.markBlocked(s.proxy);
+    this.dropIdle((slot) => slot.session === s);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.permits.close(new TrawlError('SERVICE_UNAVAILABLE', 'browser pool is shutting down'));
     await Promise.all(this.browsers.map((b) => this.closeBrowser(b)));
   }
 
-  private async runInSlot<T>(pb: PooledBrowser, slot: Slot, task: (ctx: PageTaskContext) => Promise<T>, deadline: number): Promise<T> {
+  private async runInSlot<T>(
+    pb: PooledBrowser,
+    slot: Slot,
+    task: (ctx: PageTaskContext) => Promise<T>,
+    deadline: number,
+  ): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const aborted = new Promise<never>((_, reject) => {
       slot.task.abort = (e) => {
@@ -172,7 +249,14 @@ export class BrowserPool {
         Math.max(1, deadline - Date.now()),
       );
     });
-    const running = task({ page: slot.page, deadline, remainingMs: () => Math.max(1, deadline - Date.now()) });
+    resetNetwork(slot.page);
+    const running = task({
+      page: slot.page,
+      deadline,
+      remainingMs: () => Math.max(1, deadline - Date.now()),
+      session: slot.session.key,
+      identity: slot.session.identity,
+    });
     running.catch(() => undefined);
     try {
       const result = await Promise.race([running, aborted]);
@@ -219,17 +303,27 @@ export class BrowserPool {
       closing: false,
       idle: [],
     };
+    // The identity's user agent for every target of the browser (workers and cross-site frames included), so none
+    // says HeadlessChrome; each context's page also gets the full override with client hints (applyIdentity).
+    if (!this.identities) {
+      const version = chromiumVersionOf(this.opts.executablePath);
+      if (version) this.identities = new BrowserIdentities({ version });
+    }
+    const userAgent = this.identities ? [`--user-agent=${this.identities.create().userAgent}`] : [];
     pb.ready = this.opts.launcher
       .launch({
         executablePath: this.opts.executablePath,
         headless: true,
-        args: [...CHROMIUM_ARGS],
+        chromiumSandbox: this.opts.sandbox,
+        args: [...CHROMIUM_ARGS, ...userAgent],
         timeout: this.opts.launchTimeoutMs,
         ...(this.opts.proxyServer ? { proxy: { server: this.opts.proxyServer } } : {}),
       })
       .then(
         (browser) => {
           pb.browser = browser;
+          if (this.identities?.version !== browser.version())
+            this.identities = new BrowserIdentities({ version: browser.version() });
           this.counters.launched++;
           this.opts.onEvent?.({ type: 'launched', browserId: pb.id });
           browser.on('disconnected', () => this.onDisconnected(pb));
@@ -239,9 +333,13 @@ export class BrowserPool {
         (e: unknown) => {
           pb.dead = true;
           this.forget(pb);
-          throw new TrawlError('SERVICE_UNAVAILABLE', `could not launch Chromium at ${this.opts.executablePath}: ${(e as Error).message}`, {
-            cause: e,
-          });
+          throw new TrawlError(
+            'SERVICE_UNAVAILABLE',
+            `could not launch Chromium at ${this.opts.executablePath}: ${(e as Error).message}`,
+            {
+              cause: e,
+            },
+          );
         },
       );
     pb.ready.catch(() => undefined);
@@ -263,10 +361,15 @@ export class BrowserPool {
     if (i >= 0) this.browsers.splice(i, 1);
   }
 
-  private async takeSlot(pb: PooledBrowser, headers: Record<string, string> | undefined): Promise<Slot> {
+  private async takeSlot(
+    pb: PooledBrowser,
+    headers: Record<string, string> | undefined,
+    session: Session,
+  ): Promise<Slot> {
     const browser = await pb.ready;
     if (!headers && this.opts.reuseContexts) {
-      const reused = pb.idle.pop();
+      const at = pb.idle.findLastIndex((s) => s.session === session);
+      const reused = at >= 0 ? pb.idle.splice(at, 1)[0] : undefined;
       if (reused) {
         if (reused.uses > 0) this.counters.contextsReused++; // 0: opened ahead by warmUp, first task
         reused.uses++;
@@ -274,10 +377,21 @@ export class BrowserPool {
         return reused;
       }
     }
+    // Other sessions' idle contexts beyond the page slots make room (oldest first).
+    while (pb.idle.length > 0 && pb.active + pb.idle.length > this.opts.maxPagesPerBrowser) {
+      void pb.idle
+        .shift()
+        ?.context.close()
+        .catch(() => undefined);
+    }
+    const identity = session.identity;
     const context = await browser.newContext({
       extraHTTPHeaders: headers,
       serviceWorkers: 'block',
       acceptDownloads: false,
+      locale: identity.locale,
+      timezoneId: identity.timezoneId,
+      ...(session.lane ? { proxy: { server: session.lane } } : {}),
     });
     const slot: Slot = {
       context,
@@ -286,13 +400,17 @@ export class BrowserPool {
       withHeaders: headers !== undefined,
       crashed: false,
       task: { documentOrigins: new Set(), checks: [] },
+      session,
     };
     // Behind the guarding proxy no request is routed through Node (each would cost a round trip over CDP): the proxy
     // is the SSRF guard for every request, and resource types are refused in the browser (blockInBrowser).
     if (!this.opts.proxyServer) await context.route('**/*', (route) => this.onRoute(slot, route));
     context.on('request', (request) => this.onRequest(slot, request));
     slot.page = await context.newPage();
+    trackNetwork(slot.page);
     if (this.opts.proxyServer && this.blocked.size > 0) slot.cdp = await this.blockInBrowser(slot.page);
+    slot.cdp ??= await context.newCDPSession(slot.page);
+    await applyIdentity(slot.cdp, identity);
     slot.page.on('crash', () => {
       slot.crashed = true;
       slot.task.abort?.(new TrawlError('UPSTREAM_ERROR', 'the page crashed the browser tab'));
@@ -335,14 +453,17 @@ export class BrowserPool {
   private async blockInBrowser(page: Page): Promise<CDPSession> {
     const cdp = await page.context().newCDPSession(page);
     cdp.on('Fetch.requestPaused', (event: { requestId: string }) => {
-      cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
+      cdp
+        .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+        .catch(() => undefined);
     });
     const patterns = [...this.blocked]
       .filter((type): type is keyof typeof CDP_RESOURCE_TYPES => type in CDP_RESOURCE_TYPES)
       .map((type) => ({ urlPattern: '*', resourceType: CDP_RESOURCE_TYPES[type], requestStage: 'Request' as const }));
     // With images blocked, the browser's own request for the tab icon (type Other, after every load) is refused too:
     // a request through the network service and the proxy per page for nothing (~3 ms of CPU a page).
-    if (this.blocked.has('image')) patterns.push({ urlPattern: '*/favicon.ico', resourceType: 'Other', requestStage: 'Request' });
+    if (this.blocked.has('image'))
+      patterns.push({ urlPattern: '*/favicon.ico', resourceType: 'Other', requestStage: 'Request' });
     await cdp.send('Fetch.enable', { patterns });
     return cdp;
   }
@@ -375,12 +496,19 @@ export class BrowserPool {
   private async release(pb: PooledBrowser, slot: Slot | undefined, ok: boolean): Promise<void> {
     try {
       if (slot) {
-        if (ok && !pb.dead && !pb.retired && (await this.isClean(slot))) {
+        if (
+          ok &&
+          !pb.dead &&
+          !pb.retired &&
+          this.sessions.get(slot.session.key) === slot.session &&
+          (await this.isClean(slot))
+        ) {
+          await this.forgetTask(slot);
           if (slot.uses % this.opts.gcEveryTasks === 0) {
             slot.cdp ??= await slot.context.newCDPSession(slot.page);
             await slot.cdp.send('HeapProfiler.collectGarbage');
           }
-          pb.idle.push(slot); // the next task's navigation replaces the document
+          pb.idle.push(slot);
         } else {
           await slot.context.close();
         }
@@ -394,17 +522,85 @@ export class BrowserPool {
     }
   }
 
+  /**
+   * Before a context serves the next task: every other page (popups) closed, the task's document replaced by
+   * about:blank (its scripts, timers and connections stop) and the tab's history cleared, so `history.back()` or
+   * `history.length` tells the next task nothing of this one.
+   */
+  private async forgetTask(slot: Slot): Promise<void> {
+    await Promise.all(
+      slot.context
+        .pages()
+        .filter((p) => p !== slot.page)
+        .map((p) => p.close()),
+    );
+    await slot.page.goto('about:blank');
+    slot.cdp ??= await slot.context.newCDPSession(slot.page);
+    await slot.cdp.send('Page.resetNavigationHistory');
+  }
+
+  /** A context may serve the session's next task: a named session keeps its cookies and storage, the pool's own none. */
   private async isClean(slot: Slot): Promise<boolean> {
     if (!this.opts.reuseContexts || slot.withHeaders || slot.crashed || slot.task.refused) return false;
-    if (slot.uses >= this.opts.maxTasksPerContext || slot.task.documentOrigins.size > 1) return false;
-    if (slot.page.isClosed() || slot.context.pages().length !== 1 || slot.page.frames().length !== 1) return false;
+    if (slot.uses >= this.opts.maxTasksPerContext || slot.page.isClosed()) return false;
+    if (slot.session.named) return true;
+    if (slot.task.documentOrigins.size > 1) return false;
+    if (slot.context.pages().length !== 1 || slot.page.frames().length !== 1) return false;
     // The probe goes straight over the slot's CDP session (one Runtime.evaluate): Playwright's evaluate costs more.
     slot.cdp ??= await slot.context.newCDPSession(slot.page);
     const [cookies, probe] = await Promise.all([
       slot.context.cookies(),
-      slot.cdp.send('Runtime.evaluate', { expression: STORAGE_PROBE, awaitPromise: true, returnByValue: true, silent: true }),
+      slot.cdp.send('Runtime.evaluate', {
+        expression: STORAGE_PROBE,
+        awaitPromise: true,
+        returnByValue: true,
+        silent: true,
+      }),
     ]);
     return cookies.length === 0 && !probe.exceptionDetails && probe.result.value === 0;
+  }
+
+  /** The task's session: the live one for its key, else a new one (identity drawn, next upstream proxy). */
+  private async session(options: Pick<RunOptions, 'session' | 'hl' | 'gl'>): Promise<Session> {
+    const key = options.session ?? `pool:${options.hl ?? ''}|${options.gl ?? ''}`;
+    const live = this.sessions.get(key);
+    if (live && live.tasks < this.opts.sessionMaxTasks && Date.now() - live.startedAt < this.opts.sessionMaxAgeMs)
+      return live;
+    const pending = this.opening.get(key);
+    if (pending) return pending;
+    const opening = (async () => {
+      const identities = this.identities ?? new BrowserIdentities({ version: (await this.anyBrowser()).version() });
+      this.identities ??= identities;
+      const proxy = this.opts.upstreamProxies?.next();
+      const lane = proxy ? await this.opts.upstreamProxies?.laneFor(proxy) : undefined;
+      const fresh: Session = {
+        key,
+        named: options.session !== undefined,
+        identity: identities.create({ hl: options.hl, gl: options.gl }),
+        proxy,
+        lane,
+        tasks: 0,
+        startedAt: Date.now(),
+      };
+      if (live) this.dropIdle((slot) => slot.session === live);
+      this.sessions.set(key, fresh);
+      return fresh;
+    })().finally(() => this.opening.delete(key));
+    this.opening.set(key, opening);
+    return opening;
+  }
+
+  private async anyBrowser(): Promise<Browser> {
+    const pb = this.browsers.find((b) => !b.dead) ?? this.launch();
+    return pb.ready;
+  }
+
+  private dropIdle(matches: (slot: Slot) => boolean): void {
+    for (const pb of this.browsers) {
+      const drop = pb.idle.filter(matches);
+      pb.idle = pb.idle.filter((slot) => !matches(slot));
+      for (const slot of drop) void slot.context.close().catch(() => undefined);
+    }
   }
 
   private async closeBrowser(pb: PooledBrowser): Promise<void> {
@@ -415,6 +611,19 @@ export class BrowserPool {
     await browser?.close().catch(() => undefined);
     this.forget(pb);
   }
+}
+
+/**
+ * The identity on a page, over CDP: user agent, Accept-Language list, `navigator.platform` and the client hints
+ * (`navigator.userAgentData`, `Sec-CH-UA*`) that Playwright's own `userAgent` option would leave without brands.
+ */
+async function applyIdentity(cdp: CDPSession, identity: BrowserIdentity): Promise<void> {
+  await cdp.send('Emulation.setUserAgentOverride', {
+    userAgent: identity.userAgent,
+    acceptLanguage: identity.languages.join(','),
+    platform: identity.platform,
+    userAgentMetadata: identity.userAgentMetadata,
+  });
 }
 
 function isMainNavigation(page: Page, request: Request): boolean {

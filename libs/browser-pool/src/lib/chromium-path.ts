@@ -35,9 +35,27 @@ const PLAYWRIGHT_DISABLED_FEATURES = [
   'PreconnectToSearch',
 ];
 
-/** Launch flags: safe to run as root in a container, and nothing that phones home or idles the CPU. */
+/**
+ * Whether Chromium may use its sandbox here: not as root (Chromium refuses to start sandboxed as root) and not when
+ * the operator turned it off (BROWSER_NO_SANDBOX=true, for a runtime that forbids the namespaces it needs). The
+ * reason is for a warning in the log.
+ */
+export function sandboxDecision(
+  noSandbox: boolean,
+  uid: number | undefined = process.getuid?.(),
+): { sandbox: boolean; reason?: string } {
+  if (noSandbox) return { sandbox: false, reason: 'BROWSER_NO_SANDBOX=true' };
+  if (uid === 0) return { sandbox: false, reason: 'running as root' };
+  return { sandbox: true };
+}
+
+/**
+ * Launch flags: no automation markers, and nothing that phones home or idles the CPU. `--no-sandbox` is not here:
+ * Playwright adds it unless the pool launches with `chromiumSandbox` (see sandboxDecision).
+ */
 export const CHROMIUM_ARGS = [
-  '--no-sandbox',
+  // navigator.webdriver stays false, as in a browser a person runs (the identity does the rest: see browser-identity).
+  '--disable-blink-features=AutomationControlled',
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--disable-background-networking',

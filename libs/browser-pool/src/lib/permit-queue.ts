@@ -37,18 +37,24 @@ export class PermitQueue {
     }
     if (this.waiters.length >= this.queueLimit) {
       return Promise.reject(
-        new TrawlError('OVERLOADED', `browser pool is full: ${this.inUse} pages busy and ${this.waiters.length} tasks waiting`),
+        new TrawlError(
+          'OVERLOADED',
+          `browser pool is full: ${this.inUse} pages busy and ${this.waiters.length} tasks waiting`,
+        ),
       );
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         resolve,
         reject,
-        timer: setTimeout(() => {
-          const i = this.waiters.indexOf(waiter);
-          if (i >= 0) this.waiters.splice(i, 1);
-          reject(new TrawlError('UPSTREAM_TIMEOUT', 'the deadline passed while waiting for a free browser page'));
-        }, Math.max(0, deadline - Date.now())),
+        timer: setTimeout(
+          () => {
+            const i = this.waiters.indexOf(waiter);
+            if (i >= 0) this.waiters.splice(i, 1);
+            reject(new TrawlError('UPSTREAM_TIMEOUT', 'the deadline passed while waiting for a free browser page'));
+          },
+          Math.max(0, deadline - Date.now()),
+        ),
       };
       this.waiters.push(waiter);
     });

@@ -1,5 +1,5 @@
-import { IsString, Matches } from 'class-validator';
-import { ExtractorUpstreamEnv } from './extractor-upstream.env.js';
+import { IsIn, IsString, Matches } from 'class-validator';
+import { ExtractorUpstreamEnv, UPSTREAM_ENGINE_VALUES } from './extractor-upstream.env.js';
 
 export class ExtractorRetailEnv extends ExtractorUpstreamEnv {
   /**
@@ -10,4 +10,8 @@ export class ExtractorRetailEnv extends ExtractorUpstreamEnv {
   @IsString()
   @Matches(/^https?:\/\/[^\s/]+\/?$/, { message: 'RETAIL_BASE_URL must be an origin such as https://www.amazon.com' })
   RETAIL_BASE_URL: string = 'https://www.amazon.com';
+
+  /** How pages are fetched when a request names no `engine`: http, browser (the fleet over NATS) or auto. */
+  @IsIn(UPSTREAM_ENGINE_VALUES, { message: `RETAIL_ENGINE must be one of: ${UPSTREAM_ENGINE_VALUES.join(', ')}` })
+  RETAIL_ENGINE: 'http' | 'browser' | 'auto' = 'auto';
 }

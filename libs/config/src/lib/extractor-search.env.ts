@@ -1,5 +1,5 @@
 import { IsIn, IsString, Matches } from 'class-validator';
-import { ExtractorUpstreamEnv } from './extractor-upstream.env.js';
+import { ExtractorUpstreamEnv, UPSTREAM_ENGINE_VALUES } from './extractor-upstream.env.js';
 
 export class ExtractorSearchEnv extends ExtractorUpstreamEnv {
   /** Where search pages come from: Google, or the upstream simulator (`http://127.0.0.1:8090`). */
@@ -10,4 +10,8 @@ export class ExtractorSearchEnv extends ExtractorUpstreamEnv {
   /** Results asked for per search page (10, or 100 where the upstream still honours num=100). */
   @IsIn([10, 100])
   SEARCH_PAGE_SIZE: number = 10;
+
+  /** How pages are fetched when a request names no `engine`: http, browser (the fleet over NATS) or auto. */
+  @IsIn(UPSTREAM_ENGINE_VALUES, { message: `SEARCH_ENGINE must be one of: ${UPSTREAM_ENGINE_VALUES.join(', ')}` })
+  SEARCH_ENGINE: 'http' | 'browser' | 'auto' = 'auto';
 }

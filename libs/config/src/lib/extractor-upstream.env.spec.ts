@@ -31,4 +31,17 @@ describe('extractor env classes', () => {
     expect(() => loadEnv(ExtractorMapsEnv, { MAPS_BASE_URL: 'www.google.com' })).toThrow(/MAPS_BASE_URL/);
     expect(() => loadEnv(ExtractorRetailEnv, { PROXY_URLS: 'socks://x' })).toThrow(/PROXY_URLS/);
   });
+
+  it('default every upstream to the auto engine with a 10-minute browser memory, and name a bad engine', () => {
+    expect(loadEnv(ExtractorSearchEnv, {})).toMatchObject({
+      SEARCH_ENGINE: 'auto',
+      UPSTREAM_BROWSER_MEMORY_MS: 600_000,
+    });
+    expect(loadEnv(ExtractorMapsEnv, { MAPS_ENGINE: 'browser' }).MAPS_ENGINE).toBe('browser');
+    expect(loadEnv(ExtractorRetailEnv, { RETAIL_ENGINE: 'http' }).RETAIL_ENGINE).toBe('http');
+    expect(() => loadEnv(ExtractorRetailEnv, { RETAIL_ENGINE: 'curl' })).toThrow(/RETAIL_ENGINE must be one of/);
+    expect(() => loadEnv(ExtractorSearchEnv, { UPSTREAM_BROWSER_MEMORY_MS: '-1' })).toThrow(
+      /UPSTREAM_BROWSER_MEMORY_MS/,
+    );
+  });
 });

@@ -1,6 +1,9 @@
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseEnv } from './base.env.js';
 
+/** `engine` values of the upstream extractors (UPSTREAM_ENGINES in @trawl/contracts). */
+export const UPSTREAM_ENGINE_VALUES = ['http', 'browser', 'auto'] as const;
+
 const URL_LIST = /^(https?:\/\/[^,\s]+(,\s*https?:\/\/[^,\s]+)*)?$/;
 
 /** Variables of every extractor that fetches upstream pages (search, maps, retail). */
@@ -29,4 +32,12 @@ export class ExtractorUpstreamEnv extends BaseEnv {
   @IsInt()
   @Min(1024)
   UPSTREAM_MAX_BYTES: number = 10 * 1024 * 1024;
+
+  /**
+   * How long, ms, an upstream host that answered plain HTTP with a wall (JavaScript, consent, challenge) is
+   * remembered as needing a browser, so `auto` skips the HTTP try for it (per replica, in memory).
+   */
+  @IsInt()
+  @Min(0)
+  UPSTREAM_BROWSER_MEMORY_MS: number = 600_000;
 }

@@ -1,5 +1,6 @@
 import type { ExtractRequestDto } from './dto/extract-request.dto.js';
 import type { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
+import type { RenderPageReply, RenderPageRequestDto } from './dto/render-page-request.dto.js';
 import type { ScrapeRequestDto } from './dto/scrape-request.dto.js';
 import type { WebSearchRequestDto } from './dto/web-search-request.dto.js';
 import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/maps-result.js';
@@ -8,6 +9,7 @@ import type { ScrapeResult } from './results/scrape-result.js';
 import type { WebSearchResult } from './results/web-search-result.js';
 import type { SUBJECTS } from './subjects.constants.js';
 import type { TaskGetRequest, TaskRecord, TaskSubmitReply, TaskSubmitRequest } from './task.js';
+import type { UpstreamEngine } from './upstream-engine.js';
 
 /** One URL to extract, as sent to an extractor (params already appended). */
 export interface ExtractUrlRequest {
@@ -15,6 +17,8 @@ export interface ExtractUrlRequest {
   timeout: number;
   /** Optional hints from `params` (hl, gl) the extractor may use. */
   params?: ExtractRequestDto['params'];
+  /** How the extractor gets the page (extension of the spec); absent: the service's configuration. */
+  engine?: UpstreamEngine;
   /** Add the `meta` block to the record. */
   meta?: boolean;
 }
@@ -30,6 +34,7 @@ export interface RpcContract {
   [SUBJECTS.extractMapsSearchUrl]: { request: ExtractUrlRequest; reply: MapsSearchData };
   [SUBJECTS.extractRetail]: { request: ExtractUrlRequest; reply: RetailRecord };
   [SUBJECTS.scrapePage]: { request: ScrapeRequestDto; reply: ScrapeResult };
+  [SUBJECTS.renderPage]: { request: RenderPageRequestDto; reply: RenderPageReply };
   [SUBJECTS.taskSubmit]: { request: TaskSubmitRequest; reply: TaskSubmitReply };
   [SUBJECTS.taskGet]: { request: TaskGetRequest; reply: TaskRecord };
 }

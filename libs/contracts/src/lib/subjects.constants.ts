@@ -16,6 +16,11 @@ export const SUBJECTS = {
   extractRetail: 'extract.retail.v1',
   /** Page scrape (POST /scrape, and POST /extract with type `scrape`). Served by extractor-scrape. */
   scrapePage: 'scrape.page.v1',
+  /**
+   * One page rendered in Chromium for an upstream extractor (search, maps, retail in `browser`/`auto`): the browser
+   * fleet. Served by extractor-scrape (its pool, its SSRF guard); see docs/decisions/0005-one-browser-fleet.md.
+   */
+  renderPage: 'render.page.v1',
   /** Batch submission: creates BullMQ jobs, replies with the job objects. Served by task-service. */
   taskSubmit: 'task.submit.v1',
   /** Task lookup by id. Served by task-service. */

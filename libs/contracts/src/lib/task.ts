@@ -4,6 +4,7 @@ import type { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
 import type { SearchBatchRequestDto } from './dto/search-batch-request.dto.js';
 import type { UrlBatchRequestDto } from './dto/url-batch-request.dto.js';
 import type { UrlParams } from './dto/url-params.validator.js';
+import type { UpstreamEngine } from './upstream-engine.js';
 
 /** Task states: BullMQ's. */
 export const TASK_STATUSES = [
@@ -35,6 +36,8 @@ export interface MapsBatchJobData {
   num: number;
   timeout: number;
   webhook: string;
+  /** Extension of the spec: the engine asked for (absent: the service's configuration). */
+  engine?: UpstreamEngine;
 }
 
 /** Echo of a search batch (one job per call). */
@@ -49,6 +52,8 @@ export interface SearchBatchJobData {
   lr?: string;
   timeout: number;
   webhook: string;
+  /** Extension of the spec: the engine asked for (absent: the service's configuration). */
+  engine?: UpstreamEngine;
 }
 
 /** Echo of one URL of a URL batch (one job per URL); `url` has `params` appended. */
@@ -59,6 +64,8 @@ export interface UrlJobData {
   webhook: string;
   type: ExtractType;
   params?: UrlParams;
+  /** Extension of the spec: the engine asked for (absent: the service's configuration). */
+  engine?: UpstreamEngine;
 }
 
 export type BatchJobData = MapsBatchJobData | SearchBatchJobData | UrlJobData;

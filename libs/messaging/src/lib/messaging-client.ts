@@ -21,6 +21,7 @@ const SERVICE_OF_SUBJECT: Record<RpcSubject, string> = {
   'extract.maps-url.v1': 'extractor-maps',
   'extract.retail.v1': 'extractor-retail',
   'scrape.page.v1': 'extractor-scrape',
+  'render.page.v1': 'extractor-scrape',
   'task.submit.v1': 'task-service',
   'task.get.v1': 'task-service',
 };

@@ -1,6 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
+import { defaultIdentities } from '@trawl/browser-identity';
 import { TrawlError } from '@trawl/contracts';
 import { EMPTY_ALLOW_LIST, type AllowList } from './address-policy.js';
 import { checkUrl, systemResolver, type Resolver } from './check-url.js';
@@ -10,7 +11,8 @@ import { toUpstreamError } from './upstream-error.js';
 
 export const DEFAULT_MAX_REDIRECTS = 10;
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
+/** The one browser identity's user agent (`@trawl/browser-identity`: the real Chromium's version, never written here). */
+export const DEFAULT_USER_AGENT = defaultIdentities().forLocale().userAgent;
 
 export interface SafeFetchInit {
   method?: 'GET' | 'HEAD';

@@ -95,7 +95,12 @@ export class TaskProcessors {
   private extract(data: UrlJobData & TaskJobData): Promise<unknown> {
     // The worker runs the job inside its trace (TaskWorkers), so the request carries it without extra headers.
     const deadline = { timeoutMs: data.timeout };
-    const request = { url: data.url, timeout: data.timeout, ...(data.params ? { params: data.params } : {}) };
+    const request = {
+      url: data.url,
+      timeout: data.timeout,
+      ...(data.params ? { params: data.params } : {}),
+      ...(data.engine ? { engine: data.engine } : {}),
+    };
     switch (data.type) {
       case 'retail':
         return this.extractors.send(SUBJECTS.extractRetail, request, deadline);
@@ -110,7 +115,11 @@ export class TaskProcessors {
             url: data.url,
             formats: this.options.scrapeFormats,
             timeout: data.timeout,
-            ...(this.options.scrapeEngine ? { engine: this.options.scrapeEngine } : {}),
+            ...(data.engine
+              ? { engine: data.engine }
+              : this.options.scrapeEngine
+                ? { engine: this.options.scrapeEngine }
+                : {}),
           },
           deadline,
         );

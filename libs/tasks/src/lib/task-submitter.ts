@@ -110,6 +110,7 @@ export class TaskSubmitter {
         webhook: req.webhook,
         type: req.type,
         ...(req.params ? { params: req.params } : {}),
+        ...(req.engine ? { engine: req.engine } : {}),
         ...meta,
       };
       return data;
@@ -129,10 +130,11 @@ export class TaskSubmitter {
 
   private async submitMaps(req: MapsBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const { querys, ll, hl, start, num, timeout, webhook } = req;
-    const data: TaskJobData = { kind: 'maps', querys, ll, hl, start, num, timeout, webhook, ...meta };
+    const engine = req.engine ? { engine: req.engine } : {};
+    const data: TaskJobData = { kind: 'maps', querys, ll, hl, start, num, timeout, webhook, ...engine, ...meta };
     const children = querys.map((q): QueryJobData => ({
       kind: 'maps-query',
-      request: { q, ll, hl, start, num, timeout },
+      request: { q, ll, hl, start, num, timeout, ...engine },
       ...(meta.trace ? { trace: meta.trace } : {}),
     }));
     return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children, meta.apiKeyId, cap);
@@ -141,10 +143,23 @@ export class TaskSubmitter {
   private async submitSearch(req: SearchBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const { querys, start, num, hl, gl, cr, lr, timeout, webhook } = req;
     const optional = { ...(cr ? { cr } : {}), ...(lr ? { lr } : {}) };
-    const data: TaskJobData = { kind: 'search', querys, start, num, hl, gl, ...optional, timeout, webhook, ...meta };
+    const engine = req.engine ? { engine: req.engine } : {};
+    const data: TaskJobData = {
+      kind: 'search',
+      querys,
+      start,
+      num,
+      hl,
+      gl,
+      ...optional,
+      timeout,
+      webhook,
+      ...engine,
+      ...meta,
+    };
     const children = querys.map((q): QueryJobData => ({
       kind: 'search-query',
-      request: { q, start, num, hl, gl, ...optional, timeout },
+      request: { q, start, num, hl, gl, ...optional, timeout, ...engine },
       ...(meta.trace ? { trace: meta.trace } : {}),
     }));
     return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children, meta.apiKeyId, cap);

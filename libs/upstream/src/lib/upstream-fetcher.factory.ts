@@ -1,6 +1,8 @@
 import { csv, type ExtractorUpstreamEnv } from '@trawl/config';
+import type { UpstreamEngine } from '@trawl/contracts';
 import { ProxyRotation } from './proxy-rotation.js';
 import { UpstreamFetcher, type FetchFn, type UpstreamParseObserver } from './upstream-fetcher.js';
+import { UpstreamPageSource, type RenderFn } from './upstream-page.source.js';
 
 /**
  * An UpstreamFetcher configured from an extractor's environment (proxies, cool-down, size limit); `parseObserver`
@@ -17,5 +19,20 @@ export function upstreamFetcherFromEnv(
     maxBytes: env.UPSTREAM_MAX_BYTES,
     ...(parseObserver ? { parseObserver } : {}),
     ...(proxies.length > 0 ? { proxies: new ProxyRotation(proxies, { cooldownMs: env.PROXY_COOLDOWN_MS }) } : {}),
+  });
+}
+
+/** An UpstreamPageSource over `fetcher`, its default engine and browser memory from the environment. */
+export function upstreamPageSourceFromEnv(
+  env: ExtractorUpstreamEnv,
+  fetcher: UpstreamFetcher,
+  defaultEngine: UpstreamEngine,
+  render: RenderFn | undefined,
+): UpstreamPageSource {
+  return new UpstreamPageSource({
+    fetcher,
+    defaultEngine,
+    browserMemoryMs: env.UPSTREAM_BROWSER_MEMORY_MS,
+    ...(render ? { render } : {}),
   });
 }

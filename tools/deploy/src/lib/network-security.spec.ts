@@ -128,7 +128,9 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     const block = (user: string) => conf.slice(conf.indexOf(`user: "${user}"`)).split('\n    }')[0] ?? '';
     const scrape = block('extractor-scrape');
     expect(scrape).toContain('publish: { allow: [] }');
-    expect(scrape).toContain(`subscribe: { allow: ["${SUBJECTS.scrapePage}"] }`);
+    // It serves /scrape and the fleet's renders (ADR 0005); the extractors that ask for renders may only ask that.
+    expect(scrape).toContain(`subscribe: { allow: ["${SUBJECTS.scrapePage}", "${SUBJECTS.renderPage}"] }`);
+    expect(block('extractor-search')).toContain(`publish: { allow: ["${SUBJECTS.renderPage}"] }`);
     expect(scrape).toContain('allow_responses: true');
     expect(scrape).not.toContain(SUBJECTS.taskSubmit);
     expect(block('gateway')).toContain(SUBJECTS.taskSubmit);

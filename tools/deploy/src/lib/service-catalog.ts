@@ -49,7 +49,11 @@ export interface ServiceSpec {
   redisAcl?: string;
 }
 
-function extractor(name: ServiceName, queues: QueueName[], serves: string[]): ServiceSpec {
+/**
+ * An extractor serves its subjects; one that gets pages rendered by the browser fleet (`renders`) also asks
+ * extractor-scrape on SUBJECTS.renderPage and reads the replies on its inbox (docs/decisions/0005).
+ */
+function extractor(name: ServiceName, queues: QueueName[], serves: string[], renders = false): ServiceSpec {
   return {
     name,
     kind: 'nats',
@@ -57,7 +61,9 @@ function extractor(name: ServiceName, queues: QueueName[], serves: string[]): Se
     secretKeys: ['PROXY_URLS'],
     redis: false,
     queues,
-    nats: { publish: [], subscribe: serves },
+    nats: renders
+      ? { publish: [SUBJECTS.renderPage], subscribe: [...serves, INBOX] }
+      : { publish: [], subscribe: serves },
     internet: true,
   };
 }
@@ -105,15 +111,17 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     redisAcl: '%R~trawl:apikey:* resetchannels',
   },
   // Extractors serve NATS request/reply; batch work reaches them from these queues' workers.
-  // They serve their subjects only (replies go to the caller's inbox) and reach nothing in the cluster but NATS.
-  extractor('extractor-search', [QUEUES.search, QUEUES.mpSearch], [SUBJECTS.searchWeb]),
+  // They serve their subjects (replies go to the caller's inbox) and reach nothing in the cluster but NATS; search,
+  // maps and retail also ask the browser fleet (extractor-scrape) for renders.
+  extractor('extractor-search', [QUEUES.search, QUEUES.mpSearch], [SUBJECTS.searchWeb], true),
   extractor(
     'extractor-maps',
     [QUEUES.maps, QUEUES.mpMaps],
     [SUBJECTS.searchMaps, SUBJECTS.extractPlace, SUBJECTS.extractMapsSearchUrl],
+    true,
   ),
-  extractor('extractor-retail', [QUEUES.retail], [SUBJECTS.extractRetail]),
-  { ...extractor('extractor-scrape', [QUEUES.scrape], [SUBJECTS.scrapePage]), chromium: true },
+  extractor('extractor-retail', [QUEUES.retail], [SUBJECTS.extractRetail], true),
+  { ...extractor('extractor-scrape', [QUEUES.scrape], [SUBJECTS.scrapePage, SUBJECTS.renderPage]), chromium: true },
 ];
 
 export const GATEWAY_PORT = 8080;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.js';
@@ -21,13 +22,25 @@ export class ExtractRequestDto {
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
 
-  @ApiPropertyOptional({ description: 'Adds `meta` (parser version, fields left empty) to the result.', default: false })
+  @ApiPropertyOptional({
+    description: 'Adds `meta` (parser version, fields left empty) to the result.',
+    default: false,
+  })
   @IsOptional()
   @IsBoolean()
   meta?: boolean;
 
-  @ApiPropertyOptional({ description: 'Parameters appended to the URL, e.g. hl, gl.', type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({
+    description: 'Parameters appended to the URL, e.g. hl, gl.',
+    type: 'object',
+    additionalProperties: true,
+  })
   @IsOptional()
   @Validate(IsUrlParams)
   params?: UrlParams;
+
+  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
+  @IsOptional()
+  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  engine?: UpstreamEngine;
 }

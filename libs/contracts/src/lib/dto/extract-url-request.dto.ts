@@ -1,4 +1,5 @@
-import { IsBoolean, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Max, Min, Validate, IsIn } from 'class-validator';
+import { UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { LIMITS } from '../limits.constants.js';
 import type { ExtractUrlRequest } from '../rpc-contract.js';
 import { IsHttpUrl } from './http-url.js';
@@ -22,4 +23,8 @@ export class ExtractUrlRequestDto implements ExtractUrlRequest {
   @IsOptional()
   @Validate(IsUrlParams)
   params?: UrlParams;
+
+  @IsOptional()
+  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  engine?: UpstreamEngine;
 }

@@ -10,7 +10,10 @@ import {
   Max,
   MaxLength,
   Min,
+  IsIn,
+  IsOptional,
 } from 'class-validator';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { DEFAULT_BATCH_MAPS_LL, DEFAULT_HL, LIMITS, LL_PATTERN } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.js';
 
@@ -56,4 +59,9 @@ export class MapsBatchRequestDto {
   @Min(LIMITS.minTimeoutMs)
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
+  @IsOptional()
+  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  engine?: UpstreamEngine;
 }

@@ -1,5 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  IsIn,
+} from 'class-validator';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { DEFAULT_HL, DEFAULT_MAPS_LL, LIMITS, LL_PATTERN } from '../limits.constants.js';
 
 /** POST /extract/search/maps */
@@ -10,7 +22,10 @@ export class MapsSearchRequestDto {
   @MaxLength(LIMITS.maxQueryLength)
   q!: string;
 
-  @ApiPropertyOptional({ description: 'Latitude, longitude and zoom: `<lat>,<lng>,<zoom>z`.', default: DEFAULT_MAPS_LL })
+  @ApiPropertyOptional({
+    description: 'Latitude, longitude and zoom: `<lat>,<lng>,<zoom>z`.',
+    default: DEFAULT_MAPS_LL,
+  })
   @IsString()
   @Matches(LL_PATTERN, { message: 'll must look like <lat>,<lng>,<zoom>z, for example 37.98,23.72,14z' })
   ll: string = DEFAULT_MAPS_LL;
@@ -40,7 +55,14 @@ export class MapsSearchRequestDto {
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
 
-  @ApiPropertyOptional({ description: 'Adds `meta` (parser version, fields left empty) to the result.', default: false })
+  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
+  @IsOptional()
+  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  engine?: UpstreamEngine;
+  @ApiPropertyOptional({
+    description: 'Adds `meta` (parser version, fields left empty) to the result.',
+    default: false,
+  })
   @IsOptional()
   @IsBoolean()
   meta?: boolean;

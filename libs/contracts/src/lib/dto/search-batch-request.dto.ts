@@ -11,7 +11,9 @@ import {
   Max,
   MaxLength,
   Min,
+  IsIn,
 } from 'class-validator';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { DEFAULT_BATCH_GL, DEFAULT_HL, LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.js';
 
@@ -61,7 +63,9 @@ export class SearchBatchRequestDto {
   @ApiPropertyOptional()
   @IsOptional()
   @IsString()
-  @Matches(/^lang_[a-zA-Z-]{2,7}(\|lang_[a-zA-Z-]{2,7})*$/, { message: 'lr must look like lang_en (several joined by |)' })
+  @Matches(/^lang_[a-zA-Z-]{2,7}(\|lang_[a-zA-Z-]{2,7})*$/, {
+    message: 'lr must look like lang_en (several joined by |)',
+  })
   lr?: string;
 
   @ApiPropertyOptional({ description: 'Milliseconds per query.', default: LIMITS.defaultTimeoutMs })
@@ -69,4 +73,9 @@ export class SearchBatchRequestDto {
   @Min(LIMITS.minTimeoutMs)
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
+  @IsOptional()
+  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  engine?: UpstreamEngine;
 }

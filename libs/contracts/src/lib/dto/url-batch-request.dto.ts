@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.js';
@@ -32,4 +33,9 @@ export class UrlBatchRequestDto {
   @IsOptional()
   @Validate(IsUrlParams)
   params?: UrlParams;
+
+  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
+  @IsOptional()
+  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  engine?: UpstreamEngine;
 }

@@ -1,5 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  IsIn,
+} from 'class-validator';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { DEFAULT_HL, LIMITS } from '../limits.constants.js';
 
 const LANGUAGE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/;
@@ -48,7 +60,9 @@ export class WebSearchRequestDto {
   @ApiPropertyOptional({ description: 'Language restrict, e.g. lang_en.' })
   @IsOptional()
   @IsString()
-  @Matches(/^lang_[a-zA-Z-]{2,7}(\|lang_[a-zA-Z-]{2,7})*$/, { message: 'lr must look like lang_en (several joined by |)' })
+  @Matches(/^lang_[a-zA-Z-]{2,7}(\|lang_[a-zA-Z-]{2,7})*$/, {
+    message: 'lr must look like lang_en (several joined by |)',
+  })
   lr?: string;
 
   @ApiPropertyOptional({ description: 'Milliseconds.', default: LIMITS.defaultTimeoutMs })
@@ -57,7 +71,14 @@ export class WebSearchRequestDto {
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
 
-  @ApiPropertyOptional({ description: 'Adds `meta` (parser version, fields left empty) to the result.', default: false })
+  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
+  @IsOptional()
+  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  engine?: UpstreamEngine;
+  @ApiPropertyOptional({
+    description: 'Adds `meta` (parser version, fields left empty) to the result.',
+    default: false,
+  })
   @IsOptional()
   @IsBoolean()
   meta?: boolean;
