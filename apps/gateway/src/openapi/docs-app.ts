@@ -1,0 +1,35 @@
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { MessagingClient } from '@trawl/messaging';
+import { ExtractController } from '../routes/extract.controller.js';
+import { ScrapeController } from '../routes/scrape.controller.js';
+import { SearchController } from '../routes/search.controller.js';
+import { TasksController } from '../routes/tasks.controller.js';
+import { API_PREFIX, buildOpenApiDocument, serializeOpenApi } from './openapi-document.js';
+
+/**
+ * The API's controllers with stand-in dependencies, for describing them: no NATS, no Redis, nothing listens. The
+ * controllers' routes, DTOs and decorators are what the document is made of; their dependencies are never called.
+ */
+@Module({
+  controllers: [SearchController, ExtractController, ScrapeController, TasksController],
+  providers: [{ provide: MessagingClient, useValue: {} }],
+})
+class ApiDocsModule {}
+
+async function createDocsApp(): Promise<INestApplication> {
+  const app = await NestFactory.create(ApiDocsModule, new FastifyAdapter(), { logger: false, abortOnError: false });
+  app.setGlobalPrefix(API_PREFIX);
+  return app;
+}
+
+/** openapi.json as committed: built from the controllers without a running gateway. */
+export async function renderOpenApiJson(): Promise<string> {
+  const app = await createDocsApp();
+  try {
+    return serializeOpenApi(buildOpenApiDocument(app));
+  } finally {
+    await app.close();
+  }
+}
