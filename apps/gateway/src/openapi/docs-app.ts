@@ -6,6 +6,7 @@ import { ExtractController } from '../routes/extract.controller.js';
 import { ScrapeController } from '../routes/scrape.controller.js';
 import { SearchController } from '../routes/search.controller.js';
 import { TasksController } from '../routes/tasks.controller.js';
+import { renderClientTypes } from './client-types.js';
 import { API_PREFIX, buildOpenApiDocument, serializeOpenApi } from './openapi-document.js';
 
 /**
@@ -24,12 +25,23 @@ async function createDocsApp(): Promise<INestApplication> {
   return app;
 }
 
-/** openapi.json as committed: built from the controllers without a running gateway. */
-export async function renderOpenApiJson(): Promise<string> {
+/** What `npm run openapi` writes: openapi.json, and the client's types generated from it. */
+export interface RenderedApiDocs {
+  openApiJson: string;
+  clientTypes: string;
+}
+
+/** openapi.json as committed (and the client's types): built from the controllers without a running gateway. */
+export async function renderApiDocs(): Promise<RenderedApiDocs> {
   const app = await createDocsApp();
   try {
-    return serializeOpenApi(buildOpenApiDocument(app));
+    const doc = buildOpenApiDocument(app);
+    return { openApiJson: serializeOpenApi(doc), clientTypes: renderClientTypes(doc) };
   } finally {
     await app.close();
   }
+}
+
+export async function renderOpenApiJson(): Promise<string> {
+  return (await renderApiDocs()).openApiJson;
 }

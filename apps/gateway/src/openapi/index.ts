@@ -6,5 +6,6 @@ export {
   OPERATIONS,
   serializeOpenApi,
 } from './openapi-document.js';
-export { renderOpenApiJson } from './docs-app.js';
+export { renderApiDocs, renderOpenApiJson, type RenderedApiDocs } from './docs-app.js';
+export { renderClientTypes } from './client-types.js';
 export { RESPONSE_SCHEMAS, type JsonSchema } from './response-schemas.js';
