@@ -3,6 +3,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import * as contracts from '@trawl/contracts';
 import { ERROR_HTTP_STATUS, ERROR_RETRYABLE, LIMITS, type ErrorCode } from '@trawl/contracts';
 import { getMetadataStorage } from 'class-validator';
+import { MAX_JSON_DEPTH } from '../http/json-body-parser.js';
 import { envelopeOf, ref, RESPONSE_SCHEMAS, type JsonSchema } from './response-schemas.js';
 
 export const API_PREFIX = 'api/openapi/v1';
@@ -11,7 +12,10 @@ export const API_PREFIX = 'api/openapi/v1';
 const COMMON: ErrorCode[] = [
   'VALIDATION_FAILED',
   'MALFORMED_JSON',
+  'JSON_TOO_DEEP',
   'UNAUTHORIZED',
+  'METHOD_NOT_ALLOWED',
+  'HEADERS_TOO_LARGE',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'RATE_LIMITED',
@@ -20,6 +24,8 @@ const COMMON: ErrorCode[] = [
   'OVERLOADED',
 ];
 const UPSTREAM: ErrorCode[] = ['UPSTREAM_NOT_FOUND', 'UPSTREAM_ERROR', 'UPSTREAM_BLOCKED', 'UPSTREAM_TIMEOUT'];
+/** What turning a fetched page into text can refuse (scrape, and /extract of type scrape). */
+const PAGE: ErrorCode[] = ['UNSUPPORTED_CONTENT_TYPE', 'CONTENT_TOO_LARGE', 'PAGE_TOO_COMPLEX'];
 
 interface OperationDoc {
   /** Schema of `data` on 200. */
@@ -34,9 +40,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'post /extract/search/maps': { data: ref('MapsSearchResponse'), errors: [...COMMON, ...UPSTREAM] },
   'post /extract': {
     data: ref('ExtractResponse'),
-    errors: [...COMMON, 'URL_NOT_ALLOWED', 'PAGE_NOT_RECOGNISED', ...UPSTREAM],
+    errors: [...COMMON, 'URL_NOT_ALLOWED', 'PAGE_NOT_RECOGNISED', ...PAGE, ...UPSTREAM],
   },
-  'post /scrape': { data: ref('ScrapeResult'), errors: [...COMMON, 'URL_NOT_ALLOWED', ...UPSTREAM] },
+  'post /scrape': { data: ref('ScrapeResult'), errors: [...COMMON, 'URL_NOT_ALLOWED', ...PAGE, ...UPSTREAM] },
   'post /extractTask/batch/maps': {
     data: { type: 'array', items: ref('MapsBatchJob') },
     errors: [...COMMON, 'URL_NOT_ALLOWED'],
@@ -51,7 +57,16 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'get /extractTask/{jobId}': {
     data: ref('TaskRecord'),
-    errors: ['UNAUTHORIZED', 'TASK_NOT_FOUND', 'RATE_LIMITED', 'INTERNAL', 'SERVICE_UNAVAILABLE'],
+    errors: [
+      'UNAUTHORIZED',
+      'TASK_NOT_FOUND',
+      'METHOD_NOT_ALLOWED',
+      'URI_TOO_LONG',
+      'HEADERS_TOO_LARGE',
+      'RATE_LIMITED',
+      'INTERNAL',
+      'SERVICE_UNAVAILABLE',
+    ],
   },
 };
 
@@ -59,6 +74,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
 export const LIMITS_TABLE: [string, string, string][] = [
   ['request body', `${LIMITS.maxBodyBytes} bytes (BODY_LIMIT_BYTES)`, '413 PAYLOAD_TOO_LARGE'],
   ['body content type', 'application/json', '415 UNSUPPORTED_MEDIA_TYPE'],
+  ['JSON nesting', `at most ${MAX_JSON_DEPTH} levels`, '400 JSON_TOO_DEEP'],
+  ['request line and headers', '16 KiB (Node)', '431 HEADERS_TOO_LARGE'],
+  // MAX_PARAM_LENGTH of gateway-app.factory.ts (not imported: that module imports this one).
+  ['path parameter (`jobId`)', 'at most 256 characters', '414 URI_TOO_LONG'],
   ['unknown body fields', 'none allowed', '400 VALIDATION_FAILED, field named'],
   [
     '`timeout` (ms)',

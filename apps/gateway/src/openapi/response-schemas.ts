@@ -16,6 +16,7 @@ import {
   type Money,
   type PeopleAlsoAskItem,
   type PlaceRecord,
+  type ResultMeta,
   type RetailRecord,
   type ScrapeResult,
   type SearchBatchJobData,
@@ -56,6 +57,13 @@ function shape<T>(properties: { [K in keyof Required<T>]: JsonSchema }, optional
 function loose(schema: JsonSchema): JsonSchema {
   return { ...schema, additionalProperties: true };
 }
+
+const META = ref('ResultMeta');
+const resultMeta = shape<ResultMeta>({
+  parser: enumOf(['search', 'maps-search', 'maps-place', 'retail']),
+  parserVersion: str(),
+  emptyFields: arr(str()),
+});
 
 const sitelink = shape<{ link: string; snippet: string; title: string }>({ link: str(), snippet: str(), title: str() });
 const hours = arr(shape<{ day: string; times: string[] }>({ day: str(), times: arr(str()) }));
@@ -125,8 +133,9 @@ const webSearchResult = shape<WebSearchResult>(
         sources: arr(shape<{ title: string; link: string }>({ title: str(), link: str() })),
       }),
     ),
+    meta: META,
   },
-  ['ads', 'localResults', 'topStories', 'aiOverview'],
+  ['ads', 'localResults', 'topStories', 'aiOverview', 'meta'],
 );
 
 const mapsPlaceItem = shape<MapsPlaceItem>({
@@ -160,29 +169,33 @@ const mapsPlaceItem = shape<MapsPlaceItem>({
   about: str(),
 });
 
-const mapsSearchData = shape<MapsSearchData>({
-  organicResults: arr(ref('MapsPlaceItem')),
-  searchParameters: shape<MapsSearchData['searchParameters']>({
-    engine: str(),
-    q: str(),
-    device: str(),
-    mp_domain: str(),
-    hl: str(),
-    gl: str(),
-    type: str(),
-    zoom: str(),
-    latitude: nullable(num()),
-    longitude: nullable(num()),
-  }),
-  search_metadata: shape<MapsSearchData['search_metadata']>({
-    id: str(),
-    status: str(),
-    created_at: str(),
-    requestUrl: str(),
-    jsonUrl: nullable(str()),
-    htmlUrl: nullable(str()),
-  }),
-});
+const mapsSearchData = shape<MapsSearchData>(
+  {
+    organicResults: arr(ref('MapsPlaceItem')),
+    searchParameters: shape<MapsSearchData['searchParameters']>({
+      engine: str(),
+      q: str(),
+      device: str(),
+      mp_domain: str(),
+      hl: str(),
+      gl: str(),
+      type: str(),
+      zoom: str(),
+      latitude: nullable(num()),
+      longitude: nullable(num()),
+    }),
+    search_metadata: shape<MapsSearchData['search_metadata']>({
+      id: str(),
+      status: str(),
+      created_at: str(),
+      requestUrl: str(),
+      jsonUrl: nullable(str()),
+      htmlUrl: nullable(str()),
+    }),
+    meta: META,
+  },
+  ['meta'],
+);
 
 const mapsSearchResponse = shape<MapsSearchResponse>({
   data: ref('MapsSearchData'),
@@ -232,34 +245,39 @@ const placeRecord = shape<PlaceRecord>(
     optional_popular_times: anyValue('Popular times, when the page has them.'),
     optional_questions_and_answers: anyValue('Questions and answers, when the page has them.'),
     optional_review_summary: anyValue('Review summary, when the page has one.'),
+    meta: META,
   },
-  ['cid'],
+  ['cid', 'meta'],
 );
 
 const money = shape<Money>({ value: num('Amount, decimal point normalised.'), currency: str('ISO 4217.'), raw: str() });
-const retailRecord = shape<RetailRecord>({
-  asin: nullable(str()),
-  url: str(),
-  title: str(),
-  brand: nullable(str()),
-  price: nullable(ref('Money')),
-  list_price: nullable(ref('Money')),
-  rating: nullable(num()),
-  reviews_count: nullable(int()),
-  availability: nullable(str()),
-  in_stock: nullable(bool()),
-  main_image: nullable(str()),
-  images: arr(str()),
-  features: arr(str()),
-  description: nullable(str()),
-  categories: arr(str()),
-  best_sellers_rank: arr(shape<{ category: string; rank: number }>({ category: str(), rank: int() })),
-  seller: nullable(str()),
-  bought_past_month: nullable(str()),
-  date_first_available: nullable(str()),
-  variants: arr(shape<{ asin: string; label: string }>({ asin: str(), label: str() })),
-  specifications: stringMap(),
-});
+const retailRecord = shape<RetailRecord>(
+  {
+    asin: nullable(str()),
+    url: str(),
+    title: str(),
+    brand: nullable(str()),
+    price: nullable(ref('Money')),
+    list_price: nullable(ref('Money')),
+    rating: nullable(num()),
+    reviews_count: nullable(int()),
+    availability: nullable(str()),
+    in_stock: nullable(bool()),
+    main_image: nullable(str()),
+    images: arr(str()),
+    features: arr(str()),
+    description: nullable(str()),
+    categories: arr(str()),
+    best_sellers_rank: arr(shape<{ category: string; rank: number }>({ category: str(), rank: int() })),
+    seller: nullable(str()),
+    bought_past_month: nullable(str()),
+    date_first_available: nullable(str()),
+    variants: arr(shape<{ asin: string; label: string }>({ asin: str(), label: str() })),
+    specifications: stringMap(),
+    meta: META,
+  },
+  ['meta'],
+);
 
 const scrapeResult = shape<ScrapeResult>(
   {
@@ -425,6 +443,7 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   MapsSearchResponse: mapsSearchResponse,
   PlaceRecord: loose(placeRecord),
   Money: money,
+  ResultMeta: resultMeta,
   RetailRecord: loose(retailRecord),
   ScrapeResult: scrapeResult,
   ...Object.fromEntries(

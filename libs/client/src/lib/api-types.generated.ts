@@ -11,12 +11,13 @@ export type BatchJobOpts = {
 };
 
 export type ErrorData = {
-  error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
   field?: string;
   retryable: boolean;
 };
 
 export type ExtractRequest = {
+  meta?: boolean;
   params?: Record<string, unknown>;
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
@@ -148,6 +149,7 @@ export type MapsPlaceItem = {
 };
 
 export type MapsSearchData = {
+  meta?: ResultMeta;
   organicResults: MapsPlaceItem[];
   searchParameters: {
     device: string;
@@ -174,6 +176,7 @@ export type MapsSearchData = {
 export type MapsSearchRequest = {
   hl?: string;
   ll?: string;
+  meta?: boolean;
   num?: number;
   q: string;
   start?: number;
@@ -204,6 +207,7 @@ export type PlaceRecord = {
   ctx_state: string;
   latitude: number;
   longitude: number;
+  meta?: ResultMeta;
   mp_address: string;
   mp_category: string[];
   mp_city: string;
@@ -238,6 +242,12 @@ export type PlaceRecord = {
   optional_review_summary: unknown;
 };
 
+export type ResultMeta = {
+  emptyFields: string[];
+  parser: "search" | "maps-search" | "maps-place" | "retail";
+  parserVersion: string;
+};
+
 export type RetailRecord = {
   asin: string | null;
   availability: string | null;
@@ -255,6 +265,7 @@ export type RetailRecord = {
   in_stock: boolean | null;
   list_price: Money | null;
   main_image: string | null;
+  meta?: ResultMeta;
   price: Money | null;
   rating: number | null;
   reviews_count: number | null;
@@ -383,6 +394,7 @@ export type WebSearchRequest = {
   gl?: string;
   hl?: string;
   lr?: string;
+  meta?: boolean;
   num?: number;
   q: string;
   start?: number;
@@ -426,6 +438,7 @@ export type WebSearchResult = {
   location: {
     htmlLang: string;
   };
+  meta?: ResultMeta;
   peopleAlsoAsk: Array<{
     answer: string;
     question: string;
@@ -482,7 +495,7 @@ export type WebhookPayload = {
 };
 
 export type WireError = {
-  code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
   field?: string;
   message: string;
   retryable: boolean;
