@@ -3,7 +3,7 @@ import { Logger, RequestMethod, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { csv, type GatewayEnv } from '@trawl/config';
 import { TrawlError } from '@trawl/contracts';
 import { TrawlMetrics } from '@trawl/telemetry';
@@ -14,8 +14,9 @@ import { useJsonBodyParser } from './http/json-body-parser.js';
 import { QUEUE_BOARD_PATH } from './http/queue-board.constants.js';
 import { RouteMethods } from './http/route-methods.js';
 import { securityHeaders } from './http/security-headers.js';
+import { API_PREFIX, buildOpenApiDocument } from './openapi/openapi-document.js';
 
-export const API_PREFIX = 'api/openapi/v1';
+export { API_PREFIX };
 
 /** Longest path parameter the router takes (a `jobId` may be 200 characters); longer is 414 URI_TOO_LONG. */
 export const MAX_PARAM_LENGTH = 256;
@@ -117,16 +118,8 @@ export async function createGatewayApp(
     new Logger('Admin').log(`queue dashboard ${QUEUE_BOARD_PATH} is off (it needs ADMIN_API_KEY and REDIS_URL)`);
   }
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Trawl: Extraction Gateway API')
-      .setVersion('v1')
-      .setDescription('Every response is the envelope { requestId, code, errorCode, message, timestamp, data }.')
-      .addApiKey({ type: 'apiKey', name: 'x-api-key', in: 'header' }, 'x-api-key')
-      .addSecurityRequirements('x-api-key')
-      .build(),
-  );
+  // The same document as openapi.json (tools/openapi writes it; a test keeps the two equal).
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     swaggerUiEnabled: options.swaggerUi ?? true,

@@ -1,0 +1,80 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { renderApiDocs } from './docs-app.js';
+import { API_PREFIX, limitsMarkdown, OPERATIONS } from './openapi-document.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Follows a local $ref. */
+function deref(doc: Json, schema: Json): Json {
+  const ref = schema.$ref as string | undefined;
+  return ref
+    ? (ref
+        .split('/')
+        .slice(1)
+        .reduce((o: Json, k) => o[k], doc) as Json)
+    : schema;
+}
+
+/** Issue 10, "must show" 1: openapi.json is what the code describes, and describes every response. */
+describe('openapi.json', () => {
+  it('equals the document regenerated from the code (run `npm run openapi` after an API change)', async () => {
+    const { openApiJson, clientTypes } = await renderApiDocs();
+    const committed = readFileSync(resolve(ROOT, 'openapi.json'), 'utf8');
+    // Compare parsed first for a readable diff, then byte for byte (key order, indent).
+    expect(JSON.parse(committed)).toEqual(JSON.parse(openApiJson));
+    expect(committed).toBe(openApiJson);
+    // The client's types are generated from the same document.
+    expect(readFileSync(resolve(ROOT, 'libs/client/src/lib/api-types.generated.ts'), 'utf8')).toBe(clientTypes);
+  });
+
+  const doc = JSON.parse(readFileSync(resolve(ROOT, 'openapi.json'), 'utf8')) as Json;
+
+  it('is OpenAPI 3.1 with the webhook payload under webhooks', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const body = doc.webhooks.taskFinished.post.requestBody.content['application/json'].schema;
+    expect(deref(doc, body).properties.event.enum).toEqual(['task.completed', 'task.failed']);
+  });
+
+  it.each(Object.keys(OPERATIONS))(
+    '%s: a 200 envelope with a typed data, and 4xx envelopes with their codes',
+    (key) => {
+      const [method, path] = key.split(' ') as [string, string];
+      const op = doc.paths[`/${API_PREFIX}${path}`][method] as Json;
+      const ok = op.responses['200'].content['application/json'].schema as Json;
+      expect(ok.required).toEqual(['code', 'data', 'errorCode', 'message', 'requestId', 'timestamp']);
+      expect(ok.properties.timestamp.type).toBe('integer');
+      const data = ok.properties.data as Json;
+      expect(data.$ref ?? data.items?.$ref).toMatch(/^#\/components\/schemas\//);
+      const clientErrors = Object.keys(op.responses).filter((s) => /^4\d\d$/.test(s));
+      expect(clientErrors.length).toBeGreaterThan(0);
+      for (const status of clientErrors) {
+        const schema = op.responses[status].content['application/json'].schema as Json;
+        expect(schema.properties.data.allOf[1].properties.error.enum.length).toBeGreaterThan(0);
+      }
+    },
+  );
+
+  it('types integers as integers, with the bounds, patterns and defaults the DTOs enforce', () => {
+    const search = doc.components.schemas.WebSearchRequestDto as Json;
+    expect(search.additionalProperties).toBe(false);
+    expect(search.properties.timeout).toMatchObject({ type: 'integer', minimum: 500, maximum: 120000, default: 25000 });
+    expect(search.properties.num).toMatchObject({ type: 'integer', minimum: 1, maximum: 300 });
+    expect(search.properties.start).toMatchObject({ type: 'integer', minimum: 0, maximum: 1000 });
+    expect(search.properties.gl.pattern).toBe('^[a-zA-Z]{2}$');
+    expect(search.properties.q).toMatchObject({ minLength: 1, maxLength: 2048 });
+    expect((doc.components.schemas.MapsSearchRequestDto as Json).properties.num.maximum).toBe(500);
+    expect((doc.components.schemas.ScrapeResult as Json).properties.rawStatus.type).toBe('integer');
+  });
+
+  it('lists the limits in its description and the README the same table (issue 10, item 6)', () => {
+    expect(readFileSync(resolve(ROOT, 'README.md'), 'utf8')).toContain(limitsMarkdown());
+    expect(doc.info.description).toContain(
+      '| `timeout` (ms) | integer 500–120000, default 25000 | 400 VALIDATION_FAILED |',
+    );
+  });
+});

@@ -1,0 +1,266 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import * as contracts from '@trawl/contracts';
+import { ERROR_HTTP_STATUS, ERROR_RETRYABLE, LIMITS, type ErrorCode } from '@trawl/contracts';
+import { getMetadataStorage } from 'class-validator';
+import { MAX_JSON_DEPTH } from '../http/json-body-parser.js';
+import { envelopeOf, ref, RESPONSE_SCHEMAS, type JsonSchema } from './response-schemas.js';
+
+export const API_PREFIX = 'api/openapi/v1';
+
+/** Codes any authenticated JSON operation can answer. */
+const COMMON: ErrorCode[] = [
+  'VALIDATION_FAILED',
+  'MALFORMED_JSON',
+  'JSON_TOO_DEEP',
+  'UNAUTHORIZED',
+  'METHOD_NOT_ALLOWED',
+  'HEADERS_TOO_LARGE',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'SERVICE_UNAVAILABLE',
+  'OVERLOADED',
+];
+const UPSTREAM: ErrorCode[] = ['UPSTREAM_NOT_FOUND', 'UPSTREAM_ERROR', 'UPSTREAM_BLOCKED', 'UPSTREAM_TIMEOUT'];
+/** What turning a fetched page into text can refuse (scrape, and /extract of type scrape). */
+const PAGE: ErrorCode[] = ['UNSUPPORTED_CONTENT_TYPE', 'CONTENT_TOO_LARGE', 'PAGE_TOO_COMPLEX'];
+
+interface OperationDoc {
+  /** Schema of `data` on 200. */
+  data: JsonSchema;
+  /** Error codes the operation can answer (docs/errors.md). */
+  errors: ErrorCode[];
+}
+
+/** The eight operations: `data` and the error codes of each. The test checks every path here is served. */
+export const OPERATIONS: Record<string, OperationDoc> = {
+  'post /extract/search': { data: ref('WebSearchResult'), errors: [...COMMON, ...UPSTREAM] },
+  'post /extract/search/maps': { data: ref('MapsSearchResponse'), errors: [...COMMON, ...UPSTREAM] },
+  'post /extract': {
+    data: ref('ExtractResponse'),
+    errors: [...COMMON, 'URL_NOT_ALLOWED', 'PAGE_NOT_RECOGNISED', ...PAGE, ...UPSTREAM],
+  },
+  'post /scrape': { data: ref('ScrapeResult'), errors: [...COMMON, 'URL_NOT_ALLOWED', ...PAGE, ...UPSTREAM] },
+  'post /extractTask/batch/maps': {
+    data: { type: 'array', items: ref('MapsBatchJob') },
+    errors: [...COMMON, 'URL_NOT_ALLOWED'],
+  },
+  'post /extractTask/batch/search': {
+    data: { type: 'array', items: ref('SearchBatchJob') },
+    errors: [...COMMON, 'URL_NOT_ALLOWED'],
+  },
+  'post /extractTask/batch': {
+    data: { type: 'array', items: ref('UrlBatchJob') },
+    errors: [...COMMON, 'URL_NOT_ALLOWED'],
+  },
+  'get /extractTask/{jobId}': {
+    data: ref('TaskRecord'),
+    errors: [
+      'UNAUTHORIZED',
+      'TASK_NOT_FOUND',
+      'METHOD_NOT_ALLOWED',
+      'URI_TOO_LONG',
+      'HEADERS_TOO_LARGE',
+      'RATE_LIMITED',
+      'INTERNAL',
+      'SERVICE_UNAVAILABLE',
+    ],
+  },
+};
+
+/** Every bound the API enforces and what happens beyond it: the README's table, and the document's description. */
+export const LIMITS_TABLE: [string, string, string][] = [
+  ['request body', `${LIMITS.maxBodyBytes} bytes (BODY_LIMIT_BYTES)`, '413 PAYLOAD_TOO_LARGE'],
+  ['body content type', 'application/json', '415 UNSUPPORTED_MEDIA_TYPE'],
+  ['JSON nesting', `at most ${MAX_JSON_DEPTH} levels`, '400 JSON_TOO_DEEP'],
+  ['request line and headers', '16 KiB (Node)', '431 HEADERS_TOO_LARGE'],
+  // MAX_PARAM_LENGTH of gateway-app.factory.ts (not imported: that module imports this one).
+  ['path parameter (`jobId`)', 'at most 256 characters', '414 URI_TOO_LONG'],
+  ['unknown body fields', 'none allowed', '400 VALIDATION_FAILED, field named'],
+  [
+    '`timeout` (ms)',
+    `integer ${LIMITS.minTimeoutMs}–${LIMITS.maxTimeoutMs}, default ${LIMITS.defaultTimeoutMs}`,
+    '400 VALIDATION_FAILED',
+  ],
+  ['`num` (web search)', `integer 1–${LIMITS.maxSearchNum}`, '400 VALIDATION_FAILED'],
+  ['`num` (maps)', `integer 1–${LIMITS.maxMapsNum}`, '400 VALIDATION_FAILED'],
+  ['`start`', `integer 0–${LIMITS.maxStart}`, '400 VALIDATION_FAILED'],
+  ['`q` / each of `querys`', `1–${LIMITS.maxQueryLength} characters`, '400 VALIDATION_FAILED'],
+  ['`querys` / `urls` per batch', `1–${LIMITS.maxBatchItems} items`, '400 VALIDATION_FAILED'],
+  ['`url`, `webhook`', `http(s), at most ${LIMITS.maxUrlLength} characters`, '400 VALIDATION_FAILED'],
+  ['`url`, `webhook` address', 'public unless allowlisted (SSRF_ALLOW_HOSTS)', '422 URL_NOT_ALLOWED'],
+  ['`headers` (scrape)', `at most ${LIMITS.maxHeaders}`, '400 VALIDATION_FAILED'],
+  ['`waitFor` (scrape, ms)', `0–${LIMITS.maxWaitForMs}`, '400 VALIDATION_FAILED'],
+  ['`hl`', 'a language code: ^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$', '400 VALIDATION_FAILED'],
+  ['`gl`', 'two letters: ^[a-zA-Z]{2}$', '400 VALIDATION_FAILED'],
+  ['`cr`', 'countryXX, several joined by |', '400 VALIDATION_FAILED'],
+  ['`lr`', 'lang_xx, several joined by |', '400 VALIDATION_FAILED'],
+  ['`ll` (maps)', '<lat>,<lng>,<zoom>z, optionally led by @', '400 VALIDATION_FAILED'],
+  ['requests per key', 'the key’s rate limit and concurrency cap', '429 RATE_LIMITED with Retry-After'],
+];
+
+/** The limits as a Markdown table (README.md carries the same, checked by a test). */
+export function limitsMarkdown(): string {
+  return [
+    '| bound | limit | beyond it |',
+    '|---|---|---|',
+    ...LIMITS_TABLE.map(([what, limit, beyond]) => `| ${what} | ${limit.replace(/\|/g, '\\|')} | ${beyond} |`),
+  ].join('\n');
+}
+
+const DESCRIPTION = [
+  'Every response is the envelope { requestId, code, errorCode, message, timestamp, data }: `data` is the',
+  "operation's result on 200 and { error, retryable, field? } otherwise (docs/errors.md). Batch outcomes are",
+  'POSTed to the `webhook` of the submission, signed per Standard Webhooks (see `webhooks`).',
+  '',
+  '## Limits',
+  '',
+  limitsMarkdown(),
+].join('\n');
+
+/** Sets type, bounds, patterns and defaults of each DTO's schema from its class-validator rules and initialisers. */
+function applyDtoConstraints(schemas: Record<string, JsonSchema>): void {
+  const storage = getMetadataStorage();
+  for (const value of Object.values(contracts)) {
+    if (typeof value !== 'function' || !value.name.endsWith('Dto')) continue;
+    const schema = schemas[value.name];
+    if (!schema) continue;
+    const dto = value as unknown as new () => Record<string, unknown>;
+    const defaults = new dto();
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    schema.additionalProperties = false;
+    for (const meta of storage.getTargetValidationMetadatas(dto, '', true, false)) {
+      const prop = properties[meta.propertyName];
+      if (!prop) continue;
+      const each = meta.each && prop.type === 'array' ? ((prop.items ?? {}) as JsonSchema) : prop;
+      const [c0] = (meta.constraints ?? []) as unknown[];
+      switch (meta.name) {
+        case 'isInt':
+          each.type = 'integer';
+          break;
+        case 'min':
+          each.minimum = c0;
+          break;
+        case 'max':
+          each.maximum = c0;
+          break;
+        case 'maxLength':
+          each.maxLength = c0;
+          break;
+        case 'minLength':
+          each.minLength = c0;
+          break;
+        case 'isNotEmpty':
+          if (each.type === 'string') each.minLength = Math.max(1, Number(each.minLength ?? 0));
+          break;
+        case 'matches':
+          if (c0 instanceof RegExp) each.pattern = c0.source;
+          break;
+        case 'arrayMaxSize':
+          prop.maxItems = c0;
+          break;
+        case 'arrayMinSize':
+          prop.minItems = c0;
+          break;
+        case 'isHttpUrl':
+          each.format = 'uri';
+          each.pattern = '^[hH][tT][tT][pP][sS]?://';
+          each.maxLength = LIMITS.maxUrlLength;
+          break;
+        case 'isIn':
+          if (Array.isArray(c0)) each.enum = [...(c0 as unknown[])];
+          break;
+        default:
+          break;
+      }
+    }
+    for (const [name, prop] of Object.entries(properties)) {
+      if (defaults[name] !== undefined) prop.default = defaults[name];
+    }
+  }
+}
+
+/** One error response: the envelope with ErrorData restricted to the codes of this status. */
+function errorResponse(codes: ErrorCode[]): Record<string, unknown> {
+  const description = codes.map((c) => `${c}${ERROR_RETRYABLE[c] ? ' (retryable)' : ''}`).join(', ');
+  const data = { allOf: [ref('ErrorData'), { properties: { error: { enum: codes } } }] };
+  return { description, content: { 'application/json': { schema: envelopeOf(data, false) } } };
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/**
+ * The complete OpenAPI 3.1 document of the gateway: request schemas from the DTOs (through @nestjs/swagger, then
+ * class-validator's rules for integers, bounds, patterns and defaults), the envelope with a typed `data` for 200 and
+ * one response per error status, the webhook payload, and the limits. Deterministic: keys sorted at every level.
+ */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const raw = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Trawl: Extraction Gateway API')
+      .setVersion('v1')
+      .setDescription(DESCRIPTION)
+      .addApiKey({ type: 'apiKey', name: 'x-api-key', in: 'header' }, 'x-api-key')
+      .addSecurityRequirements('x-api-key')
+      .build(),
+  );
+  const doc = raw as unknown as Record<string, unknown> & {
+    paths: Record<string, Record<string, Record<string, unknown>>>;
+    components: { schemas: Record<string, JsonSchema> };
+  };
+  doc.openapi = '3.1.0';
+  doc.components.schemas ??= {};
+  applyDtoConstraints(doc.components.schemas);
+  Object.assign(doc.components.schemas, RESPONSE_SCHEMAS);
+
+  for (const [key, op] of Object.entries(OPERATIONS)) {
+    const [method, path] = key.split(' ') as [string, string];
+    const operation = doc.paths[`/${API_PREFIX}${path}`]?.[method];
+    if (!operation) throw new Error(`OpenAPI: the gateway serves no ${key}`);
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of op.errors)
+      byStatus.set(ERROR_HTTP_STATUS[code], [...(byStatus.get(ERROR_HTTP_STATUS[code]) ?? []), code]);
+    const responses: Record<string, unknown> = {
+      '200': { description: 'Success', content: { 'application/json': { schema: envelopeOf(op.data, true) } } },
+    };
+    for (const [status, codes] of byStatus) responses[String(status)] = errorResponse(codes);
+    operation.responses = responses;
+  }
+
+  doc.webhooks = {
+    taskFinished: {
+      post: {
+        summary: 'A batch task reached its final state',
+        description:
+          'POSTed to the submission’s `webhook`, once per job, signed per Standard Webhooks (webhook-id = the ' +
+          'outcome id, webhook-timestamp, webhook-signature v1 HMAC-SHA256 with the key’s signing secret). Answer ' +
+          '2xx; anything else is retried with backoff.',
+        parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({
+          name,
+          in: 'header',
+          required: true,
+          schema: { type: 'string' },
+        })),
+        requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPayload') } } },
+        responses: { '200': { description: 'Received (any 2xx).' } },
+      },
+    },
+  };
+  return sortKeys(doc) as OpenAPIObject;
+}
+
+/** The document as committed in openapi.json: sorted keys, two-space indent, final newline. */
+export function serializeOpenApi(doc: OpenAPIObject): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}

@@ -1,0 +1,502 @@
+// Generated from openapi.json by `npm run openapi` (apps/gateway/src/openapi/client-types.ts). Do not edit.
+
+export type BatchJobOpts = {
+  attempts: number;
+  backoff: {
+    delay: number;
+    type: string;
+  };
+  removeOnComplete: number;
+  removeOnFail: number;
+};
+
+export type ErrorData = {
+  error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  field?: string;
+  retryable: boolean;
+};
+
+export type ExtractRequest = {
+  meta?: boolean;
+  params?: Record<string, unknown>;
+  timeout?: number;
+  type: "retail" | "mp-maps" | "mp-search" | "scrape";
+  url: string;
+};
+
+export type ExtractResponse = ExtractResponse_retail | ExtractResponse_mp_maps | ExtractResponse_mp_search | ExtractResponse_scrape;
+
+export type ExtractResponse_mp_maps = {
+  data: PlaceRecord;
+  params: {
+    params?: Record<string, string | number | boolean>;
+    timeout: number;
+    type: "mp-maps";
+    url: string;
+  };
+  stacktrace: string;
+  status: string;
+  taskId: string;
+};
+
+export type ExtractResponse_mp_search = {
+  data: MapsSearchData;
+  params: {
+    params?: Record<string, string | number | boolean>;
+    timeout: number;
+    type: "mp-search";
+    url: string;
+  };
+  stacktrace: string;
+  status: string;
+  taskId: string;
+};
+
+export type ExtractResponse_retail = {
+  data: RetailRecord;
+  params: {
+    params?: Record<string, string | number | boolean>;
+    timeout: number;
+    type: "retail";
+    url: string;
+  };
+  stacktrace: string;
+  status: string;
+  taskId: string;
+};
+
+export type ExtractResponse_scrape = {
+  data: ScrapeResult;
+  params: {
+    params?: Record<string, string | number | boolean>;
+    timeout: number;
+    type: "scrape";
+    url: string;
+  };
+  stacktrace: string;
+  status: string;
+  taskId: string;
+};
+
+export type MapsBatchJob = {
+  attemptsMade: number;
+  attemptsStarted: number;
+  data: MapsBatchJobData;
+  id: string;
+  name: string;
+  opts: BatchJobOpts;
+  priority: number;
+  progress: number;
+  queueQualifiedName: string;
+  returnvalue: unknown;
+  stacktrace: string[] | null;
+  timestamp: number;
+};
+
+export type MapsBatchJobData = {
+  hl: string;
+  kind: "maps";
+  ll: string;
+  num: number;
+  querys: string[];
+  start: number;
+  timeout: number;
+  webhook: string;
+};
+
+export type MapsBatchRequest = {
+  hl?: string;
+  ll?: string;
+  num?: number;
+  querys: string[];
+  start?: number;
+  timeout?: number;
+  webhook: string;
+};
+
+export type MapsPlaceItem = {
+  about: string;
+  address: string;
+  borough: string;
+  cid: string;
+  city: string;
+  claimed: boolean;
+  country: string;
+  latitude: number;
+  longitude: number;
+  mp_category: string[];
+  mp_description: string;
+  mp_hours: Array<{
+    day: string;
+    times: string[];
+  }>;
+  mp_image: string;
+  mp_maps_url: string;
+  mp_orders_urls: string[];
+  mp_phone: string | null;
+  mp_price_range_dollar_sign: string;
+  mp_reviews_url: string;
+  name: string;
+  number_of_reviews: number;
+  order_online_url: string | null;
+  place_id: string;
+  postal_code: string;
+  rating: number;
+  state: string;
+  street_addr: string;
+  street_addr_supplement: string;
+  website: string;
+};
+
+export type MapsSearchData = {
+  meta?: ResultMeta;
+  organicResults: MapsPlaceItem[];
+  searchParameters: {
+    device: string;
+    engine: string;
+    gl: string;
+    hl: string;
+    latitude: number | null;
+    longitude: number | null;
+    mp_domain: string;
+    q: string;
+    type: string;
+    zoom: string;
+  };
+  search_metadata: {
+    created_at: string;
+    htmlUrl: string | null;
+    id: string;
+    jsonUrl: string | null;
+    requestUrl: string;
+    status: string;
+  };
+};
+
+export type MapsSearchRequest = {
+  hl?: string;
+  ll?: string;
+  meta?: boolean;
+  num?: number;
+  q: string;
+  start?: number;
+  timeout?: number;
+};
+
+export type MapsSearchResponse = {
+  data: MapsSearchData;
+  finishedOn: string;
+  processedOn: string;
+  stacktrace: string[] | null;
+  status: string;
+  taskId: string;
+  totalResults: number;
+};
+
+export type Money = {
+  currency: string;
+  raw: string;
+  value: number;
+};
+
+export type PlaceRecord = {
+  about: string;
+  cid?: string;
+  ctx_city: string;
+  ctx_country: string;
+  ctx_state: string;
+  latitude: number;
+  longitude: number;
+  meta?: ResultMeta;
+  mp_address: string;
+  mp_category: string[];
+  mp_city: string;
+  mp_claimed: boolean;
+  mp_company_name: string;
+  mp_country_name: string;
+  mp_description: string;
+  mp_hours: Array<{
+    day: string;
+    times: string[];
+  }>;
+  mp_image: string | null;
+  mp_maps_url: string;
+  mp_menu_and_appointment_urls: string[];
+  mp_orders_urls: string[];
+  mp_permanently_closed: boolean;
+  mp_phone: string | null;
+  mp_place_id: string;
+  mp_price_range: string | null;
+  mp_price_range_dollar_sign: string | null;
+  mp_rating: number;
+  mp_reviews_count: number;
+  mp_reviews_url: string;
+  mp_state_abbr: string;
+  mp_state_name: string;
+  mp_street_address: string;
+  mp_temporarily_closed: boolean;
+  mp_website: string;
+  mp_zip_code: string;
+  optional_popular_times: unknown;
+  optional_questions_and_answers: unknown;
+  optional_review_summary: unknown;
+};
+
+export type ResultMeta = {
+  emptyFields: string[];
+  parser: "search" | "maps-search" | "maps-place" | "retail";
+  parserVersion: string;
+};
+
+export type RetailRecord = {
+  asin: string | null;
+  availability: string | null;
+  best_sellers_rank: Array<{
+    category: string;
+    rank: number;
+  }>;
+  bought_past_month: string | null;
+  brand: string | null;
+  categories: string[];
+  date_first_available: string | null;
+  description: string | null;
+  features: string[];
+  images: string[];
+  in_stock: boolean | null;
+  list_price: Money | null;
+  main_image: string | null;
+  meta?: ResultMeta;
+  price: Money | null;
+  rating: number | null;
+  reviews_count: number | null;
+  seller: string | null;
+  specifications: Record<string, string>;
+  title: string;
+  url: string;
+  variants: Array<{
+    asin: string;
+    label: string;
+  }>;
+};
+
+export type ScrapeRequest = {
+  engine?: "browser" | "http" | "auto";
+  formats?: Array<"markdown" | "html">;
+  headers?: Record<string, string>;
+  timeout?: number;
+  url: string;
+  waitFor?: number;
+};
+
+export type ScrapeResult = {
+  edgeId: string;
+  html?: string;
+  markdown?: string;
+  metadata: {
+    contentType: string | null;
+    engine: "browser" | "http";
+    title: string;
+    url: string;
+  };
+  rawStatus: number;
+  sourceURL: string;
+  status: number;
+  taskId: string;
+};
+
+export type SearchBatchJob = {
+  attemptsMade: number;
+  attemptsStarted: number;
+  data: SearchBatchJobData;
+  id: string;
+  name: string;
+  opts: BatchJobOpts;
+  priority: number;
+  progress: number;
+  queueQualifiedName: string;
+  returnvalue: unknown;
+  stacktrace: string[] | null;
+  timestamp: number;
+};
+
+export type SearchBatchJobData = {
+  cr?: string;
+  gl: string;
+  hl: string;
+  kind: "search";
+  lr?: string;
+  num: number;
+  querys: string[];
+  start: number;
+  timeout: number;
+  webhook: string;
+};
+
+export type SearchBatchRequest = {
+  cr?: string;
+  gl?: string;
+  hl?: string;
+  lr?: string;
+  num?: number;
+  querys: string[];
+  start?: number;
+  timeout?: number;
+  webhook: string;
+};
+
+export type TaskRecord = {
+  attemptsMade: number;
+  data: unknown;
+  error?: WireError | null;
+  finishedOn: number | null;
+  params: Record<string, unknown>;
+  processedOn: number | null;
+  progress: number;
+  stacktrace: string[];
+  status: "completed" | "failed" | "delayed" | "active" | "waiting" | "waiting-children" | "unknown";
+  taskId: string;
+};
+
+export type UrlBatchJob = {
+  attemptsMade: number;
+  attemptsStarted: number;
+  data: UrlJobData;
+  id: string;
+  name: string;
+  opts: BatchJobOpts;
+  priority: number;
+  progress: number;
+  queueQualifiedName: string;
+  returnvalue: unknown;
+  stacktrace: string[] | null;
+  timestamp: number;
+};
+
+export type UrlBatchRequest = {
+  params?: Record<string, unknown>;
+  timeout?: number;
+  type: "retail" | "mp-maps" | "mp-search" | "scrape";
+  urls: string[];
+  webhook: string;
+};
+
+export type UrlJobData = {
+  kind: "url";
+  params?: Record<string, string | number | boolean>;
+  timeout: number;
+  type: "retail" | "mp-maps" | "mp-search" | "scrape";
+  url: string;
+  webhook: string;
+};
+
+export type WebSearchRequest = {
+  cr?: string;
+  gl?: string;
+  hl?: string;
+  lr?: string;
+  meta?: boolean;
+  num?: number;
+  q: string;
+  start?: number;
+  timeout?: number;
+};
+
+export type WebSearchResult = {
+  ads?: Array<{
+    displayLink: string;
+    link: string;
+    position: number;
+    snippet: string;
+    title: string;
+  }>;
+  aiOverview?: {
+    sources: Array<{
+      link: string;
+      title: string;
+    }>;
+    text: string;
+  } | null;
+  knowledgePanel: {
+    attributes: Record<string, string>;
+    description: string;
+    image: string | null;
+    source: {
+      link: string;
+      name: string;
+    } | null;
+    title: string;
+    type: string;
+  } | null;
+  localResults?: Array<{
+    address: string;
+    position: number;
+    rating: number | null;
+    reviews: number | null;
+    title: string;
+    type: string;
+  }>;
+  location: {
+    htmlLang: string;
+  };
+  meta?: ResultMeta;
+  peopleAlsoAsk: Array<{
+    answer: string;
+    question: string;
+    title: string;
+    url: string | null;
+  }>;
+  relatedSearches: Array<{
+    query: string;
+  }>;
+  results: Array<{
+    date: string;
+    displayLink: string;
+    domain: string;
+    favicon: string;
+    link: string;
+    realPosition: number;
+    sitelinks: {
+      inline: Array<{
+        link: string;
+        snippet: string;
+        title: string;
+      }>;
+      table: Array<{
+        link: string;
+        snippet: string;
+        title: string;
+      }>;
+    };
+    snippet: string;
+    snippetHighlightedWords: string[];
+    source: string;
+    title: string;
+  }>;
+  topStories?: Array<{
+    date: string;
+    link: string;
+    source: string;
+    title: string;
+  }>;
+};
+
+export type WebhookPayload = {
+  attemptsMade: number;
+  data: unknown;
+  error?: WireError | null;
+  event: "task.completed" | "task.failed";
+  finishedOn: number | null;
+  params: Record<string, unknown>;
+  processedOn: number | null;
+  progress: number;
+  stacktrace: string[];
+  status: "completed" | "failed" | "delayed" | "active" | "waiting" | "waiting-children" | "unknown";
+  taskId: string;
+};
+
+export type WireError = {
+  code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  field?: string;
+  message: string;
+  retryable: boolean;
+};

@@ -1,0 +1,159 @@
+import type {
+  ExtractRequest,
+  ExtractResponse_mp_maps,
+  ExtractResponse_mp_search,
+  ExtractResponse_retail,
+  ExtractResponse_scrape,
+  MapsBatchJob,
+  MapsBatchRequest,
+  MapsSearchRequest,
+  MapsSearchResponse,
+  ScrapeRequest,
+  ScrapeResult,
+  SearchBatchJob,
+  SearchBatchRequest,
+  TaskRecord,
+  UrlBatchJob,
+  UrlBatchRequest,
+  WebSearchRequest,
+  WebSearchResult,
+} from './api-types.generated.js';
+import { TrawlApiError, type ErrorCode } from './trawl-api-error.js';
+
+/** The `/extract` response for each `type`. */
+export interface ExtractResponseByType {
+  retail: ExtractResponse_retail;
+  'mp-maps': ExtractResponse_mp_maps;
+  'mp-search': ExtractResponse_mp_search;
+  scrape: ExtractResponse_scrape;
+}
+export type ExtractType = keyof ExtractResponseByType;
+
+/** The eight operations: method and path under the base URL (a test checks them against openapi.json). */
+export const CLIENT_OPERATIONS = {
+  search: { method: 'POST', path: '/extract/search' },
+  maps: { method: 'POST', path: '/extract/search/maps' },
+  extract: { method: 'POST', path: '/extract' },
+  scrape: { method: 'POST', path: '/scrape' },
+  submitMapsBatch: { method: 'POST', path: '/extractTask/batch/maps' },
+  submitSearchBatch: { method: 'POST', path: '/extractTask/batch/search' },
+  submitUrlBatch: { method: 'POST', path: '/extractTask/batch' },
+  getTask: { method: 'GET', path: '/extractTask/{jobId}' },
+} as const;
+
+export interface TrawlClientOptions {
+  /** e.g. `http://127.0.0.1:8080/api/openapi/v1` */
+  baseUrl: string;
+  apiKey: string;
+  /** A fetch implementation; the global one (Node 20+) by default. */
+  fetch?: typeof fetch;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+}
+
+interface Envelope {
+  requestId?: unknown;
+  code?: unknown;
+  message?: unknown;
+  data?: unknown;
+}
+
+/**
+ * A typed client for the Trawl Extraction Gateway API v1: one method per operation, `data` of the envelope as the
+ * result, and every failure envelope as a `TrawlApiError` carrying `code`, `retryable` and `requestId`.
+ */
+export class TrawlClient {
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: TrawlClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+  }
+
+  /** POST /extract/search: organic results, people also ask, related searches, knowledge panel. */
+  search(body: WebSearchRequest, init?: RequestInit): Promise<WebSearchResult> {
+    return this.call('search', body, init);
+  }
+
+  /** POST /extract/search/maps: map places. */
+  maps(body: MapsSearchRequest, init?: RequestInit): Promise<MapsSearchResponse> {
+    return this.call('maps', body, init);
+  }
+
+  /** POST /extract: one URL; the result's type follows `type`. */
+  extract<T extends ExtractType>(
+    body: ExtractRequest & { type: T },
+    init?: RequestInit,
+  ): Promise<ExtractResponseByType[T]> {
+    return this.call('extract', body, init);
+  }
+
+  /** POST /scrape: markdown and/or HTML of a page. */
+  scrape(body: ScrapeRequest, init?: RequestInit): Promise<ScrapeResult> {
+    return this.call('scrape', body, init);
+  }
+
+  /** POST /extractTask/batch/maps: one job; the outcome goes to the webhook. */
+  submitMapsBatch(body: MapsBatchRequest, init?: RequestInit): Promise<MapsBatchJob[]> {
+    return this.call('submitMapsBatch', body, init);
+  }
+
+  /** POST /extractTask/batch/search: one job; the outcome goes to the webhook. */
+  submitSearchBatch(body: SearchBatchRequest, init?: RequestInit): Promise<SearchBatchJob[]> {
+    return this.call('submitSearchBatch', body, init);
+  }
+
+  /** POST /extractTask/batch: one job per URL; each outcome goes to the webhook. */
+  submitUrlBatch(body: UrlBatchRequest, init?: RequestInit): Promise<UrlBatchJob[]> {
+    return this.call('submitUrlBatch', body, init);
+  }
+
+  /** GET /extractTask/{jobId} */
+  getTask(jobId: string, init?: RequestInit): Promise<TaskRecord> {
+    return this.call('getTask', undefined, init, { jobId });
+  }
+
+  private async call<R>(
+    operation: keyof typeof CLIENT_OPERATIONS,
+    body: unknown,
+    init: RequestInit | undefined,
+    pathParams: Record<string, string> = {},
+  ): Promise<R> {
+    const { method, path } = CLIENT_OPERATIONS[operation];
+    const url =
+      this.baseUrl + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
+    const headers: Record<string, string> = { 'x-api-key': this.options.apiKey, ...this.options.headers };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await this.fetchImpl(url, {
+      ...init,
+      method,
+      headers: { ...headers, ...(init?.headers as Record<string, string> | undefined) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(text) as Envelope;
+    } catch {
+      throw new TrawlApiError({
+        status: res.status,
+        code: res.status >= 500 ? 'INTERNAL' : 'MALFORMED_JSON',
+        message: `not a JSON envelope (HTTP ${res.status}): ${text.slice(0, 200)}`,
+        retryable: res.status >= 500,
+        requestId: res.headers.get('x-request-id') ?? undefined,
+      });
+    }
+    if (res.ok && envelope.code === 0) return envelope.data as R;
+    const data = (envelope.data ?? {}) as { error?: unknown; retryable?: unknown; field?: unknown };
+    throw new TrawlApiError({
+      status: res.status,
+      code: (typeof data.error === 'string' ? data.error : 'INTERNAL') as ErrorCode,
+      message: typeof envelope.message === 'string' ? envelope.message : `HTTP ${res.status}`,
+      retryable: data.retryable === true,
+      requestId:
+        typeof envelope.requestId === 'string' ? envelope.requestId : (res.headers.get('x-request-id') ?? undefined),
+      field: typeof data.field === 'string' ? data.field : undefined,
+    });
+  }
+}
