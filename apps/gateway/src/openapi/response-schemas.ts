@@ -3,6 +3,7 @@ import {
   EXTRACT_TYPES,
   TASK_EVENTS,
   TASK_STATUSES,
+  UPSTREAM_ENGINES,
   type BatchJob,
   type BatchJobOpts,
   type Envelope,
@@ -368,16 +369,20 @@ const batchJob = (data: string): JsonSchema =>
     queueQualifiedName: str(),
   });
 
-const mapsBatchJobData = shape<MapsBatchJobData>({
-  kind: { const: 'maps' },
-  querys: arr(str()),
-  ll: str(),
-  hl: str(),
-  start: int(),
-  num: int(),
-  timeout: int(),
-  webhook: str(),
-});
+const mapsBatchJobData = shape<MapsBatchJobData>(
+  {
+    kind: { const: 'maps' },
+    querys: arr(str()),
+    ll: str(),
+    hl: str(),
+    start: int(),
+    num: int(),
+    timeout: int(),
+    webhook: str(),
+    engine: enumOf(UPSTREAM_ENGINES),
+  },
+  ['engine'],
+);
 const searchBatchJobData = shape<SearchBatchJobData>(
   {
     kind: { const: 'search' },
@@ -390,8 +395,9 @@ const searchBatchJobData = shape<SearchBatchJobData>(
     lr: str(),
     timeout: int(),
     webhook: str(),
+    engine: enumOf(UPSTREAM_ENGINES),
   },
-  ['cr', 'lr'],
+  ['cr', 'lr', 'engine'],
 );
 const urlJobData = shape<UrlJobData>(
   {
@@ -401,8 +407,9 @@ const urlJobData = shape<UrlJobData>(
     webhook: str(),
     type: enumOf(EXTRACT_TYPES),
     params: urlParams,
+    engine: enumOf(UPSTREAM_ENGINES),
   },
-  ['params'],
+  ['params', 'engine'],
 );
 
 const errorData = shape<ErrorData>(
