@@ -158,6 +158,7 @@ export class MessagingClient {
     const data = this.encoder.encode(JSON.stringify(packet));
     const rideOutMs = Math.min(options.rideOutMs ?? options.timeoutMs, options.timeoutMs);
     const disconnectsBefore = this.disconnects;
+    let sawNoResponders = false;
     let reply;
     for (
       let pause: number = NO_RESPONDERS_BACKOFF_MS.first;
@@ -175,10 +176,13 @@ export class MessagingClient {
         const ms = performance.now() - started;
         // "No responders" comes back at once: while the ride-out lasts, wait a little and ask again.
         if (isNoResponders(e) && ms + pause < rideOutMs) {
+          sawNoResponders = true;
           await new Promise((r) => setTimeout(r, pause));
           continue;
         }
-        throw this.failure(subject, e, ms, options, disconnectsBefore);
+        // The last send of a ride-out may run out of time before its "no responders" comes back: still no responders.
+        const cause = sawNoResponders && isTimeout(e) ? new errors.NoRespondersError(subject) : e;
+        throw this.failure(subject, cause, ms, options, disconnectsBefore);
       }
     }
     const text = this.decoder.decode(reply.data);
