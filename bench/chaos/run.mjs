@@ -135,9 +135,12 @@ async function main() {
       new Supervised(
         'redis',
         'redis-server',
-        ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes'].concat(
-          ['--maxmemory-policy', 'noeviction', '--dir', dir],
-        ),
+        ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes'].concat([
+          '--maxmemory-policy',
+          'noeviction',
+          '--dir',
+          dir,
+        ]),
         process.env,
       ),
     );
@@ -343,14 +346,17 @@ async function main() {
   }
 }
 
-const bound = setTimeout(() => {
-  log('hard time bound reached; stopping');
-  for (const p of everything.values()) {
-    p.stopping = true;
-    p.kill('SIGKILL');
-  }
-  process.exit(2);
-}, (TIMEOUT_S + 120) * 1000);
+const bound = setTimeout(
+  () => {
+    log('hard time bound reached; stopping');
+    for (const p of everything.values()) {
+      p.stopping = true;
+      p.kill('SIGKILL');
+    }
+    process.exit(2);
+  },
+  (TIMEOUT_S + 120) * 1000,
+);
 bound.unref();
 main().catch((e) => {
   log(e);
