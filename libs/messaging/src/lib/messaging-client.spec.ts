@@ -158,3 +158,32 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
     expect((err as TrawlError).code).toBe('UPSTREAM_TIMEOUT');
   });
 });
+
+describe('MessagingClient when the NATS connection is lost mid-request (real nats-server, restarted)', () => {
+  it('answers a request whose reply was lost to the outage as FleetUnavailableError (disconnected), not UPSTREAM_TIMEOUT', async () => {
+    const nats = await startNats();
+    const nc = await connectNats([nats.url], 'outage-client');
+    const silent = await connectNats([nats.url], 'silent-responder');
+    // A responder that takes each request and never answers.
+    silent.subscribe(SUBJECTS.taskGet, { callback: () => undefined });
+    await silent.flush();
+    const client = new MessagingClient(nc);
+    try {
+      // Control: with the link up all along, the same silence is the callee's: UPSTREAM_TIMEOUT.
+      const slow = await client.send(SUBJECTS.taskGet, { jobId: 'x' }, { timeoutMs: 500 }).catch((e: unknown) => e);
+      expect(slow).not.toBeInstanceOf(FleetUnavailableError);
+      expect((slow as TrawlError).code).toBe('UPSTREAM_TIMEOUT');
+
+      const lost = client.send(SUBJECTS.taskGet, { jobId: 'y' }, { timeoutMs: 3000 }).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 200));
+      await nats.restart(() => new Promise((r) => setTimeout(r, 300)));
+      const err = await lost;
+      expect(err).toBeInstanceOf(FleetUnavailableError);
+      expect((err as FleetUnavailableError).reason).toBe('disconnected');
+      expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await Promise.all([nc.close(), silent.close()]);
+      await nats.stop();
+    }
+  }, 30_000);
+});
