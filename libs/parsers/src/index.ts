@@ -1,3 +1,4 @@
 export * from './lib/search/index.js';
 export * from './lib/maps/index.js';
 export * from './lib/retail/index.js';
+export * from './lib/wall/index.js';
