@@ -18,7 +18,8 @@ const OUTAGE_MS = 2000;
  * "A task never fails because the fleet was briefly away": a 500-URL batch through the whole system (every service a
  * process, real Redis and NATS with JetStream) while extractor-scrape is stopped for 20 s and started again, then
  * nats-server restarts, then Redis restarts. Every task ends completed, with exactly one outcome, and no attempt was
- * spent on an outage: attemptsMade is 1 for every task (the pages never fail).
+ * spent on an outage: a task with attemptsMade above 1 has a real failure (not SERVICE_UNAVAILABLE) for each extra
+ * attempt in its stacktrace (the pages never fail; only a CPU-starved extractor can miss a task's timeout).
  */
 describe('riding out outages of the extractor fleet, NATS and Redis mid-batch (processes, real Redis and NATS)', () => {
   let site: LoopbackServer;
@@ -60,7 +61,7 @@ describe('riding out outages of the extractor fleet, NATS and Redis mid-batch (p
         .map((d) => d.body.taskId as string),
     ).size;
 
-  it('completes every task of a 500-URL batch, once each, with one attempt, through an extractor, a NATS and a Redis outage', async () => {
+  it('completes every task of a 500-URL batch, once each, spending no attempt on an extractor, a NATS or a Redis outage', async () => {
     const urls = Array.from({ length: TASKS }, (_, i) => `${site.url}/ride/${i}`);
     const res = await callApi(stack, 'POST', '/extractTask/batch', {
       urls,
@@ -100,20 +101,26 @@ describe('riding out outages of the extractor fleet, NATS and Redis mid-batch (p
 
     const outcomes = await receiver.outcomesOf(ids, 120_000, 1500);
     const lost = outcomes.filter((hooks) => !hooks.some((h) => h.status === 200)).length;
-    const attempts = new Map<number, number>();
+    /** The failed attempts' causes (`CODE: message`) of the tasks that needed more than one. */
+    const extraAttempts: string[] = [];
     for (const [i, hooks] of outcomes.entries()) {
       // One outcome per task: any repeated delivery carries the same webhook-id and the same record.
       expect(hooks.every((h) => h.verified)).toBe(true);
       expect(new Set(hooks.map((h) => h.id)).size).toBe(1);
       for (const h of hooks) expect(h.body).toEqual(hooks[0].body);
       expect(hooks[0].body).toMatchObject({ event: 'task.completed', taskId: ids[i], status: 'completed' });
-      attempts.set(hooks[0].body.attemptsMade, (attempts.get(hooks[0].body.attemptsMade) ?? 0) + 1);
+      // Every attempt beyond the first is one that really failed, and says why in the stacktrace.
+      expect(hooks[0].body.stacktrace).toHaveLength(hooks[0].body.attemptsMade - 1);
+      extraAttempts.push(...(hooks[0].body.stacktrace as string[]));
     }
     expect(lost).toBe(0);
     // Outcomes of different tasks never share a webhook-id.
     expect(new Set(outcomes.map((hooks) => hooks[0].id)).size).toBe(TASKS);
-    // No attempt was spent on an outage.
-    expect(Object.fromEntries(attempts)).toEqual({ 1: TASKS });
+    // No attempt was spent on an outage: none failed for want of a responder or of the NATS connection. (A request
+    // that a busy machine's extractor does not answer within the task's timeout is a real attempt; on a quiet
+    // machine there is none and every task shows attemptsMade 1.)
+    expect(extraAttempts.filter((cause) => cause.startsWith('SERVICE_UNAVAILABLE'))).toEqual([]);
+    expect(extraAttempts.length).toBeLessThan(TASKS / 100);
     expect(await queue.getCompletedCount()).toBe(TASKS);
     expect(await queue.getFailedCount()).toBe(0);
   }, 240_000);
