@@ -6,16 +6,20 @@ import { NATS_TRACING } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
-import { HtmlToMarkdown } from './markdown/html-to-markdown.js';
+import { PageWorkPool } from './content/page-work.pool.js';
 import { ScrapeController } from './scrape.controller.js';
 import { ScrapeService } from './scrape.service.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
+
+/** HTML shorter than this is converted on the event loop (see bench/ and ADR 0007). */
+const INLINE_WORK_BELOW_CHARS = 4 * 1024;
 
 @Module({})
 export class AppModule implements OnApplicationShutdown {
   constructor(
     private readonly pool: BrowserPool,
     private readonly proxy: GuardProxy,
+    private readonly work: PageWorkPool,
   ) {}
 
   static forRoot(env: ExtractorScrapeEnv): DynamicModule {
@@ -46,6 +50,17 @@ export class AppModule implements OnApplicationShutdown {
         guard: async (url) => void (await checkUrl(url, { allow })),
         proxyServer: guardProxy.url,
       });
+    // Markdown conversion, HTML scans and PDF text run off the event loop under a per-page budget (ADR 0007). HTML
+    // under INLINE_WORK_BELOW_CHARS is converted inline: the thread hop costs more than the work there.
+    const work = async () => {
+      const pool = new PageWorkPool({
+        threads: env.SCRAPE_WORK_THREADS,
+        budgetMs: env.SCRAPE_WORK_BUDGET_MS,
+        inlineBelowChars: INLINE_WORK_BELOW_CHARS,
+      });
+      await pool.warmUp();
+      return pool;
+    };
     return {
       module: AppModule,
       controllers: [ScrapeController],
@@ -56,7 +71,7 @@ export class AppModule implements OnApplicationShutdown {
         { provide: BrowserPool, useFactory: pool, inject: [GuardProxy] },
         BrowserScrapeEngine,
         HttpScrapeEngine,
-        HtmlToMarkdown,
+        { provide: PageWorkPool, useFactory: work },
         ScrapeService,
       ],
       exports: [BrowserPool],
@@ -66,5 +81,6 @@ export class AppModule implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.pool.close();
     await this.proxy.close();
+    await this.work.close();
   }
 }

@@ -3,22 +3,30 @@ import { Inject, Injectable } from '@nestjs/common';
 import { encodeScrapeHtml, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { checkUrl } from '@trawl/safe-fetch';
 import { replyDeadlineMs } from '@trawl/upstream';
+import { contentKind, type ContentKind } from './content/content-kind.js';
+import type { PageDigest } from './content/page-digest.js';
+import { PageWorkPool } from './content/page-work.pool.js';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
-import { needsBrowser } from './engines/needs-browser.js';
 import type { RenderedPage, ScrapeEngineRequest } from './engines/rendered-page.js';
-import { HtmlToMarkdown } from './markdown/html-to-markdown.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 
 /** Statuses with which sites often turn away a plain HTTP client but serve a browser (`auto` retries in Chromium). */
 const BROWSER_RETRY_STATUSES = new Set([401, 403, 429, 503]);
 
+interface Content {
+  page: RenderedPage;
+  kind: ContentKind;
+  digest: PageDigest;
+}
+
 /**
  * One scrape: SSRF check of the URL first (a refused host never reaches an engine), then the engine (`browser`,
  * `http`, or `auto`: a plain fetch, and the browser only when the page needs scripts to show its content or the
- * plain fetch was turned away), under one
- * deadline a little shorter than the caller's timeout so the reply beats it. A 4xx/5xx page is a result with its
- * `rawStatus`, not an error.
+ * plain fetch was turned away), then the content step by the page's type (ADR 0007): HTML is scanned and turned into
+ * markdown, a PDF into its text, text/JSON/XML returned as is, any other type refused with UNSUPPORTED_CONTENT_TYPE.
+ * The CPU-heavy part runs in the page-work pool under a budget. All under one deadline a little shorter than the
+ * caller's timeout so the reply beats it. A 4xx/5xx page is a result with its `rawStatus`, not an error.
  */
 @Injectable()
 export class ScrapeService {
@@ -26,42 +34,103 @@ export class ScrapeService {
     @Inject(SCRAPE_SETTINGS) private readonly settings: ScrapeSettings,
     private readonly browser: BrowserScrapeEngine,
     private readonly http: HttpScrapeEngine,
-    private readonly markdown: HtmlToMarkdown,
+    private readonly work: PageWorkPool,
   ) {}
 
   async scrape(req: ScrapeRequestDto): Promise<ScrapeResult> {
     const deadline = Date.now() + replyDeadlineMs(req.timeout);
     await checkUrl(req.url, { allow: this.settings.allow });
     const engineReq: ScrapeEngineRequest = { url: req.url, headers: req.headers, waitFor: req.waitFor, deadline };
-    const page = await this.render(req.engine ?? this.settings.defaultEngine, engineReq);
     const formats = new Set(req.formats);
+    const { page, kind, digest } = await this.render(
+      req.engine ?? this.settings.defaultEngine,
+      engineReq,
+      formats.has('markdown'),
+    );
+    const html =
+      kind === 'html' ? page.html : kind === 'pdf' ? `<pre>${escapeHtml(digest.text ?? '')}</pre>` : page.html;
+    const markdown = kind === 'text' ? page.html : (digest.markdown ?? '');
     return {
       sourceURL: req.url,
       taskId: randomUUID(),
       edgeId: this.settings.edgeId,
       status: 200,
       rawStatus: page.status,
-      ...(formats.has('html') ? { html: encodeScrapeHtml(page.html) } : {}),
-      ...(formats.has('markdown') ? { markdown: this.markdown.convert(page.html) } : {}),
-      metadata: { title: page.title, url: page.url, engine: page.engine, contentType: page.contentType },
+      ...(formats.has('html') ? { html: encodeScrapeHtml(html) } : {}),
+      ...(formats.has('markdown') ? { markdown } : {}),
+      metadata: {
+        title: page.title || digest.title,
+        url: page.url,
+        engine: page.engine,
+        contentType: page.contentType,
+      },
     };
   }
 
-  private async render(engine: ScrapeRequestDto['engine'], req: ScrapeEngineRequest): Promise<RenderedPage> {
-    if (engine === 'http') return this.http.fetch(req);
+  private async render(
+    engine: ScrapeRequestDto['engine'],
+    req: ScrapeEngineRequest,
+    markdown: boolean,
+  ): Promise<Content> {
+    if (engine === 'http') return this.content(await this.http.fetch(req), req, markdown);
     if (engine === 'auto') {
       let fetched: RenderedPage;
       try {
         fetched = await this.http.fetch(req);
       } catch (e) {
-        // A refused host or a spent deadline ends here; anything else (reset, TLS quirks) gets a real browser.
-        if (e instanceof TrawlError && (e.code === 'URL_NOT_ALLOWED' || e.code === 'UPSTREAM_TIMEOUT')) throw e;
-        return this.browser.render(req);
+        // A refused host, a spent deadline or a page over the cap ends here; anything else (reset, TLS quirks) gets a
+        // real browser.
+        if (e instanceof TrawlError && ['URL_NOT_ALLOWED', 'UPSTREAM_TIMEOUT', 'CONTENT_TOO_LARGE'].includes(e.code))
+          throw e;
+        return this.content(await this.browser.render(req), req, markdown);
       }
-      const isHtml = !fetched.contentType || /html/i.test(fetched.contentType);
-      const refusedPlainClient = BROWSER_RETRY_STATUSES.has(fetched.status);
-      return refusedPlainClient || (isHtml && needsBrowser(fetched.html)) ? this.browser.render(req) : fetched;
+      if (BROWSER_RETRY_STATUSES.has(fetched.status))
+        return this.content(await this.browser.render(req), req, markdown);
+      const content = await this.content(fetched, req, markdown, true);
+      return content.digest.needsBrowser ? this.content(await this.browser.render(req), req, markdown) : content;
     }
-    return this.browser.render(req);
+    return this.content(await this.browser.render(req), req, markdown);
   }
+
+  /**
+   * The content step. A browser that stopped at a non-document (Chromium hands over no PDF or text body) has the
+   * URL fetched once more through the HTTP client, and the result says so (`engine: http`).
+   */
+  private async content(
+    page: RenderedPage,
+    req: ScrapeEngineRequest,
+    markdown: boolean,
+    checkBrowser = false,
+  ): Promise<Content> {
+    const kind = contentKind(page.contentType, page.body);
+    if (page.engine === 'browser' && kind !== 'html') return this.content(await this.http.fetch(req), req, markdown);
+    const what = `the page from ${hostOf(page.url)}`;
+    if (kind === 'pdf') {
+      const bytes = new Uint8Array(page.body ?? new Uint8Array());
+      return {
+        page,
+        kind,
+        digest: await this.work.digest({ kind: 'pdf', bytes, host: hostOf(page.url) }, req.deadline, what),
+      };
+    }
+    if (kind === 'text') return { page, kind, digest: { title: '', needsBrowser: false } };
+    const digest = await this.work.digest(
+      { kind: 'html', html: page.html, markdown, checkBrowser },
+      req.deadline,
+      what,
+    );
+    return { page, kind, digest };
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the site';
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

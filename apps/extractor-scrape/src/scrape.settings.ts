@@ -8,7 +8,7 @@ export interface ScrapeSettings {
   defaultEngine: ScrapeEngine;
   /** SSRF allowlist (SSRF_ALLOW_HOSTS). */
   allow: AllowList;
-  /** Largest page the http engine accepts, bytes. */
+  /** Largest page accepted: the http engine's body, bytes, and the browser's rendered HTML, characters. */
   maxBodyBytes: number;
   /** This instance, as the result's `edgeId`. */
   edgeId: string;

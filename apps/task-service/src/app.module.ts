@@ -39,6 +39,7 @@ export class AppModule {
               queues,
               (url) => guard.check(url),
               () => nc.info?.max_payload ?? 1024 * 1024,
+              { maxOutstandingPerKey: env.TASK_MAX_OUTSTANDING_PER_KEY },
             ),
           inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION],
         },

@@ -4,3 +4,4 @@ export * from './lib/guarded-lookup.js';
 export * from './lib/safe-fetch.js';
 export * from './lib/upstream-error.js';
 export * from './lib/guard-proxy.js';
+export * from './lib/decode-body.js';

@@ -1,25 +1,47 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { TrawlError } from '@trawl/contracts';
 import { BrowserPool } from '@trawl/browser-pool';
+import { mediaTypeOf } from '@trawl/safe-fetch';
 import { errors, type Response } from 'playwright-core';
+import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
 import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.js';
 
 /** The `browser` engine: the page rendered by Chromium from the pool (scripts run, heavy resources blocked). */
 @Injectable()
 export class BrowserScrapeEngine {
-  constructor(private readonly pool: BrowserPool) {}
+  constructor(
+    private readonly pool: BrowserPool,
+    @Inject(SCRAPE_SETTINGS) private readonly settings: ScrapeSettings,
+  ) {}
 
   render(req: ScrapeEngineRequest): Promise<RenderedPage> {
     return this.pool.run(
       async ({ page, remainingMs }) => {
         let response: Response | null;
+        // The main frame's last navigation response: a PDF (or any non-document) ends the navigation as a download,
+        // which Chromium aborts; its content type still tells the content step what to do with the URL.
+        let main: Response | undefined;
+        const onResponse = (r: Response) => {
+          if (r.frame() === page.mainFrame() && r.request().isNavigationRequest()) main = r;
+        };
+        page.on('response', onResponse);
         try {
           response = await page.goto(req.url, { waitUntil: 'load', timeout: remainingMs() });
         } catch (e) {
+          const notDocument = main ? notADocument(main, e) : undefined;
+          if (notDocument) return notDocument;
           throw navigationError(e, req.url);
+        } finally {
+          page.off('response', onResponse);
         }
         if (req.waitFor) await page.waitForTimeout(Math.min(req.waitFor, remainingMs()));
-        const { html, title } = await page.evaluate(snapshot);
+        const { html, title, length } = await page.evaluate(snapshot, this.settings.maxBodyBytes);
+        if (length > this.settings.maxBodyBytes) {
+          throw new TrawlError(
+            'CONTENT_TOO_LARGE',
+            `the page rendered from ${safeHost(req.url)} is ${length} characters of HTML, more than ${this.settings.maxBodyBytes}`,
+          );
+        }
         return {
           html,
           title,
@@ -36,14 +58,27 @@ export class BrowserScrapeEngine {
 
 /**
  * The rendered document (doctype and outerHTML, as `page.content()` gives) and its title, in one round trip. It runs
- * in the page's world: a page that tampers with its own DOM getters only changes what it returns about itself.
+ * in the page's world: a page that tampers with its own DOM getters only changes what it returns about itself. The
+ * length is measured there: HTML over `maxChars` is not sent across (the caller fails the task with
+ * CONTENT_TOO_LARGE), so a page cannot make the service hold or parse an unbounded string.
  */
-function snapshot(): { html: string; title: string } {
+function snapshot(maxChars: number): { html: string; title: string; length: number } {
   const d = document.doctype;
   const doctype = d
     ? `<!DOCTYPE ${d.name}${d.publicId ? ` PUBLIC "${d.publicId}"` : ''}${!d.publicId && d.systemId ? ' SYSTEM' : ''}${d.systemId ? ` "${d.systemId}"` : ''}>`
     : '';
-  return { html: doctype + (document.documentElement?.outerHTML ?? ''), title: document.title };
+  const html = doctype + (document.documentElement?.outerHTML ?? '');
+  const title = String(document.title).slice(0, 1024);
+  return html.length > maxChars ? { html: '', title, length: html.length } : { html, title, length: html.length };
+}
+
+/** A navigation that ended on something other than a document (a PDF, an image...): its response, for the content step. */
+function notADocument(main: Response, e: unknown): RenderedPage | undefined {
+  const contentType = main.headers()['content-type'] ?? null;
+  const type = mediaTypeOf(contentType);
+  if (type === 'text/html' || type === 'application/xhtml+xml') return undefined;
+  if (!/net::ERR_ABORTED|Download is starting/i.test(e instanceof Error ? e.message : String(e))) return undefined;
+  return { html: '', status: main.status(), url: main.url(), title: '', contentType, engine: 'browser' };
 }
 
 /** Maps a failed navigation onto the wire codes: timeouts are UPSTREAM_TIMEOUT, DNS and network errors UPSTREAM_ERROR. */

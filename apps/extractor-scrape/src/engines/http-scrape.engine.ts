@@ -1,9 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { safeFetch } from '@trawl/safe-fetch';
+import { mediaTypeOf, safeFetch } from '@trawl/safe-fetch';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
+import { scanPage } from './needs-browser.js';
 import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.js';
 
-/** The `http` engine: one SSRF-guarded GET (redirects checked hop by hop), no scripts run. */
+/**
+ * The `http` engine: one GET through Trawl's one HTTP client (`safeFetch`: SSRF-checked hop by hop, decompressed,
+ * capped, decoded as browsers do), no scripts run. Text types are decoded; other bodies are kept as bytes for the
+ * content step (PDF) to read or refuse.
+ */
 @Injectable()
 export class HttpScrapeEngine {
   constructor(@Inject(SCRAPE_SETTINGS) private readonly settings: ScrapeSettings) {}
@@ -15,18 +20,32 @@ export class HttpScrapeEngine {
       timeoutMs: Math.max(1, req.deadline - Date.now()),
       maxBodyBytes: this.settings.maxBodyBytes,
     });
-    const html = res.text();
-    return { html, status: res.status, url: res.url, title: titleOf(html), contentType: res.headers['content-type'] ?? null, engine: 'http' };
+    const contentType = res.headers['content-type'] ?? null;
+    return {
+      html: isTextual(mediaTypeOf(contentType)) ? res.text() : '',
+      body: res.body,
+      status: res.status,
+      url: res.url,
+      contentType,
+      engine: 'http',
+    };
   }
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", nbsp: ' ' };
+/** Whether a media type is text a scrape returns as such (HTML, XHTML, text/*, JSON, XML). '' (no type) counts. */
+export function isTextual(mediaType: string): boolean {
+  return (
+    mediaType === '' ||
+    mediaType.startsWith('text/') ||
+    mediaType === 'application/xhtml+xml' ||
+    mediaType === 'application/json' ||
+    mediaType === 'application/xml' ||
+    mediaType.endsWith('+json') ||
+    mediaType.endsWith('+xml')
+  );
+}
 
-/** The document's <title> text, entities of the common kind decoded. */
+/** The document's first <title> text, entities decoded, whitespace collapsed (one linear pass; see `scanPage`). */
 export function titleOf(html: string): string {
-  const raw = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html)?.[1] ?? '';
-  return raw
-    .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_, e: string) => ENTITIES[e] ?? '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return scanPage(html).title;
 }

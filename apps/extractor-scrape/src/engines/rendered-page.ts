@@ -1,12 +1,15 @@
-/** A page as an engine got it: the markup to return and what the result's metadata needs. */
+/** A page as an engine got it: the markup or bytes to return and what the result's metadata needs. */
 export interface RenderedPage {
-  /** Rendered markup (browser) or the body as served (http). */
+  /** Rendered markup (browser) or the body decoded as a browser would (http); '' when the page is not a document. */
   html: string;
+  /** The body as served, decompressed (http engine only): what a PDF's text is read from. */
+  body?: Buffer;
   /** HTTP status of the page's main response. */
   status: number;
   /** Final URL after redirects. */
   url: string;
-  title: string;
+  /** The document's title, when the engine knows it (the browser's `document.title`); else read from the HTML. */
+  title?: string;
   contentType: string | null;
   engine: 'browser' | 'http';
 }

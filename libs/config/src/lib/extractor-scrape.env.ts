@@ -68,8 +68,25 @@ export class ExtractorScrapeEnv extends BaseEnv {
   @IsIn(['browser', 'http', 'auto'])
   SCRAPE_DEFAULT_ENGINE: 'browser' | 'http' | 'auto' = 'browser';
 
-  /** Largest page the http engine accepts, bytes. */
+  /**
+   * Largest page accepted, bytes: the http engine's body (after decompression) and the browser's rendered HTML
+   * (characters); over it the scrape fails with CONTENT_TOO_LARGE.
+   */
   @IsInt()
   @Min(1024)
   SCRAPE_MAX_BODY_BYTES: number = 10 * 1024 * 1024;
+
+  /**
+   * Time one page's conversion (HTML scan and markdown, PDF text) may take in the page-work pool, ms; over it the
+   * worker is stopped and the scrape fails with PAGE_TOO_COMPLEX (ADR 0007).
+   */
+  @IsInt()
+  @Min(100)
+  SCRAPE_WORK_BUDGET_MS: number = 10_000;
+
+  /** Worker threads of the page-work pool (markdown conversion and PDF text off the event loop). */
+  @IsInt()
+  @Min(1)
+  @Max(32)
+  SCRAPE_WORK_THREADS: number = 2;
 }

@@ -1,4 +1,6 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import iconv from 'iconv-lite';
 import { TrawlError } from '@trawl/contracts';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { parseAllowList } from './address-policy.js';
@@ -22,10 +24,24 @@ describe('safeFetch against a loopback server', () => {
         res.writeHead(302, { location: '/loop' }).end();
       } else if (req.url === '/big') {
         res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(5000));
+      } else if (req.url === '/gzip') {
+        res
+          .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' })
+          .end(gzipSync('<p>zipped ü</p>'));
+      } else if (req.url === '/bomb') {
+        res
+          .writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' })
+          .end(gzipSync(Buffer.alloc(5_000_000)));
+      } else if (req.url === '/latin1') {
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(iconv.encode('<meta charset="windows-1252"><p>café</p>', 'windows-1252'));
       } else if (req.url === '/missing') {
         res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>gone</h1>');
       } else {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<p>hello ${req.headers['x-probe'] ?? ''}</p>`);
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(`<p>hello ${req.headers['x-probe'] ?? ''}</p>`);
       }
     });
   });
@@ -76,7 +92,9 @@ describe('safeFetch against a loopback server', () => {
   it('refuses at connect time when the name resolves differently than at the check (DNS rebinding)', async () => {
     let calls = 0;
     const rebinding: Resolver = async () => (calls++ === 0 ? ['93.184.216.34'] : ['127.0.0.1']);
-    const err = await safeFetch(`http://rebind.test:${site.port}/page`, { resolve: rebinding }).catch((e: unknown) => e);
+    const err = await safeFetch(`http://rebind.test:${site.port}/page`, { resolve: rebinding }).catch(
+      (e: unknown) => e,
+    );
     expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
     expect(calls).toBe(2);
   });
@@ -89,8 +107,23 @@ describe('safeFetch against a loopback server', () => {
 
   it('refuses a body larger than the cap', async () => {
     const err = await safeFetch(`${site.url}/big`, { allow: loopback, maxBodyBytes: 1000 }).catch((e: unknown) => e);
-    expect((err as TrawlError).code).toBe('UPSTREAM_ERROR');
+    expect((err as TrawlError).code).toBe('CONTENT_TOO_LARGE');
     expect((err as TrawlError).message).toContain('larger than 1000 bytes');
+  });
+
+  it('decompresses a gzip body and counts the cap on the decompressed size (a compression bomb stops there)', async () => {
+    const res = await safeFetch(`${site.url}/gzip`, { allow: loopback });
+    expect(res.text()).toBe('<p>zipped ü</p>');
+    expect(res.headers['content-encoding']).toBeUndefined();
+    const err = await safeFetch(`${site.url}/bomb`, { allow: loopback, maxBodyBytes: 100_000 }).catch(
+      (e: unknown) => e,
+    );
+    expect((err as TrawlError).code).toBe('CONTENT_TOO_LARGE');
+  });
+
+  it('decodes a page by its <meta charset> when the header names none', async () => {
+    const res = await safeFetch(`${site.url}/latin1`, { allow: loopback });
+    expect(res.text()).toContain('<p>café</p>');
   });
 
   it('returns a 404 page as a response with its status', async () => {
@@ -104,7 +137,9 @@ describe('safeFetch against a loopback server', () => {
   });
 
   it('reports an aborted fetch as UPSTREAM_TIMEOUT', async () => {
-    const err = await safeFetch(`${site.url}/page`, { allow: loopback, signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    const err = await safeFetch(`${site.url}/page`, { allow: loopback, signal: AbortSignal.abort() }).catch(
+      (e: unknown) => e,
+    );
     expect((err as TrawlError).code).toBe('UPSTREAM_TIMEOUT');
   });
 });

@@ -1,7 +1,10 @@
+import { pipeline, type Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
 import { TrawlError } from '@trawl/contracts';
 import { EMPTY_ALLOW_LIST, type AllowList } from './address-policy.js';
 import { checkUrl, systemResolver, type Resolver } from './check-url.js';
+import { decodeBody } from './decode-body.js';
 import { guardedLookup } from './guarded-lookup.js';
 import { toUpstreamError } from './upstream-error.js';
 
@@ -19,21 +22,28 @@ export interface SafeFetchInit {
   /** Deadline of the whole fetch including redirects and body, ms. */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** Largest accepted body; a larger page fails with UPSTREAM_ERROR. */
+  /** Largest accepted body, after decompression; a larger page fails with CONTENT_TOO_LARGE. */
   maxBodyBytes?: number;
   maxRedirects?: number;
+  /**
+   * An upstream proxy's dispatcher (undici `ProxyAgent`; PROXY_URLS). The proxy is trusted configuration: the
+   * target URL and every redirect hop still pass the SSRF check before each request, but the address check at
+   * connect time is the proxy's to make (it resolves the target), so DNS rebinding is only caught without one.
+   */
+  dispatcher?: Dispatcher;
 }
 
 export interface SafeFetchResponse {
   status: number;
   /** The final URL after redirects. */
   url: string;
-  /** Response headers, lower-case names (repeated ones joined with ", "). */
+  /** Response headers, lower-case names (repeated ones joined with ", "); `content-encoding` already undone. */
   headers: Record<string, string>;
+  /** The body, decompressed (gzip, x-gzip, deflate, br). */
   body: Buffer;
   /** URLs that answered with a redirect, in order. */
   redirects: string[];
-  /** The body decoded with the charset of its content type (UTF-8 otherwise). */
+  /** The body decoded as a browser would: BOM, Content-Type charset, `<meta>` prescan, else UTF-8 (`decodeBody`). */
   text(): string;
 }
 
@@ -54,10 +64,13 @@ export function safeAgent(allow: AllowList = EMPTY_ALLOW_LIST, resolve: Resolver
 }
 
 /**
- * GETs a URL with SSRF protection: the URL and every redirect hop are checked before any connection (manual
- * redirects, at most `maxRedirects`), and the socket's resolved address is checked again at connect time. The body
- * is capped and the whole exchange bounded by `timeoutMs`/`signal`. A refused host is URL_NOT_ALLOWED; a timeout is
- * UPSTREAM_TIMEOUT; DNS and connection failures are UPSTREAM_ERROR. A 4xx/5xx page is a normal response.
+ * Trawl's one HTTP client for pages (scrape engines and upstream extractors alike). GETs a URL with SSRF
+ * protection: the URL and every redirect hop are checked before any connection (manual redirects, at most
+ * `maxRedirects`, credentials dropped across origins), and without a proxy the socket's resolved address is checked
+ * again at connect time. The body is decompressed and capped (the cap counts decompressed bytes, so a compression
+ * bomb stops at the cap) and the whole exchange is bounded by `timeoutMs`/`signal`. `text()` decodes as browsers do.
+ * A refused host is URL_NOT_ALLOWED; a timeout is UPSTREAM_TIMEOUT; DNS and connection failures are UPSTREAM_ERROR;
+ * a body over the cap is CONTENT_TOO_LARGE. A 4xx/5xx page is a normal response.
  */
 export async function safeFetch(input: string, init: SafeFetchInit = {}): Promise<SafeFetchResponse> {
   const allow = init.allow ?? EMPTY_ALLOW_LIST;
@@ -68,7 +81,7 @@ export async function safeFetch(input: string, init: SafeFetchInit = {}): Promis
     (s): s is AbortSignal => s !== undefined,
   );
   const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
-  const dispatcher = safeAgent(allow, resolve);
+  const dispatcher = init.dispatcher ?? safeAgent(allow, resolve);
   let headers = withDefaults(init.headers);
   let method = init.method ?? 'GET';
   const redirects: string[] = [];
@@ -96,20 +109,52 @@ export async function safeFetch(input: string, init: SafeFetchInit = {}): Promis
       current = next.href;
       continue;
     }
-    const body = await readCapped(res.body, maxBody, url.host);
     const flat = flattenHeaders(res.headers);
+    const body = await readCapped(decompressed(res.body, flat['content-encoding'], url.host), maxBody, url.host);
+    delete flat['content-encoding'];
+    if (flat['content-length'] !== undefined) flat['content-length'] = String(body.length);
     return {
       status: res.statusCode,
       url: url.href,
       headers: flat,
       body,
       redirects,
-      text: () => decode(body, flat['content-type']),
+      text: () => decodeBody(body, flat['content-type']),
     };
   }
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number, host: string): Promise<Buffer> {
+/** The body with its content codings undone, as a stream (so the cap counts what the page really is). */
+function decompressed(body: Readable, encoding: string | undefined, host: string): Readable {
+  const codings = (encoding ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '' && c !== 'identity')
+    .reverse();
+  let stream = body;
+  for (const coding of codings) {
+    const decoder =
+      coding === 'gzip' || coding === 'x-gzip'
+        ? createGunzip()
+        : coding === 'deflate'
+          ? createInflate()
+          : coding === 'br'
+            ? createBrotliDecompress()
+            : undefined;
+    if (!decoder) {
+      body.destroy();
+      throw new TrawlError(
+        'UPSTREAM_ERROR',
+        `${host} sent the page with an unknown content coding "${coding.slice(0, 40)}"`,
+      );
+    }
+    stream = pipeline(stream, decoder, () => undefined) as Readable;
+  }
+  return stream;
+}
+
+async function readCapped(body: Readable, maxBytes: number, host: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -117,14 +162,21 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
         body.destroy();
-        throw new TrawlError('UPSTREAM_ERROR', `page from ${host} is larger than ${maxBytes} bytes`, { retryable: false });
+        throw new TrawlError('CONTENT_TOO_LARGE', `page from ${host} is larger than ${maxBytes} bytes`);
       }
       chunks.push(chunk as Buffer);
     }
   } catch (e) {
+    if (isZlibError(e))
+      throw new TrawlError('UPSTREAM_ERROR', `could not decompress the page from ${host}`, { cause: e });
     throw toUpstreamError(e, host);
   }
   return Buffer.concat(chunks);
+}
+
+function isZlibError(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code ?? '';
+  return code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1';
 }
 
 function withDefaults(headers: Record<string, string> = {}): Record<string, string> {
@@ -132,6 +184,7 @@ function withDefaults(headers: Record<string, string> = {}): Record<string, stri
   for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v;
   out['user-agent'] ??= DEFAULT_USER_AGENT;
   out['accept'] ??= 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  out['accept-encoding'] ??= 'gzip, deflate, br';
   return out;
 }
 
@@ -145,15 +198,7 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 
 function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(headers))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
-}
-
-function decode(body: Buffer, contentType: string | undefined): string {
-  const charset = /charset=["']?([\w-]+)/i.exec(contentType ?? '')?.[1];
-  try {
-    return new TextDecoder(charset ?? 'utf-8').decode(body);
-  } catch {
-    return body.toString('utf8');
-  }
 }

@@ -36,6 +36,14 @@ export interface UpstreamFetcherOptions {
   now?: Clock;
   /** Builds the dispatcher of a proxy URL (tests stub it; default: undici ProxyAgent, one per proxy). */
   proxyDispatcher?: (proxyUrl: string) => Dispatcher;
+  /** Told of every record `fetchParsed` returns and every page the parser did not recognise (drift metrics). */
+  parseObserver?: UpstreamParseObserver;
+}
+
+/** Structurally the telemetry lib's ParseObserver: what `fetchParsed` reports. */
+export interface UpstreamParseObserver {
+  parsed(record: unknown): void;
+  unrecognised(upstream: string): void;
 }
 
 export interface FetchPageOptions {
@@ -75,6 +83,7 @@ const BLOCK_STATUSES = new Set([429, 503]);
  * | redirect to a captcha (`/sorry/`) page        | UPSTREAM_BLOCKED    |
  * | 404 or 410                                   | UPSTREAM_NOT_FOUND  |
  * | any other 4xx/5xx, connection failure         | UPSTREAM_ERROR      |
+ * | a page over `maxBytes` (after decompression)  | CONTENT_TOO_LARGE   |
  *
  * A TrawlError from the HTTP client (the SSRF guard's URL_NOT_ALLOWED) passes through unchanged. A proxy whose
  * request got blocked is set aside for its cool-down; `fetchParsed` does the same when the parser finds a captcha.
@@ -122,7 +131,7 @@ export class UpstreamFetcher {
       contentType = res.headers.get('content-type');
       const length = Number(res.headers.get('content-length') ?? '0');
       if (length > this.maxBytes)
-        throw new TrawlError('UPSTREAM_ERROR', `${what} from ${host} is larger than ${this.maxBytes} bytes`);
+        throw new TrawlError('CONTENT_TOO_LARGE', `${what} from ${host} is larger than ${this.maxBytes} bytes`);
       html = await res.text();
     } catch (e) {
       throw this.mapFailure(e, signal, what, host, deadline);
@@ -146,13 +155,18 @@ export class UpstreamFetcher {
    */
   async fetchParsed<T>(url: string, options: FetchPageOptions, parse: (page: UpstreamPage) => T): Promise<T> {
     const page = await this.fetchPage(url, options);
+    let record: T;
     try {
-      return parse(page);
+      record = parse(page);
     } catch (e) {
       if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED' && page.proxy)
         this.options.proxies?.markBlocked(page.proxy);
+      if (e instanceof TrawlError && e.code === 'PAGE_NOT_RECOGNISED')
+        this.options.parseObserver?.unrecognised(safeHost(url));
       throw e;
     }
+    this.options.parseObserver?.parsed(record);
+    return record;
   }
 
   /** Closes the proxy agents. */

@@ -1,0 +1,64 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PageWorkPool } from './page-work.pool.js';
+
+async function makePdf(lines: string[], title: string): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setTitle(title);
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const line of lines) doc.addPage().drawText(line, { x: 50, y: 700, size: 14, font });
+  return doc.save();
+}
+
+describe('PageWorkPool (piscina worker threads)', () => {
+  const pool = new PageWorkPool({ threads: 2, budgetMs: 20_000, inlineBelowChars: 1000 });
+  const tight = new PageWorkPool({ threads: 1, budgetMs: 1, inlineBelowChars: 0 });
+  const later = () => Date.now() + 30_000;
+
+  afterAll(async () => {
+    await pool.close();
+    await tight.close();
+  });
+
+  it('converts a large page to markdown in a worker, with its title', async () => {
+    const html = `<html><head><title>Big &amp; long</title></head><body><h1>Top</h1>${'<p>para</p>'.repeat(2000)}</body></html>`;
+    const digest = await pool.digest({ kind: 'html', html, markdown: true, checkBrowser: false }, later(), 'the page');
+    expect(digest.title).toBe('Big & long');
+    expect(digest.markdown?.startsWith('# Top')).toBe(true);
+  });
+
+  it('stops at the scan when the auto engine asks and the page needs a browser', async () => {
+    const html = `<body><div id="root"></div><script>${'x'.repeat(5000)}</script></body>`;
+    const digest = await pool.digest({ kind: 'html', html, markdown: true, checkBrowser: true }, later(), 'the page');
+    expect(digest).toEqual({ title: '', needsBrowser: true });
+  });
+
+  it("returns a PDF's text page by page", async () => {
+    const bytes = await makePdf(['Hello from page one', 'And page two'], 'A test PDF');
+    const digest = await pool.digest({ kind: 'pdf', bytes, host: 'files.test' }, later(), 'the PDF');
+    expect(digest.title).toBe('A test PDF');
+    expect(digest.markdown).toBe('Hello from page one\n\nAnd page two');
+  });
+
+  it('fails a file that is not a PDF with PAGE_NOT_RECOGNISED', async () => {
+    const bytes = new TextEncoder().encode('%PDF-1.7 but not really');
+    await expect(pool.digest({ kind: 'pdf', bytes, host: 'files.test' }, later(), 'the PDF')).rejects.toMatchObject({
+      code: 'PAGE_NOT_RECOGNISED',
+    });
+  });
+
+  it('fails a page over its budget with PAGE_TOO_COMPLEX, and the pool serves the next page', async () => {
+    const html = `<body>${'<div><p>text <b>bold</b></p>'.repeat(100_000)}</body>`;
+    await expect(
+      tight.digest({ kind: 'html', html, markdown: true, checkBrowser: false }, later(), 'the page'),
+    ).rejects.toMatchObject({
+      code: 'PAGE_TOO_COMPLEX',
+    });
+    const ok = await pool.digest(
+      { kind: 'html', html: `<h2>fine</h2>${' '.repeat(2000)}`, markdown: true, checkBrowser: false },
+      later(),
+      'x',
+    );
+    expect(ok.markdown).toBe('## fine');
+  });
+});

@@ -1,0 +1,8 @@
+// The page-work worker when Trawl runs from its TypeScript sources (in-process tests under Jest): TypeScript is
+// compiled on load by SWC (see ts-source-hooks.mjs). A build runs the compiled page-work.worker.js instead.
+import { register } from 'node:module';
+
+register('./ts-source-hooks.mjs', import.meta.url);
+const { default: digestPage } = await import('./page-work.worker.ts');
+
+export default digestPage;
