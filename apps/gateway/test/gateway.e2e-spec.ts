@@ -161,8 +161,9 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
     expect(res.json()).toMatchObject({ data: { error: 'UPSTREAM_BLOCKED', retryable: true } });
   });
 
-  it('answers 503 naming the service when nothing serves the operation', async () => {
-    const res = await post('/extract/search', { q: 'coffee' });
+  it('answers 503 naming the service when nothing serves the operation within the request timeout', async () => {
+    // "No responders" is ridden out until the request's own deadline, then answered 503.
+    const res = await post('/extract/search', { q: 'coffee', timeout: 1000 });
     expect(res.statusCode).toBe(503);
     expect(res.json().message).toContain('extractor-search');
     const lookup = await request('GET', `${BASE}/extractTask/123`, undefined, { 'x-api-key': KEY });

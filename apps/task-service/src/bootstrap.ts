@@ -2,6 +2,7 @@ import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { TaskQueues } from '@trawl/tasks';
 import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
 import { closeTaskServiceApp, createTaskServiceApp } from './task-service-app.factory.js';
+import { TaskRuntimeService } from './task-runtime.service.js';
 
 const SERVICE = 'task-service';
 
@@ -15,6 +16,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   app.status.subscribe((status) => (natsStatus = status));
   await app.listen();
   const redis = app.get(TaskQueues).connection;
+  const runtime = app.get(TaskRuntimeService);
   const ops =
     env.METRICS_PORT > 0
       ? await startOpsServer({
@@ -22,7 +24,8 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
           registry: metrics.registry,
           ready: async () => ({
             ok: natsStatus === 'connected' && redis.status === 'ready',
-            details: { nats: natsStatus, redis: redis.status },
+            // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
+            details: { nats: natsStatus, redis: redis.status, fleets: runtime.fleetStates() },
           }),
         })
       : undefined;

@@ -14,6 +14,8 @@ import { NATS_CONNECTION, MessagingClient } from '@trawl/messaging';
 import {
   DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
   ensureOutcomeStream,
+  FleetMonitor,
+  type FleetState,
   OutcomePublisher,
   TaskProcessors,
   TaskQueues,
@@ -31,6 +33,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
   private readonly logger = new Logger('TaskRuntime');
   private workers: TaskWorkers | undefined;
   private outcomes: OutcomePublisher | undefined;
+  private fleets: FleetMonitor | undefined;
 
   constructor(
     @Inject(TASK_SERVICE_ENV) private readonly env: TaskServiceEnv,
@@ -79,7 +82,19 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
       [QUEUES.mpSearch]: env.TASK_CONCURRENCY_MP_SEARCH,
       [QUEUES.scrape]: env.TASK_CONCURRENCY_SCRAPE,
     };
+    this.fleets = new FleetMonitor((subject) => this.messaging.probe(subject), {
+      maxWaitMs: env.TASK_FLEET_MAX_WAIT_MS,
+      probeIntervalMs: env.TASK_FLEET_PROBE_INTERVAL_MS,
+      onError,
+      onChange: (queue, state) => {
+        this.metrics?.queue.fleetPaused.set({ queue }, state === 'serving' ? 0 : 1);
+        const log = `${queue}: ${state === 'serving' ? 'fleet back, taking jobs again' : `fleet away (${state})`}`;
+        if (state === 'serving') this.logger.log(log);
+        else this.logger.warn(log);
+      },
+    });
     this.workers = new TaskWorkers(this.queues, processors, this.outcomes, {
+      fleets: this.fleets,
       name: env.INSTANCE_ID || `${hostname()}-${process.pid}`,
       concurrency,
       lockDurationMs: env.TASK_LOCK_DURATION_MS,
@@ -91,6 +106,11 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     this.workers.start();
     this.outcomes.startSweeping();
     this.outcomes.sweep().catch((e: unknown) => onError('first outcome sweep failed', e));
+  }
+
+  /** Each extractor queue's fleet as this replica sees it (readiness details): serving, paused or expired. */
+  fleetStates(): Partial<Record<QueueName, FleetState>> {
+    return this.fleets?.states() ?? {};
   }
 
   /**

@@ -45,6 +45,11 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
     );
     this.dispatcher = new WebhookDispatcher(this.nc, this.sender, {
       concurrency: env.WEBHOOK_CONCURRENCY,
+      hosts: {
+        ...(env.WEBHOOK_HOST_CONCURRENCY > 0 ? { perHost: env.WEBHOOK_HOST_CONCURRENCY } : {}),
+        circuitFailures: env.WEBHOOK_CIRCUIT_FAILURES,
+        circuitOpenMs: env.WEBHOOK_CIRCUIT_OPEN_MS,
+      },
       maxPending: env.WEBHOOK_MAX_PENDING,
       ackWaitMs: env.WEBHOOK_TIMEOUT_MS + 30_000,
       retry: {

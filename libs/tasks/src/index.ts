@@ -11,3 +11,4 @@ export * from './lib/task-processors.js';
 export * from './lib/task-workers.js';
 export * from './lib/outcome-stream.js';
 export * from './lib/outcome-publisher.js';
+export * from './lib/fleet-monitor.js';

@@ -106,6 +106,21 @@ export class TaskServiceEnv extends BaseEnv {
   @Min(0)
   TASK_SHUTDOWN_GRACE_MS: number = 10_000;
 
+  /**
+   * Longest a task waits for its extractor fleet (no responder on its subject, NATS away) before it fails, once, with
+   * SERVICE_UNAVAILABLE. Such waits use none of the task's attempts. Default 15 minutes: a cold start from zero
+   * replicas, a rolling update or a NATS failover fits in it many times over.
+   */
+  @IsInt()
+  @Min(0)
+  TASK_FLEET_MAX_WAIT_MS: number = 15 * 60 * 1000;
+
+  /** While a fleet is away, how often its subject is probed (the queue resumes within one interval of its return). */
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  TASK_FLEET_PROBE_INTERVAL_MS: number = 1000;
+
   /** Hosts or CIDRs a webhook may point at although they are not public (tests, local demos), comma-separated. */
   @IsString()
   SSRF_ALLOW_HOSTS: string = '';

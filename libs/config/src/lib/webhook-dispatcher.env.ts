@@ -55,6 +55,26 @@ export class WebhookDispatcherEnv extends BaseEnv {
   @Max(10_000)
   WEBHOOK_CONCURRENCY: number = 64;
 
+  /**
+   * Deliveries in flight at once to one receiver host (`host:port` of the webhook URL), so one tenant's hanging
+   * receiver cannot take every slot. 0: a quarter of WEBHOOK_CONCURRENCY (16 by default).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  WEBHOOK_HOST_CONCURRENCY: number = 0;
+
+  /** Failures in a row (time-outs, network errors, 5xx) after which a receiver host is backed off as a whole. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_CIRCUIT_FAILURES: number = 5;
+
+  /** How long a failing host is first backed off (doubling while it keeps failing, up to 16 times), ms. */
+  @IsInt()
+  @Min(100)
+  WEBHOOK_CIRCUIT_OPEN_MS: number = 30_000;
+
   /** Largest number of outcomes waiting for a retry (JetStream max_ack_pending of the consumer). */
   @IsInt()
   @Min(1)

@@ -61,8 +61,13 @@ describe('DrainingNatsServer (real nats-server)', () => {
     return { app, server: (options as { strategy: DrainingNatsServer }).strategy };
   }
 
-  const scrape = (url: string) =>
-    client.send(SUBJECTS.scrapePage, { url, formats: ['markdown'], timeout: 30_000 }, { timeoutMs: 20_000 });
+  /** A scrape request; `rideOutMs: 0` answers "no responders" at once instead of riding it out. */
+  const scrape = (url: string, rideOutMs?: number) =>
+    client.send(
+      SUBJECTS.scrapePage,
+      { url, formats: ['markdown'], timeout: 30_000 },
+      { timeoutMs: 20_000, ...(rideOutMs === undefined ? {} : { rideOutMs }) },
+    );
 
   it('on close takes no new request but lets the ones being handled reply before the connection closes', async () => {
     closeGate();
@@ -75,7 +80,7 @@ describe('DrainingNatsServer (real nats-server)', () => {
     const closing = app.close().then(() => (closed = true));
     // Unsubscribed: a new request finds no responder (in production it goes to another replica).
     const refused = await eventually(async () => {
-      const err = await scrape('http://a.test/late').catch((e: unknown) => e);
+      const err = await scrape('http://a.test/late', 0).catch((e: unknown) => e);
       return err instanceof TrawlError ? err : undefined;
     });
     expect(refused.code).toBe('SERVICE_UNAVAILABLE');

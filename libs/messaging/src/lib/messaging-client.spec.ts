@@ -6,7 +6,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { startNats, type TestServer } from '@trawl/testing';
-import { MessagingClient, responseText } from './messaging-client.js';
+import { FleetUnavailableError, MessagingClient, responseText } from './messaging-client.js';
 import { connectNats } from './nats-connection.js';
 import { natsServerOptions } from './nats-server.options.js';
 import { WireErrorFilter } from './wire-error.filter.js';
@@ -65,23 +65,62 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
   });
 
   it('turns a WireError reply into a TrawlError with the same code', async () => {
-    await expect(client.send(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 })).rejects.toMatchObject({
+    await expect(
+      client.send(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 }),
+    ).rejects.toMatchObject({
       code: 'UPSTREAM_BLOCKED',
       retryable: true,
     });
   });
 
   it('answers an unexpected exception as INTERNAL without leaking its message', async () => {
-    const err = await client.send(SUBJECTS.scrapePage, req('http://crash.test/'), { timeoutMs: 2000 }).catch((e: unknown) => e);
+    const err = await client
+      .send(SUBJECTS.scrapePage, req('http://crash.test/'), { timeoutMs: 2000 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TrawlError);
     expect((err as TrawlError).code).toBe('INTERNAL');
     expect((err as TrawlError).message).not.toContain('secret');
   });
 
-  it('reports SERVICE_UNAVAILABLE naming the service when nothing serves the subject', async () => {
-    const err = await client.send(SUBJECTS.taskGet, { jobId: '1' }, { timeoutMs: 2000 }).catch((e: unknown) => e);
+  it('reports SERVICE_UNAVAILABLE naming the service when nothing serves the subject within the deadline', async () => {
+    const err = await client.send(SUBJECTS.taskGet, { jobId: '1' }, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FleetUnavailableError);
     expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
     expect((err as TrawlError).message).toContain('task-service');
+    expect((err as FleetUnavailableError).reason).toBe('no_responders');
+  });
+
+  it('rides out "no responders" within its deadline: a responder that appears later answers the request', async () => {
+    const sent: number[] = [];
+    const observed = new MessagingClient(nc, (_s, outcome) => sent.push(outcome === 'ok' ? 1 : 0));
+    const late = await connectNats([nats.url], 'late-responder');
+    const reply = observed.send(SUBJECTS.taskGet, { jobId: 'late' }, { timeoutMs: 5000 });
+    // Nothing serves task.get.v1 yet: the first sends meet "no responders".
+    await new Promise((r) => setTimeout(r, 300));
+    const sub = late.subscribe(SUBJECTS.taskGet, {
+      callback: (_e, msg) => {
+        const { id } = JSON.parse(new TextDecoder().decode(msg.data)) as { id: string };
+        msg.respond(JSON.stringify({ response: { taskId: 'late' }, isDisposed: true, id }));
+      },
+    });
+    await late.flush();
+    await expect(reply).resolves.toEqual({ taskId: 'late' });
+    expect(sent).toEqual([1]);
+    sub.unsubscribe();
+    await late.close();
+  });
+
+  it('answers SERVICE_UNAVAILABLE at once with rideOutMs 0, however long the deadline', async () => {
+    const err = await client
+      .send(SUBJECTS.taskGet, { jobId: '1' }, { timeoutMs: 60_000, rideOutMs: 0 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FleetUnavailableError);
+    expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('probe tells whether anything serves a subject', async () => {
+    await expect(client.probe(SUBJECTS.taskGet)).resolves.toBe(false);
+    await expect(client.probe(SUBJECTS.scrapePage)).resolves.toBe(true);
   });
 
   it('sendRaw answers the reply as JSON text, the same value send answers', async () => {
@@ -91,7 +130,9 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
   });
 
   it('sendRaw turns a WireError reply into a TrawlError, as send does', async () => {
-    await expect(client.sendRaw(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 })).rejects.toMatchObject({
+    await expect(
+      client.sendRaw(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 }),
+    ).rejects.toMatchObject({
       code: 'UPSTREAM_BLOCKED',
     });
   });
@@ -111,7 +152,38 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
   });
 
   it('reports UPSTREAM_TIMEOUT when the deadline passes', async () => {
-    const err = await client.send(SUBJECTS.scrapePage, req('http://slow.test/'), { timeoutMs: 300 }).catch((e: unknown) => e);
+    const err = await client
+      .send(SUBJECTS.scrapePage, req('http://slow.test/'), { timeoutMs: 300 })
+      .catch((e: unknown) => e);
     expect((err as TrawlError).code).toBe('UPSTREAM_TIMEOUT');
   });
+});
+
+describe('MessagingClient when the NATS connection is lost mid-request (real nats-server, restarted)', () => {
+  it('answers a request whose reply was lost to the outage as FleetUnavailableError (disconnected), not UPSTREAM_TIMEOUT', async () => {
+    const nats = await startNats();
+    const nc = await connectNats([nats.url], 'outage-client');
+    const silent = await connectNats([nats.url], 'silent-responder');
+    // A responder that takes each request and never answers.
+    silent.subscribe(SUBJECTS.taskGet, { callback: () => undefined });
+    await silent.flush();
+    const client = new MessagingClient(nc);
+    try {
+      // Control: with the link up all along, the same silence is the callee's: UPSTREAM_TIMEOUT.
+      const slow = await client.send(SUBJECTS.taskGet, { jobId: 'x' }, { timeoutMs: 500 }).catch((e: unknown) => e);
+      expect(slow).not.toBeInstanceOf(FleetUnavailableError);
+      expect((slow as TrawlError).code).toBe('UPSTREAM_TIMEOUT');
+
+      const lost = client.send(SUBJECTS.taskGet, { jobId: 'y' }, { timeoutMs: 3000 }).catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 200));
+      await nats.restart(() => new Promise((r) => setTimeout(r, 300)));
+      const err = await lost;
+      expect(err).toBeInstanceOf(FleetUnavailableError);
+      expect((err as FleetUnavailableError).reason).toBe('disconnected');
+      expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await Promise.all([nc.close(), silent.close()]);
+      await nats.stop();
+    }
+  }, 30_000);
 });

@@ -7,12 +7,47 @@ import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.js';
 export interface SendOptions {
   /** Deadline of the whole request, ms. The caller's `timeout` for synchronous operations. */
   timeoutMs: number;
+  /**
+   * How long "no responders" is ridden out: the request is sent again, with a short backoff, until something serves
+   * the subject or this long has passed (never past the deadline). Default: the whole deadline, so a synchronous call
+   * survives a rolling update or an extractor's restart. The task workers pass a short one: they pause instead.
+   */
+  rideOutMs?: number;
   /** Extra NATS headers (trace context, request id). */
   headers?: Record<string, string>;
 }
 
 /** Observes each request (metrics hook). */
-export type RequestObserver = (subject: string, outcome: 'ok' | 'error' | 'timeout' | 'no_responders', ms: number) => void;
+export type RequestObserver = (
+  subject: string,
+  outcome: 'ok' | 'error' | 'timeout' | 'no_responders',
+  ms: number,
+) => void;
+
+/** First and largest pause between two sends of a request that met "no responders", ms. */
+export const NO_RESPONDERS_BACKOFF_MS = { first: 25, max: 500 } as const;
+
+/**
+ * SERVICE_UNAVAILABLE because the infrastructure is not there (nothing serves the subject, or the NATS connection was
+ * lost while the request waited), as opposed to an extractor that answered SERVICE_UNAVAILABLE itself. The task
+ * workers do not count these as attempts.
+ */
+export class FleetUnavailableError extends TrawlError {
+  constructor(
+    readonly subject: RpcSubject,
+    readonly reason: 'no_responders' | 'disconnected',
+    message: string,
+    cause: unknown,
+  ) {
+    super('SERVICE_UNAVAILABLE', message, { cause });
+    this.name = 'FleetUnavailableError';
+  }
+}
+
+/** The service that serves `subject` (for messages naming what is missing). */
+export function serviceOfSubject(subject: RpcSubject): string {
+  return SERVICE_OF_SUBJECT[subject];
+}
 
 const SERVICE_OF_SUBJECT: Record<RpcSubject, string> = {
   'extract.search.v1': 'extractor-search',
@@ -34,14 +69,45 @@ const SERVICE_OF_SUBJECT: Record<RpcSubject, string> = {
 export class MessagingClient {
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
+  /** Connection losses seen so far: a request that spans one lost its reply to the outage, not to the callee. */
+  private disconnects = 0;
+  private linkUp = true;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly observe: RequestObserver = () => undefined,
-  ) {}
+  ) {
+    void (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === 'disconnect') {
+          this.disconnects += 1;
+          this.linkUp = false;
+        } else if (s.type === 'reconnect') this.linkUp = true;
+      }
+    })().catch(() => undefined);
+  }
+
+  /**
+   * Whether anything serves `subject` now: one request whose "no responders" status answers no. The request carries
+   * no valid payload, so a responder answers it at once with a validation error (or not at all): both mean yes. A lost
+   * NATS connection means no.
+   */
+  async probe(subject: RpcSubject, timeoutMs = 1000): Promise<boolean> {
+    if (!this.linkUp || this.nc.isClosed()) return false;
+    const packet = { pattern: subject, data: {}, id: `probe-${randomUUID()}` };
+    try {
+      await this.nc.request(subject, this.encoder.encode(JSON.stringify(packet)), { timeout: timeoutMs });
+      return true;
+    } catch (e) {
+      if (isNoResponders(e)) return false;
+      return this.linkUp && isTimeout(e);
+    }
+  }
 
   async send<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<RpcReply<S>> {
-    return this.traced(subject, () => this.request(subject, payload, options, (frame) => frame.response as RpcReply<S>));
+    return this.traced(subject, () =>
+      this.request(subject, payload, options, (frame) => frame.response as RpcReply<S>),
+    );
   }
 
   /**
@@ -59,7 +125,11 @@ export class MessagingClient {
     // A CLIENT span per request (a no-op with tracing off); its context is what the headers carry.
     const span = startSpan(`send ${subject}`, {
       kind: SpanKind.CLIENT,
-      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.operation.type': 'send' },
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.destination.name': subject,
+        'messaging.operation.type': 'send',
+      },
     });
     try {
       const reply = await span.run(fn);
@@ -86,30 +156,35 @@ export class MessagingClient {
     let hdrs: MsgHdrs | undefined;
     for (const k in carried) (hdrs ??= natsHeaders()).set(k, carried[k]);
     const started = performance.now();
+    const data = this.encoder.encode(JSON.stringify(packet));
+    const rideOutMs = Math.min(options.rideOutMs ?? options.timeoutMs, options.timeoutMs);
+    const disconnectsBefore = this.disconnects;
+    let sawNoResponders = false;
     let reply;
-    try {
-      reply = await this.nc.request(subject, this.encoder.encode(JSON.stringify(packet)), {
-        timeout: options.timeoutMs,
-        ...(hdrs ? { headers: hdrs } : {}),
-      });
-    } catch (e) {
-      const ms = performance.now() - started;
-      if (isNoResponders(e)) {
-        this.observe(subject, 'no_responders', ms);
-        throw new TrawlError(
-          'SERVICE_UNAVAILABLE',
-          `${SERVICE_OF_SUBJECT[subject]} is not deployed or not reachable (no responders on ${subject})`,
-          { cause: e },
-        );
-      }
-      if (isTimeout(e)) {
-        this.observe(subject, 'timeout', ms);
-        throw new TrawlError('UPSTREAM_TIMEOUT', `${SERVICE_OF_SUBJECT[subject]} did not answer within ${options.timeoutMs} ms`, {
-          cause: e,
+    for (
+      let pause: number = NO_RESPONDERS_BACKOFF_MS.first;
+      ;
+      pause = Math.min(2 * pause, NO_RESPONDERS_BACKOFF_MS.max)
+    ) {
+      const left = options.timeoutMs - (performance.now() - started);
+      try {
+        reply = await this.nc.request(subject, data, {
+          timeout: Math.max(1, Math.round(left)),
+          ...(hdrs ? { headers: hdrs } : {}),
         });
+        break;
+      } catch (e) {
+        const ms = performance.now() - started;
+        // "No responders" comes back at once: while the ride-out lasts, wait a little and ask again.
+        if (isNoResponders(e) && ms + pause < rideOutMs) {
+          sawNoResponders = true;
+          await new Promise((r) => setTimeout(r, pause));
+          continue;
+        }
+        // The last send of a ride-out may run out of time before its "no responders" comes back: still no responders.
+        const cause = sawNoResponders && isTimeout(e) ? new errors.NoRespondersError(subject) : e;
+        throw this.failure(subject, cause, ms, options, disconnectsBefore);
       }
-      this.observe(subject, 'error', ms);
-      throw new TrawlError('SERVICE_UNAVAILABLE', `messaging failed on ${subject}: ${(e as Error).message}`, { cause: e });
     }
     const text = this.decoder.decode(reply.data);
     const ms = performance.now() - started;
@@ -127,6 +202,39 @@ export class MessagingClient {
     this.observe(subject, 'ok', ms);
     return read(frame);
   }
+
+  /** The TrawlError of a request that got no reply. */
+  private failure(
+    subject: RpcSubject,
+    e: unknown,
+    ms: number,
+    options: SendOptions,
+    disconnectsBefore: number,
+  ): TrawlError {
+    const service = SERVICE_OF_SUBJECT[subject];
+    if (isNoResponders(e)) {
+      this.observe(subject, 'no_responders', ms);
+      const message = `${service} is not deployed or not reachable (no responders on ${subject})`;
+      return new FleetUnavailableError(subject, 'no_responders', message, e);
+    }
+    // The connection was lost while the request waited: its reply (if any) went with it.
+    if (!this.linkUp || this.disconnects !== disconnectsBefore) {
+      this.observe(subject, 'error', ms);
+      const message = `the NATS connection was lost during the request on ${subject}`;
+      return new FleetUnavailableError(subject, 'disconnected', message, e);
+    }
+    if (isTimeout(e)) {
+      this.observe(subject, 'timeout', ms);
+      return new TrawlError('UPSTREAM_TIMEOUT', `${service} did not answer within ${options.timeoutMs} ms`, {
+        cause: e,
+      });
+    }
+    this.observe(subject, 'error', ms);
+    const message = `messaging failed on ${subject}: ${(e as Error).message}`;
+    // A closed or draining connection is infrastructure, not the callee; anything else (a payload too large) is not.
+    if (isConnectionGone(e)) return new FleetUnavailableError(subject, 'disconnected', message, e);
+    return new TrawlError('SERVICE_UNAVAILABLE', message, { cause: e });
+  }
 }
 
 const RESPONSE_PREFIX = '{"response":';
@@ -141,6 +249,15 @@ export function responseText(text: string, id: string): string | undefined {
 function isNoResponders(e: unknown): boolean {
   if (e instanceof errors.RequestError) return e.isNoResponders();
   return e instanceof errors.NoRespondersError;
+}
+
+function isConnectionGone(e: unknown): boolean {
+  return (
+    e instanceof errors.ClosedConnectionError ||
+    e instanceof errors.DrainingConnectionError ||
+    e instanceof errors.ConnectionError ||
+    (e instanceof Error && isConnectionGone(e.cause))
+  );
 }
 
 function isTimeout(e: unknown): boolean {

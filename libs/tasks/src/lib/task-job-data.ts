@@ -5,6 +5,8 @@ export interface TaskJobMeta {
   /** Id of the API key that submitted the job (selects the webhook signing secret). */
   apiKeyId?: string;
   trace?: TraceCarrier;
+  /** When the job began to wait for its extractor fleet (FleetMonitor), ms since the epoch. */
+  fleetWaitSince?: number;
 }
 
 /** Data of a job the caller sees: a URL task, or the parent of a maps or search batch. */
@@ -12,11 +14,21 @@ export type TaskJobData = BatchJobData & TaskJobMeta;
 
 /** Data of one query of a maps or search batch (a child job); `trace` is its batch's. */
 export type QueryJobData =
-  | { kind: 'maps-query'; request: RpcRequest<typeof SUBJECTS.searchMaps>; trace?: TraceCarrier }
-  | { kind: 'search-query'; request: RpcRequest<typeof SUBJECTS.searchWeb>; trace?: TraceCarrier };
+  | {
+      kind: 'maps-query';
+      request: RpcRequest<typeof SUBJECTS.searchMaps>;
+      trace?: TraceCarrier;
+      fleetWaitSince?: number;
+    }
+  | {
+      kind: 'search-query';
+      request: RpcRequest<typeof SUBJECTS.searchWeb>;
+      trace?: TraceCarrier;
+      fleetWaitSince?: number;
+    };
 
 /** The caller's parameters of a job: its data without what we keep beside them. */
 export function echoOf(data: TaskJobData): BatchJobData {
-  const { apiKeyId: _apiKeyId, trace: _trace, ...echo } = data;
+  const { apiKeyId: _apiKeyId, trace: _trace, fleetWaitSince: _fleetWaitSince, ...echo } = data;
   return echo;
 }

@@ -20,7 +20,14 @@ export interface TaskProcessorsOptions {
   /** Engine asked for `scrape` URL tasks; the extractor's default when undefined. */
   scrapeEngine?: ScrapeEngine;
   scrapeFormats: ScrapeFormat[];
+  /**
+   * How long a request rides out "no responders" before the attempt counts as an outage (the job is put back and its
+   * queue paused, see FleetMonitor): a short gap, such as a rolling update's, passes unnoticed. Default 500 ms.
+   */
+  rideOutMs?: number;
 }
+
+const DEFAULT_RIDE_OUT_MS = 500;
 
 /** What a query child returns; the batch parent gathers these. */
 export interface QueryJobResult {
@@ -50,7 +57,7 @@ export class TaskProcessors {
 
   async runQuery(job: Job<QueryJobData>): Promise<QueryJobResult> {
     const { data } = job;
-    const deadline = { timeoutMs: data.request.timeout };
+    const deadline = this.deadline(data.request.timeout);
     try {
       if (data.kind === 'maps-query')
         return { data: await this.extractors.send(SUBJECTS.searchMaps, data.request, deadline) };
@@ -92,9 +99,13 @@ export class TaskProcessors {
     return { results: settled, completed, failed: settled.length - completed };
   }
 
+  private deadline(timeoutMs: number) {
+    return { timeoutMs, rideOutMs: this.options.rideOutMs ?? DEFAULT_RIDE_OUT_MS };
+  }
+
   private extract(data: UrlJobData & TaskJobData): Promise<unknown> {
     // The worker runs the job inside its trace (TaskWorkers), so the request carries it without extra headers.
-    const deadline = { timeoutMs: data.timeout };
+    const deadline = this.deadline(data.timeout);
     const request = {
       url: data.url,
       timeout: data.timeout,

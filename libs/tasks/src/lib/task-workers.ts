@@ -2,6 +2,8 @@ import { Job, Worker, type Processor } from 'bullmq';
 import { QUEUES, type QueueName, type TraceCarrier } from '@trawl/contracts';
 import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import { OUTCOME_QUEUES, type OutcomePublisher } from './outcome-publisher.js';
+import type { FleetMonitor } from './fleet-monitor.js';
+import { FleetOutageError } from './task-error.js';
 import type { QueryJobData, TaskJobData } from './task-job-data.js';
 import type { TaskProcessors } from './task-processors.js';
 import type { TaskQueues } from './task-queues.js';
@@ -17,8 +19,13 @@ export interface TaskWorkersOptions {
   /** Stalls allowed before the job fails. */
   maxStalledCount: number;
   onError?: (message: string, error: unknown) => void;
-  /** Observes each attempt's end (metrics): completed, failed for good, retried, or stalled (its worker died). */
-  onAttempt?: (queue: QueueName, outcome: 'completed' | 'failed' | 'retried' | 'stalled') => void;
+  /**
+   * Observes each attempt's end (metrics): completed, failed for good, retried, stalled (its worker died), or held
+   * (it met an outage: put back without using an attempt).
+   */
+  onAttempt?: (queue: QueueName, outcome: 'completed' | 'failed' | 'retried' | 'stalled' | 'held') => void;
+  /** Pauses a queue whose fleet is away and holds its jobs meanwhile; without it an outage fails the attempt. */
+  fleets?: FleetMonitor;
 }
 
 /**
@@ -40,7 +47,7 @@ export class TaskWorkers {
 
   start(): void {
     for (const name of Object.values(QUEUES)) {
-      const worker = new Worker(name, consumerSpan(name, this.processorOf(name)), {
+      const worker = new Worker(name, consumerSpan(name, this.withOutages(name, this.processorOf(name))), {
         ...(this.options.name ? { name: this.options.name } : {}),
         connection: this.queues.workerConnection(`trawl-worker-${name}`),
         prefix: this.queues.prefix,
@@ -77,6 +84,7 @@ export class TaskWorkers {
       // A job whose worker died (its lock lapsed), moved back to wait by this worker's stalled check.
       worker.on('stalled', () => this.options.onAttempt?.(name, 'stalled'));
       worker.on('error', (e) => this.options.onError?.(`worker of ${name}`, e));
+      this.options.fleets?.attach(name, worker, () => this.queues.queue(name).promoteJobs());
       this.workers.push(worker);
     }
   }
@@ -87,11 +95,30 @@ export class TaskWorkers {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.options.fleets?.close();
       await Promise.all(this.workers.map((w) => w.close()));
       while (this.afterWork.size > 0) await Promise.all([...this.afterWork]);
       await Promise.all(this.workers.map((w) => w.disconnect()));
     })();
     return this.closing;
+  }
+
+  /**
+   * An attempt that met an outage is no attempt: the fleet monitor puts the job back (or fails it once its wait is
+   * over). Without a monitor, the outage fails the attempt as SERVICE_UNAVAILABLE (retryable).
+   */
+  private withOutages(name: QueueName, run: Processor): Processor {
+    return async (job: Job, token?: string, signal?: AbortSignal) => {
+      try {
+        return await run(job, token, signal);
+      } catch (e) {
+        if (!(e instanceof FleetOutageError)) throw e;
+        const fleets = this.options.fleets;
+        if (!fleets) throw Object.assign(new Error(e.stack), { stack: e.stack });
+        this.options.onAttempt?.(name, 'held');
+        return fleets.hold(name, job, token, e);
+      }
+    };
   }
 
   private processorOf(name: QueueName): Processor {

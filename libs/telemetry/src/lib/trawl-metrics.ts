@@ -30,6 +30,8 @@ export interface QueueMetrics {
   /** `trawl_queue_depth{queue,state}`: filled at scrape time by the readers added with `addDepthReader`. */
   depth: Gauge<'queue' | 'state'>;
   jobs: Counter<'queue' | 'outcome'>;
+  /** `trawl_queue_fleet_paused{queue}`: 1 while this replica takes no job of the queue because its fleet is away. */
+  fleetPaused: Gauge<'queue'>;
   /** Registers a function that returns job counts per queue and state (e.g. from `queue.getJobCounts()`). */
   addDepthReader(reader: QueueDepthReader): void;
 }
@@ -162,11 +164,17 @@ export class TrawlMetrics {
       });
       const jobs = new Counter({
         name: 'trawl_queue_jobs_total',
-        help: 'Job attempts that ended, by queue and outcome (completed, failed for good, retried, stalled).',
+        help: 'Job attempts that ended, by queue and outcome (completed, failed for good, retried, stalled, held: met an outage, put back without using an attempt).',
         labelNames: ['queue', 'outcome'] as const,
         registers: [this.registry],
       });
-      this.queueMetrics = { depth, jobs, addDepthReader: (reader) => void readers.push(reader) };
+      const fleetPaused = new Gauge({
+        name: 'trawl_queue_fleet_paused',
+        help: 'Whether this replica holds the queue (1) because no extractor serves it (its fleet is away), or takes its jobs (0).',
+        labelNames: ['queue'] as const,
+        registers: [this.registry],
+      });
+      this.queueMetrics = { depth, jobs, fleetPaused, addDepthReader: (reader) => void readers.push(reader) };
     }
     return this.queueMetrics;
   }

@@ -14,12 +14,15 @@ import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import { CONSUMERS, STREAMS, SUBJECTS, type TaskFinishedEvent, type WebhookDeadLetter } from '@trawl/contracts';
 import { ensureOutcomeStream, ensureStream, DEFAULT_OUTCOME_STREAM_OPTIONS } from '@trawl/tasks';
 import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
+import { HostLanes, type HostVerdict } from './host-lanes.js';
 import { retryDelay, type RetryPolicy } from './retry-schedule.js';
 import type { WebhookSender } from './webhook-sender.js';
 
 export interface WebhookDispatcherOptions {
   /** Deliveries in flight at once. */
   concurrency: number;
+  /** Fair sharing between receivers (see HostLanes); defaults derived from `concurrency`. */
+  hosts?: Partial<WebhookHostOptions>;
   /** Outcomes waiting for a retry at most (the consumer's max_ack_pending). */
   maxPending: number;
   /** How long a delivery may hold its message before JetStream hands it out again, ms. */
@@ -28,6 +31,30 @@ export interface WebhookDispatcherOptions {
   log?: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
   /** Observes each delivery attempt (metrics): delivered, retry (will be retried) or failed (gone, dead-lettered). */
   observe?: (outcome: 'delivered' | 'retry' | 'failed', seconds: number) => void;
+}
+
+/** Per-host sharing of the delivery slots (`WEBHOOK_HOST_*`, `WEBHOOK_CIRCUIT_*`). */
+export interface WebhookHostOptions {
+  /** Deliveries in flight to one host (`host:port` of the webhook URL). Default: a quarter of `concurrency`, >= 1. */
+  perHost: number;
+  /** Failures in a row (time-outs, network errors, 5xx) that back a host off as a whole. Default 5. */
+  circuitFailures: number;
+  /** How long a host is first backed off (doubling while it keeps failing, up to 16 times). Default 30 s. */
+  circuitOpenMs: number;
+}
+
+/** A host whose every slot has been held this long is slow: outcomes beyond its lane are deferred, not waited for. */
+const SLOW_HOST_AFTER_MS = 1000;
+/** How long such an outcome is deferred. */
+const SLOW_HOST_DEFER_MS = 5000;
+
+/** Stream-sequence → deliveries that were deferrals (not attempts) we remember at most. */
+const MAX_DEFERRALS_REMEMBERED = 100_000;
+
+interface Pending {
+  m: JsMsg;
+  event: TaskFinishedEvent;
+  attempt: number;
 }
 
 /** Ensures the dead-letter stream exists. */
@@ -42,7 +69,8 @@ export function ensureDeadLetterStream(jsm: JetStreamManager): Promise<void> {
  * Delivers task outcomes from JetStream to webhooks. A durable pull consumer hands out each outcome; a 2xx answer
  * acks it, 410 ends it, anything else (429, 5xx, timeouts, network) is retried after the schedule's delay (with
  * jitter, at least the receiver's Retry-After) by a delayed NAK, so retries survive a restart. When the schedule is
- * spent (or the URL is refused by the SSRF guard) the outcome goes to the dead-letter stream.
+ * spent (or the URL is refused by the SSRF guard) the outcome goes to the dead-letter stream. Delivery slots are shared
+ * fairly between receivers' hosts (HostLanes): one tenant's hanging receiver cannot hold up another's.
  */
 export class WebhookDispatcher {
   private readonly encoder = new TextEncoder();
@@ -51,12 +79,31 @@ export class WebhookDispatcher {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly lanes: HostLanes<Pending>;
+  /** Redeliveries of each outcome (by stream sequence) that were deferrals, not attempts. */
+  private readonly deferrals = new Map<number, number>();
+  private readonly waiters = new Set<() => void>();
+  private keepAlive: NodeJS.Timeout | undefined;
+  private closing = false;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly sender: Pick<WebhookSender, 'deliver'>,
     private readonly options: WebhookDispatcherOptions,
-  ) {}
+  ) {
+    const concurrency = options.concurrency;
+    const perHost = options.hosts?.perHost ?? Math.max(1, Math.floor(concurrency / 4));
+    this.lanes = new HostLanes<Pending>({
+      concurrency,
+      perHost,
+      perHostQueued: perHost,
+      retrySlots: Math.max(1, Math.ceil(concurrency / 2)),
+      circuitFailures: options.hosts?.circuitFailures ?? 5,
+      circuitOpenMs: options.hosts?.circuitOpenMs ?? 30_000,
+      slowAfterMs: SLOW_HOST_AFTER_MS,
+      slowDeferMs: SLOW_HOST_DEFER_MS,
+    });
+  }
 
   async start(): Promise<void> {
     const jsm = await jetstreamManager(this.nc);
@@ -66,14 +113,26 @@ export class WebhookDispatcher {
     this.js = jetstream(this.nc);
     const consumer = await this.js.consumers.get(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher);
     this.messages = await consumer.consume({ max_messages: this.options.concurrency });
+    // Outcomes waiting in a lane keep their messages: JetStream would hand them out again after the ack wait.
+    this.keepAlive = setInterval(
+      () => {
+        for (const p of this.lanes.waitingItems()) p.m.working();
+      },
+      Math.max(100, this.options.ackWaitMs / 3),
+    );
+    this.keepAlive.unref();
     this.loop = this.run(this.messages);
   }
 
-  /** Stops taking outcomes and waits for deliveries in flight. */
+  /** Stops taking outcomes and waits for deliveries in flight; those still waiting in a lane go back to JetStream. */
   async close(): Promise<void> {
+    this.closing = true;
     await this.messages?.close();
+    this.wake();
     await this.loop;
-    await Promise.all(this.inFlight);
+    for (const p of this.lanes.waitingItems()) p.m.nak();
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+    clearInterval(this.keepAlive);
   }
 
   private async ensureConsumer(jsm: JetStreamManager): Promise<void> {
@@ -97,29 +156,108 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * Takes outcomes as JetStream hands them out and puts each in its host's lane (or defers it); the lanes decide
+   * what starts. The loop takes more only while the lanes hold fewer than `concurrency` waiting outcomes. A host
+   * whose lane is full holds the loop only while it keeps up; once slow, its overflow is deferred, so the outcomes of
+   * other hosts behind it are read.
+   */
   private async run(messages: ConsumerMessages): Promise<void> {
     for await (const m of messages) {
-      while (this.inFlight.size >= this.options.concurrency) await Promise.race(this.inFlight);
-      const p = this.handle(m)
-        .catch((e: unknown) => {
+      const pending = this.read(m);
+      if (pending) await this.admit(pending);
+      while (!this.closing && this.lanes.waiting >= this.options.concurrency) await this.changed();
+    }
+  }
+
+  /** Puts an outcome in its host's lane, or defers it; waits while its lane is full and its host keeps up. */
+  private async admit(pending: Pending): Promise<void> {
+    const host = hostOf(pending.event.webhook);
+    for (;;) {
+      if (this.closing) {
+        pending.m.nak();
+        return;
+      }
+      const added = this.lanes.add(host, pending, pending.attempt > 1);
+      if (added.queued) return this.pump();
+      if ('deferMs' in added) return this.defer(pending.m, added.deferMs);
+      // A slot frees, or the host turns out slow.
+      await Promise.race([this.changed(), new Promise((r) => setTimeout(r, SLOW_HOST_AFTER_MS / 4))]);
+    }
+  }
+
+  /** The outcome of a message and its attempt number, or undefined (not JSON: dropped). */
+  private read(m: JsMsg): Pending | undefined {
+    try {
+      const event = JSON.parse(this.decoder.decode(m.data)) as TaskFinishedEvent;
+      return { m, event, attempt: this.attemptOf(m) };
+    } catch (e) {
+      this.options.log?.('error', `outcome #${m.seq} is not JSON; dropped`, e);
+      m.term('not JSON');
+      this.deferrals.delete(m.seq);
+      return undefined;
+    }
+  }
+
+  /**
+   * The attempt a delivery is: its deliveries less those that were deferrals. Deferrals are remembered by this
+   * process only; after a restart the count is also bounded by the outcome's age (no more attempts than the schedule
+   * fits in it), so deferrals before the restart cannot spend the schedule early.
+   */
+  private attemptOf(m: JsMsg): number {
+    const byCount = m.info.deliveryCount - (this.deferrals.get(m.seq) ?? 0);
+    const ageMs = Date.now() - Number(m.info.timestampNanos / 1_000_000);
+    return Math.max(1, Math.min(byCount, attemptsByAge(this.options.retry, ageMs)));
+  }
+
+  /** Hands an outcome back to JetStream for later without using an attempt (a full lane, an open circuit). */
+  private defer(m: JsMsg, ms: number): void {
+    if (this.deferrals.size >= MAX_DEFERRALS_REMEMBERED) {
+      const oldest = this.deferrals.keys().next();
+      if (!oldest.done) this.deferrals.delete(oldest.value);
+    }
+    this.deferrals.set(m.seq, (this.deferrals.get(m.seq) ?? 0) + 1);
+    const jitter = Math.round(ms * this.options.retry.jitter * Math.random());
+    m.nak(ms + jitter);
+  }
+
+  /** Starts what the lanes allow. */
+  private pump(): void {
+    if (this.closing) return;
+    for (const { host, item, retry } of this.lanes.take()) {
+      const p = this.handle(item)
+        .catch((e: unknown): HostVerdict => {
           this.options.log?.('error', 'delivery handling failed', e);
-          m.nak(1000);
+          item.m.nak(1000);
+          return 'neutral';
         })
-        .finally(() => this.inFlight.delete(p));
+        .then((verdict) => {
+          const { deferred, deferMs } = this.lanes.done(host, retry, verdict);
+          if (deferred.length > 0) {
+            this.options.log?.('warn', `webhook host ${host} keeps failing: backed off for ${deferMs} ms`);
+            for (const d of deferred) this.defer(d.m, deferMs);
+          }
+        })
+        .finally(() => {
+          this.inFlight.delete(p);
+          this.pump();
+          this.wake();
+        });
       this.inFlight.add(p);
     }
   }
 
-  private async handle(m: JsMsg): Promise<void> {
-    let event: TaskFinishedEvent;
-    try {
-      event = JSON.parse(this.decoder.decode(m.data)) as TaskFinishedEvent;
-    } catch (e) {
-      this.options.log?.('error', `outcome #${m.seq} is not JSON; dropped`, e);
-      m.term('not JSON');
-      return;
-    }
-    const attempt = m.info.deliveryCount;
+  private changed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.add(resolve));
+  }
+
+  private wake(): void {
+    for (const w of this.waiters) w();
+    this.waiters.clear();
+  }
+
+  /** One delivery attempt and what it did; answers its verdict on the host (circuit). */
+  private async handle({ m, event, attempt }: Pending): Promise<HostVerdict> {
     const started = performance.now();
     const result = await this.deliver(m, event, attempt);
     const observe = (outcome: 'delivered' | 'retry' | 'failed') =>
@@ -127,23 +265,27 @@ export class WebhookDispatcher {
     switch (result.outcome) {
       case 'delivered':
         m.ack();
+        this.deferrals.delete(m.seq);
         observe('delivered');
-        return;
+        return 'ok';
       case 'gone':
         this.options.log?.('info', `webhook of ${event.eventId} answered 410 Gone; not retried`);
         m.term('410 Gone');
+        this.deferrals.delete(m.seq);
         observe('failed');
-        return;
+        return 'ok';
       case 'refused':
         await this.deadLetter(m, event, result.reason, attempt, null);
         observe('failed');
-        return;
+        return 'neutral';
       case 'retry': {
         const delay = retryDelay(this.options.retry, attempt, result.retryAfterMs);
         if (delay === undefined) await this.deadLetter(m, event, result.reason, attempt, result.status);
         else m.nak(delay);
         observe(delay === undefined ? 'failed' : 'retry');
-        return;
+        // A receiver that times out, cannot be reached or fails (5xx) counts against its host; a 4xx or 429 is an
+        // answer.
+        return result.status === null || result.status >= 500 ? 'failed' : 'neutral';
       }
     }
   }
@@ -176,5 +318,30 @@ export class WebhookDispatcher {
     });
     this.options.log?.('warn', `outcome ${outcome.eventId} dead-lettered after ${attempts} attempt(s): ${reason}`);
     m.term(reason.slice(0, 200));
+    this.deferrals.delete(m.seq);
   }
+}
+
+/** The lane of a webhook URL: its `host:port` (an unparsable URL gets its own lane; the sender refuses it). */
+export function hostOf(webhook: string): string {
+  try {
+    return new URL(webhook).host;
+  } catch {
+    return '(invalid)';
+  }
+}
+
+/**
+ * The most attempts an outcome of this age can have had: 1 plus the retries whose scheduled delays (at their
+ * shortest, with jitter) fit in its age.
+ */
+export function attemptsByAge(policy: RetryPolicy, ageMs: number): number {
+  let attempts = 1;
+  let elapsed = 0;
+  for (const delay of policy.schedule) {
+    elapsed += delay * (1 - policy.jitter);
+    if (elapsed > ageMs) break;
+    attempts += 1;
+  }
+  return attempts;
 }

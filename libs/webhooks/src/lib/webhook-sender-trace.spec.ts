@@ -16,7 +16,12 @@ describe('WebhookSender with tracing on', () => {
   let sender: WebhookSender;
 
   beforeAll(async () => {
-    telemetry = await startTelemetry({ serviceName: 'webhooks-test', env: {}, spanExporter: exporter, instrumentations: false });
+    telemetry = await startTelemetry({
+      serviceName: 'webhooks-test',
+      env: {},
+      spanExporter: exporter,
+      instrumentations: false,
+    });
     receiver = await startLoopbackHttp((_req, res) => {
       res.statusCode = 204;
       res.end();
