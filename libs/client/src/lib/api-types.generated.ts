@@ -17,6 +17,7 @@ export type ErrorData = {
 };
 
 export type ExtractRequest = {
+  engine?: "http" | "browser" | "auto";
   meta?: boolean;
   params?: Record<string, unknown>;
   timeout?: number;
@@ -94,6 +95,7 @@ export type MapsBatchJob = {
 };
 
 export type MapsBatchJobData = {
+  engine?: "http" | "browser" | "auto";
   hl: string;
   kind: "maps";
   ll: string;
@@ -105,6 +107,7 @@ export type MapsBatchJobData = {
 };
 
 export type MapsBatchRequest = {
+  engine?: "http" | "browser" | "auto";
   hl?: string;
   ll?: string;
   num?: number;
@@ -174,6 +177,7 @@ export type MapsSearchData = {
 };
 
 export type MapsSearchRequest = {
+  engine?: "http" | "browser" | "auto";
   hl?: string;
   ll?: string;
   meta?: boolean;
@@ -321,6 +325,7 @@ export type SearchBatchJob = {
 
 export type SearchBatchJobData = {
   cr?: string;
+  engine?: "http" | "browser" | "auto";
   gl: string;
   hl: string;
   kind: "search";
@@ -334,6 +339,7 @@ export type SearchBatchJobData = {
 
 export type SearchBatchRequest = {
   cr?: string;
+  engine?: "http" | "browser" | "auto";
   gl?: string;
   hl?: string;
   lr?: string;
@@ -373,6 +379,7 @@ export type UrlBatchJob = {
 };
 
 export type UrlBatchRequest = {
+  engine?: "http" | "browser" | "auto";
   params?: Record<string, unknown>;
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
@@ -381,6 +388,7 @@ export type UrlBatchRequest = {
 };
 
 export type UrlJobData = {
+  engine?: "http" | "browser" | "auto";
   kind: "url";
   params?: Record<string, string | number | boolean>;
   timeout: number;
@@ -391,6 +399,7 @@ export type UrlJobData = {
 
 export type WebSearchRequest = {
   cr?: string;
+  engine?: "http" | "browser" | "auto";
   gl?: string;
   hl?: string;
   lr?: string;
