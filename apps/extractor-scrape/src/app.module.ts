@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { BrowserPool, resolveChromiumPath } from '@trawl/browser-pool';
+import { BrowserPool, resolveChromiumPath, sandboxDecision } from '@trawl/browser-pool';
 import { csv, type ExtractorScrapeEnv } from '@trawl/config';
 import { NATS_TRACING } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
@@ -25,6 +25,7 @@ export class AppModule implements OnApplicationShutdown {
       allow,
       maxBodyBytes: env.SCRAPE_MAX_BODY_BYTES,
       edgeId: env.INSTANCE_ID || `${hostname()}-${process.pid}`,
+      settle: { quietMs: env.BROWSER_SETTLE_QUIET_MS, maxMs: env.BROWSER_SETTLE_MAX_MS },
     };
     // Chromium reaches the web only through the guarding proxy (every request and hop checked before it leaves and
     // at connect time); the pool checks the page's navigation and redirect hops too, for a clear URL_NOT_ALLOWED.
@@ -43,6 +44,7 @@ export class AppModule implements OnApplicationShutdown {
         blockResources: csv(env.BROWSER_BLOCK_RESOURCES),
         reuseContexts: env.BROWSER_REUSE_CONTEXTS === 'true',
         maxTasksPerContext: env.BROWSER_MAX_TASKS_PER_CONTEXT,
+        sandbox: sandboxDecision(env.BROWSER_NO_SANDBOX === 'true').sandbox,
         guard: async (url) => void (await checkUrl(url, { allow })),
         proxyServer: guardProxy.url,
       });

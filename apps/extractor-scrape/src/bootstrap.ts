@@ -1,5 +1,5 @@
 import type { INestMicroservice } from '@nestjs/common';
-import { BrowserPool } from '@trawl/browser-pool';
+import { BrowserPool, sandboxDecision } from '@trawl/browser-pool';
 import { loadEnv, ExtractorScrapeEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
 import { runNatsService } from '@trawl/messaging';
@@ -44,5 +44,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
     },
     onStop: () => clearInterval(sample),
   });
+  const sandbox = sandboxDecision(env.BROWSER_NO_SANDBOX === 'true');
+  if (!sandbox.sandbox) logger.warn({ reason: sandbox.reason }, 'Chromium runs without its sandbox (--no-sandbox)');
   logger.info({ pool: pool?.stats() }, 'browser pool warm');
 }

@@ -1,23 +1,30 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { TrawlError } from '@trawl/contracts';
-import { BrowserPool } from '@trawl/browser-pool';
+import { BrowserPool, settlePage } from '@trawl/browser-pool';
+import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
 import { errors, type Response } from 'playwright-core';
 import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.js';
 
 /** The `browser` engine: the page rendered by Chromium from the pool (scripts run, heavy resources blocked). */
 @Injectable()
 export class BrowserScrapeEngine {
-  constructor(private readonly pool: BrowserPool) {}
+  constructor(
+    private readonly pool: BrowserPool,
+    @Inject(SCRAPE_SETTINGS) private readonly settings: ScrapeSettings,
+  ) {}
 
   render(req: ScrapeEngineRequest): Promise<RenderedPage> {
     return this.pool.run(
-      async ({ page, remainingMs }) => {
+      async ({ page, remainingMs, deadline }) => {
         let response: Response | null;
         try {
           response = await page.goto(req.url, { waitUntil: 'load', timeout: remainingMs() });
         } catch (e) {
           throw navigationError(e, req.url);
         }
+        // Content written after load (by script, or from an API the page calls): wait until the page settles, capped,
+        // leaving a quarter of the time left (at most 1 s) for reading it. `waitFor` stays a fixed wait on top.
+        await settlePage(page, { ...this.settings.settle, deadline: deadline - Math.min(1000, remainingMs() / 4) });
         if (req.waitFor) await page.waitForTimeout(Math.min(req.waitFor, remainingMs()));
         const { html, title } = await page.evaluate(snapshot);
         return {

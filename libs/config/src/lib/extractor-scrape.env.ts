@@ -60,6 +60,28 @@ export class ExtractorScrapeEnv extends BaseEnv {
   @Min(1)
   BROWSER_MAX_TASKS_PER_CONTEXT: number = 500;
 
+  /**
+   * After `load`, the browser engine waits until no request is in flight and the DOM has not changed for this long,
+   * ms (content written by script or filled from an API after load). A static page costs this once. 0 turns it off.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(5000)
+  BROWSER_SETTLE_QUIET_MS: number = 100;
+
+  /** Longest settle wait after `load`, ms (always within the request's timeout). */
+  @IsInt()
+  @Min(0)
+  @Max(30_000)
+  BROWSER_SETTLE_MAX_MS: number = 2500;
+
+  /**
+   * Launch Chromium without its sandbox. Only for a runtime that forbids the sandbox's namespaces; as root the
+   * sandbox is off anyway. Logged as a warning at start.
+   */
+  @IsIn(['true', 'false'])
+  BROWSER_NO_SANDBOX: string = 'false';
+
   /** Chromium binary; empty picks Playwright's bundled build when installed, else /usr/bin/chromium. */
   @IsString()
   CHROMIUM_PATH: string = '';
