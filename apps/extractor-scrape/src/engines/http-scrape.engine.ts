@@ -16,14 +16,7 @@ export class HttpScrapeEngine {
       maxBodyBytes: this.settings.maxBodyBytes,
     });
     const html = res.text();
-    return {
-      html,
-      status: res.status,
-      url: res.url,
-      title: titleOf(html),
-      contentType: res.headers['content-type'] ?? null,
-      engine: 'http',
-    };
+    return { html, status: res.status, url: res.url, title: titleOf(html), contentType: res.headers['content-type'] ?? null, engine: 'http' };
   }
 }
 

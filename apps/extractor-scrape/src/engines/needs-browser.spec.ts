@@ -14,11 +14,7 @@ describe('needsBrowser', () => {
   });
 
   it('asks for the browser when a noscript says JavaScript is required', () => {
-    expect(
-      needsBrowser(
-        '<body><noscript>You need to enable JavaScript to run this app.</noscript><div id="x">Loading</div></body>',
-      ),
-    ).toBe(true);
+    expect(needsBrowser('<body><noscript>You need to enable JavaScript to run this app.</noscript><div id="x">Loading</div></body>')).toBe(true);
   });
 
   it('asks for the browser for scripts with next to no text', () => {
