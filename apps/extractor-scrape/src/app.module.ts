@@ -4,6 +4,8 @@ import { BrowserPool, resolveChromiumPath, sandboxDecision } from '@trawl/browse
 import { csv, type ExtractorScrapeEnv } from '@trawl/config';
 import { NATS_TRACING } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
+import type { TrawlMetrics } from '@trawl/telemetry';
+import { ProxyRotation } from '@trawl/upstream';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
 import { HtmlToMarkdown } from './markdown/html-to-markdown.js';
@@ -18,7 +20,8 @@ export class AppModule implements OnApplicationShutdown {
     private readonly proxy: GuardProxy,
   ) {}
 
-  static forRoot(env: ExtractorScrapeEnv): DynamicModule {
+  /** `metrics`: where proxy health is counted (bootstrap passes the service's; tests may leave it out). */
+  static forRoot(env: ExtractorScrapeEnv, metrics?: TrawlMetrics): DynamicModule {
     const allow = parseAllowList(env.SSRF_ALLOW_HOSTS);
     const settings: ScrapeSettings = {
       defaultEngine: env.SCRAPE_DEFAULT_ENGINE,
@@ -29,8 +32,12 @@ export class AppModule implements OnApplicationShutdown {
     };
     // Chromium reaches the web only through the guarding proxy (every request and hop checked before it leaves and
     // at connect time); the pool checks the page's navigation and redirect hops too, for a clear URL_NOT_ALLOWED.
+    const proxies = new ProxyRotation(csv(env.PROXY_URLS), { cooldownMs: env.PROXY_COOLDOWN_MS });
     const proxy = async () => {
-      const guardProxy = new GuardProxy({ allow });
+      const guardProxy = new GuardProxy({
+        allow,
+        onUpstream: (p, outcome) => metrics?.proxy.requests.inc({ proxy: p, outcome }),
+      });
       await guardProxy.start();
       return guardProxy;
     };
@@ -47,6 +54,18 @@ export class AppModule implements OnApplicationShutdown {
         sandbox: sandboxDecision(env.BROWSER_NO_SANDBOX === 'true').sandbox,
         guard: async (url) => void (await checkUrl(url, { allow })),
         proxyServer: guardProxy.url,
+        sessionMaxTasks: env.BROWSER_SESSION_MAX_TASKS,
+        sessionMaxAgeMs: env.BROWSER_SESSION_MAX_AGE_MS,
+        // Each session browses through one upstream proxy (when PROXY_URLS is set), through the guard's lane for it.
+        ...(proxies.size > 0
+          ? {
+              upstreamProxies: {
+                next: () => proxies.next(),
+                markBlocked: (p: string) => proxies.markBlocked(p),
+                laneFor: (p: string) => guardProxy.laneFor(p),
+              },
+            }
+          : {}),
       });
     return {
       module: AppModule,
@@ -54,6 +73,7 @@ export class AppModule implements OnApplicationShutdown {
       providers: [
         NATS_TRACING,
         { provide: SCRAPE_SETTINGS, useValue: settings },
+        { provide: ProxyRotation, useValue: proxies },
         { provide: GuardProxy, useFactory: proxy },
         { provide: BrowserPool, useFactory: pool, inject: [GuardProxy] },
         BrowserScrapeEngine,
@@ -61,7 +81,7 @@ export class AppModule implements OnApplicationShutdown {
         HtmlToMarkdown,
         ScrapeService,
       ],
-      exports: [BrowserPool],
+      exports: [BrowserPool, ProxyRotation],
     };
   }
 

@@ -82,6 +82,31 @@ export class ExtractorScrapeEnv extends BaseEnv {
   @IsIn(['true', 'false'])
   BROWSER_NO_SANDBOX: string = 'false';
 
+  /**
+   * Upstream proxies for the browser, comma-separated `http://user:pass@host:port`: each browser session goes
+   * through one, chained behind the SSRF-guarding proxy. Empty: the browser connects directly.
+   */
+  @IsString()
+  @Matches(/^(http:\/\/[^,\s]+(,\s*http:\/\/[^,\s]+)*)?$/, {
+    message: 'PROXY_URLS must be http:// URLs, comma-separated',
+  })
+  PROXY_URLS: string = '';
+
+  /** How long a proxy whose session was blocked is set aside, ms. */
+  @IsInt()
+  @Min(0)
+  PROXY_COOLDOWN_MS: number = 300_000;
+
+  /** A browser session keeps its identity, proxy and cookies for this many scrapes, then starts afresh. */
+  @IsInt()
+  @Min(1)
+  BROWSER_SESSION_MAX_TASKS: number = 100;
+
+  /** ... and for this long, ms. */
+  @IsInt()
+  @Min(1000)
+  BROWSER_SESSION_MAX_AGE_MS: number = 30 * 60_000;
+
   /** Chromium binary; empty picks Playwright's bundled build when installed, else /usr/bin/chromium. */
   @IsString()
   CHROMIUM_PATH: string = '';
