@@ -4,6 +4,7 @@
 #
 #   npm start                          # gateway on http://127.0.0.1:8080, API key "dev-key"
 #   TRAWL_SIMULATOR=1 npm start        # extractors read the built-in upstream simulator instead of the internet
+#   TRAWL_SIMULATOR=1 TRAWL_SIMULATOR_MODE=2026 npm start   # ... playing the 2025-2026 sites (walls, challenges)
 #   SSRF_ALLOW_HOSTS=127.0.0.1 npm start   # let /scrape reach pages served on this machine (demos)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,8 +53,9 @@ if [ "${TRAWL_SIMULATOR:-0}" = "1" ] && [ -f dist/tools/upstream-simulator/src/m
   export SEARCH_BASE_URL="http://127.0.0.1:$SIMULATOR_PORT" MAPS_BASE_URL="http://127.0.0.1:$SIMULATOR_PORT"
   export RETAIL_BASE_URL="http://127.0.0.1:$SIMULATOR_PORT"
   export SSRF_ALLOW_HOSTS="${SSRF_ALLOW_HOSTS:+$SSRF_ALLOW_HOSTS,}127.0.0.1"
-  log "starting the upstream simulator on 127.0.0.1:$SIMULATOR_PORT"
-  node dist/tools/upstream-simulator/src/main.js >"$RUN_DIR/simulator.log" 2>&1 &
+  sim_mode="${TRAWL_SIMULATOR_MODE:-${SIMULATOR_MODE:-classic}}"
+  log "starting the upstream simulator on 127.0.0.1:$SIMULATOR_PORT (mode $sim_mode)"
+  SIMULATOR_MODE="$sim_mode" node dist/tools/upstream-simulator/src/main.js >"$RUN_DIR/simulator.log" 2>&1 &
   pids+=($!)
 fi
 

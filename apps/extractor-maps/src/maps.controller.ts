@@ -10,6 +10,7 @@ import {
   type PlaceRecord,
 } from '@trawl/contracts';
 import { WireErrorFilter } from '@trawl/messaging';
+import { withResultMeta } from '@trawl/parsers';
 import { MapsService } from './maps.service.js';
 
 /** Serves the maps subjects in the extractor-maps queue group. */
@@ -20,19 +21,23 @@ export class MapsController {
 
   /** POST /extract/search/maps */
   @MessagePattern(SUBJECTS.searchMaps)
-  search(@Payload() payload: unknown): Promise<MapsSearchResponse> {
-    return this.service.search(parseDto(MapsSearchRequestDto, payload));
+  async search(@Payload() payload: unknown): Promise<MapsSearchResponse> {
+    const req = parseDto(MapsSearchRequestDto, payload);
+    const res = await this.service.search(req);
+    return { ...res, data: withResultMeta(res.data, req.meta) };
   }
 
   /** POST /extract, type `mp-maps` */
   @MessagePattern(SUBJECTS.extractPlace)
-  place(@Payload() payload: unknown): Promise<PlaceRecord> {
-    return this.service.place(parseDto(ExtractUrlRequestDto, payload));
+  async place(@Payload() payload: unknown): Promise<PlaceRecord> {
+    const req = parseDto(ExtractUrlRequestDto, payload);
+    return withResultMeta(await this.service.place(req), req.meta);
   }
 
   /** POST /extract, type `mp-search` */
   @MessagePattern(SUBJECTS.extractMapsSearchUrl)
-  searchUrl(@Payload() payload: unknown): Promise<MapsSearchData> {
-    return this.service.searchUrl(parseDto(ExtractUrlRequestDto, payload));
+  async searchUrl(@Payload() payload: unknown): Promise<MapsSearchData> {
+    const req = parseDto(ExtractUrlRequestDto, payload);
+    return withResultMeta(await this.service.searchUrl(req), req.meta);
   }
 }

@@ -2,6 +2,7 @@ import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { parseDto, SUBJECTS, WebSearchRequestDto, type WebSearchResult } from '@trawl/contracts';
 import { WireErrorFilter } from '@trawl/messaging';
+import { withResultMeta } from '@trawl/parsers';
 import { WebSearchService } from './web-search.service.js';
 
 /** Serves SUBJECTS.searchWeb (POST /extract/search) in the extractor-search queue group. */
@@ -11,7 +12,8 @@ export class WebSearchController {
   constructor(private readonly service: WebSearchService) {}
 
   @MessagePattern(SUBJECTS.searchWeb)
-  search(@Payload() payload: unknown): Promise<WebSearchResult> {
-    return this.service.search(parseDto(WebSearchRequestDto, payload));
+  async search(@Payload() payload: unknown): Promise<WebSearchResult> {
+    const req = parseDto(WebSearchRequestDto, payload);
+    return withResultMeta(await this.service.search(req), req.meta);
   }
 }

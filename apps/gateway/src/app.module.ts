@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { csv, type GatewayEnv } from '@trawl/config';
-import { MessagingModule } from '@trawl/messaging';
+import { MessagingModule, natsAuth } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { GATEWAY_ENV, GATEWAY_METRICS } from './gateway-env.token.js';
 import { ApiKeyGuard } from './http/api-key.guard.js';
@@ -23,7 +23,7 @@ export class AppModule {
   static forRoot(env: GatewayEnv, metrics: TrawlMetrics): DynamicModule {
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'gateway', observe: metrics.nats.observer })],
+      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'gateway', observe: metrics.nats.observer, auth: natsAuth(env) })],
       controllers: [SearchController, ExtractController, ScrapeController, TasksController, HealthController, MetricsController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },

@@ -2,20 +2,30 @@ import { randomUUID } from 'node:crypto';
 import { Logger, RequestMethod, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { csv, type GatewayEnv } from '@trawl/config';
+import { TrawlError } from '@trawl/contracts';
 import { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
+import { clientErrorHandler } from './http/client-error.handler.js';
 import { toErrorEnvelope } from './http/error-envelope.js';
+import { useJsonBodyParser } from './http/json-body-parser.js';
 import { QUEUE_BOARD_PATH } from './http/queue-board.constants.js';
+import { RouteMethods } from './http/route-methods.js';
 import { securityHeaders } from './http/security-headers.js';
 
 export const API_PREFIX = 'api/openapi/v1';
 
+/** Longest path parameter the router takes (a `jobId` may be 200 characters); longer is 414 URI_TOO_LONG. */
+export const MAX_PARAM_LENGTH = 256;
+
 /**
  * Builds the gateway: Fastify with a body limit and UUID request ids (echoed in `x-request-id`), every route under
  * /api/openapi/v1, the OpenAPI document at /api/openapi/v1/openapi.json and Swagger UI at /api/openapi/v1/docs.
- * Errors Fastify raises before a route runs (bad JSON, oversize body, wrong content type) get the envelope too.
+ * Errors Fastify raises before a route runs get the envelope too: bad or too deeply nested JSON (400), oversize body
+ * (413), a path parameter over MAX_PARAM_LENGTH (414), a content type other than JSON (415), headers over Node's
+ * limit (431, from the HTTP parser), a bad URL (400), an unknown path (404) or a known path with another method (405).
  */
 export interface GatewayAppOptions {
   /** `false` silences Nest's logs (tests); otherwise the given logger, or Nest's default. */
@@ -30,23 +40,47 @@ export async function createGatewayApp(
   env: GatewayEnv,
   options: GatewayAppOptions = {},
 ): Promise<NestFastifyApplication> {
+  // Security headers (helmet's, computed once): nosniff, X-Frame-Options DENY, Referrer-Policy no-referrer, HSTS, a
+  // same-origin CSP. Hooks are callback-style: an async hook costs a promise per request.
+  const security = securityHeaders({ frameguard: { action: 'deny' } });
   const adapter = new FastifyAdapter({
     bodyLimit: env.BODY_LIMIT_BYTES,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The router's own refusals (bad percent-encoding, over-long parameter) run no hook: headers and envelope here.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const { status, body } = toErrorEnvelope(error, String(request.id));
+      void reply.headers(security).header('x-request-id', request.id).status(status).send(body);
+    },
+    clientErrorHandler,
   });
+  const fastify = adapter.getInstance();
+  const routes = new RouteMethods();
+  fastify.addHook('onRoute', (route) => routes.add(route.url, route.method));
+  useJsonBodyParser(fastify, { bodyLimit: env.BODY_LIMIT_BYTES });
   const metrics = options.metrics ?? new TrawlMetrics({ service: 'gateway' });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env, metrics), adapter, {
     logger: options.logger,
     bufferLogs: false,
+    // The JSON parser above is the only one (no urlencoded, no text): Nest must not add its own.
+    bodyParser: false,
   });
-  // Security headers (helmet's, computed once): nosniff, X-Frame-Options DENY, Referrer-Policy no-referrer, HSTS, a
-  // same-origin CSP. Hooks are callback-style: an async hook costs a promise per request.
-  const security = securityHeaders({ frameguard: { action: 'deny' } });
-  const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.headers(security).header('x-request-id', request.id);
+    // Unmatched by the router: a path that exists for other methods is 405 with Allow, not 404.
+    if (request.routeOptions.url === undefined) {
+      const allowed = routes.allowed(request.url.split('?', 1)[0] ?? '');
+      if (allowed.length > 0) {
+        const { status, body } = toErrorEnvelope(
+          new TrawlError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}`),
+          String(request.id),
+        );
+        void reply.header('allow', allowed.join(', ')).status(status).send(body);
+        return;
+      }
+    }
     done();
   });
   // Request count and latency by route template (not raw URL) and status.
@@ -74,7 +108,11 @@ export async function createGatewayApp(
   if (env.ADMIN_API_KEY && env.REDIS_URL) {
     // Loaded only when on: Bull Board brings @fastify/static along.
     const { mountQueueBoard } = await import('./http/queue-board.js');
-    await mountQueueBoard(app, { redisUrl: env.REDIS_URL, adminKey: env.ADMIN_API_KEY });
+    await mountQueueBoard(app, {
+      redisUrl: env.REDIS_URL,
+      adminKey: env.ADMIN_API_KEY,
+      readOnly: env.BULL_BOARD_READ_ONLY === 'true',
+    });
   } else {
     new Logger('Admin').log(`queue dashboard ${QUEUE_BOARD_PATH} is off (it needs ADMIN_API_KEY and REDIS_URL)`);
   }

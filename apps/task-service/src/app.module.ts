@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { MessagingModule, NATS_CONNECTION, NATS_TRACING } from '@trawl/messaging';
+import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
 import { TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
@@ -19,6 +19,7 @@ export class AppModule {
         MessagingModule.forRoot({
           servers: csv(env.NATS_URL),
           name: `task-service-${env.INSTANCE_ID || process.pid}`,
+          auth: natsAuth(env),
           // Latency of the requests the workers make to the extractors, by subject and outcome.
           ...(metrics ? { observe: metrics.nats.observer } : {}),
         }),
@@ -38,6 +39,7 @@ export class AppModule {
               queues,
               (url) => guard.check(url),
               () => nc.info?.max_payload ?? 1024 * 1024,
+              { maxOutstandingPerKey: env.TASK_MAX_OUTSTANDING_PER_KEY },
             ),
           inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION],
         },

@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice, LoggerService, LogLevel } from '@nestjs/common';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
-import { natsServerOptions } from '@trawl/messaging';
+import { natsAuth, natsServerOptions } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 import { TaskRuntimeService } from './task-runtime.service.js';
@@ -32,6 +32,7 @@ export async function createTaskServiceApp(
     ...natsServerOptions(csv(env.NATS_URL), QUEUE_GROUPS.taskService, {
       name: `task-service-${env.INSTANCE_ID || process.pid}`,
       gracePeriodMs: env.TASK_SHUTDOWN_GRACE_MS,
+      auth: natsAuth(env),
     }),
     logger: options.logger ?? NEST_LOG_LEVELS[env.LOG_LEVEL],
   });

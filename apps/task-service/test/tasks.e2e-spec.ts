@@ -175,7 +175,7 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       progress: 0,
       returnvalue: null,
       stacktrace: null,
-      priority: 0,
+      priority: 1,
       attemptsStarted: 0,
       attemptsMade: 0,
       queueQualifiedName: `bull:${QUEUES.scrape}`,
@@ -344,6 +344,32 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       code: 'TASK_NOT_FOUND',
     });
     await expect(lookup('12345')).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+  });
+
+  it("finds a task only for the key that submitted it: another key's lookup is answered as an unknown id", async () => {
+    const { jobs } = await submit({
+      kind: 'url',
+      request: { urls: ['https://site.test/owned'], webhook: `${receiver.url}/owned`, type: 'scrape' },
+      apiKeyId: 'owner-key',
+    });
+    const id = jobs[0].id;
+    const get = (apiKeyId?: string) =>
+      client.send(SUBJECTS.taskGet, { jobId: id, ...(apiKeyId ? { apiKeyId } : {}) }, { timeoutMs: 5000 });
+    expect((await get('owner-key')).taskId).toBe(id);
+    const unknownId = id.replace(/[0-9a-f]{4}$/, '0000');
+    const asUnknown = await client
+      .send(SUBJECTS.taskGet, { jobId: unknownId, apiKeyId: 'owner-key' }, { timeoutMs: 5000 })
+      .catch((e: TrawlError) => e);
+    for (const other of await Promise.all([
+      get('other-key').catch((e: TrawlError) => e),
+      get().catch((e: TrawlError) => e),
+    ])) {
+      expect(other).toBeInstanceOf(TrawlError);
+      expect((other as TrawlError).toWire()).toEqual({
+        ...(asUnknown as TrawlError).toWire(),
+        message: (asUnknown as TrawlError).message.replace(unknownId, id),
+      });
+    }
   });
 
   it('refuses bad input at the boundary and creates no job', async () => {

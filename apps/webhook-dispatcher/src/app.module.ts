@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { csv, type WebhookDispatcherEnv } from '@trawl/config';
-import { MessagingModule } from '@trawl/messaging';
+import { MessagingModule, natsAuth } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { DispatcherService } from './dispatcher.service.js';
 import { WEBHOOK_DISPATCHER_ENV, WEBHOOK_METRICS } from './webhook-dispatcher.tokens.js';
@@ -15,6 +15,7 @@ export class AppModule {
         MessagingModule.forRoot({
           servers: csv(env.NATS_URL),
           name: `webhook-dispatcher-${env.INSTANCE_ID || process.pid}`,
+          auth: natsAuth(env),
         }),
       ],
       providers: [

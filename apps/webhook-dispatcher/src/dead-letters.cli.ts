@@ -1,5 +1,5 @@
 import { csv, loadEnv, BaseEnv } from '@trawl/config';
-import { connectNats } from '@trawl/messaging';
+import { connectNats, natsAuth } from '@trawl/messaging';
 import { WebhookDeadLetters } from '@trawl/webhooks';
 
 const USAGE = `Usage: node dist/apps/webhook-dispatcher/src/dead-letters.cli.js <command>
@@ -20,7 +20,7 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   const env = loadEnv(BaseEnv);
-  const nc = await connectNats(csv(env.NATS_URL), 'webhook-dead-letters-cli');
+  const nc = await connectNats(csv(env.NATS_URL), 'webhook-dead-letters-cli', natsAuth(env));
   try {
     const letters = new WebhookDeadLetters(nc);
     if (command === 'list') {

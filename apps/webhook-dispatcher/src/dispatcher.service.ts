@@ -8,7 +8,7 @@ import {
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Redis } from 'ioredis';
 import { csv, type WebhookDispatcherEnv } from '@trawl/config';
-import { webhookSecretForKey } from '@trawl/keys';
+import { SecretCipher, webhookSecretForKey } from '@trawl/keys';
 import { NATS_CONNECTION } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { parseRetrySchedule, WebhookDispatcher, WebhookSender, WebhookUrlGuard } from '@trawl/webhooks';
@@ -34,9 +34,13 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
       ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'webhook-dispatcher' })
       : null;
     this.redis = redis;
+    const cipher = env.KEYS_ENCRYPTION_KEY ? new SecretCipher(env.KEYS_ENCRYPTION_KEY) : undefined;
+    if (redis && !cipher) {
+      this.logger.warn('KEYS_ENCRYPTION_KEY is not set: webhook secrets in the key store are read in clear only');
+    }
     this.sender = new WebhookSender(
       new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)),
-      (apiKeyId) => webhookSecretForKey(redis, apiKeyId, env.WEBHOOK_SIGNING_SECRET),
+      (apiKeyId) => webhookSecretForKey(redis, apiKeyId, env.WEBHOOK_SIGNING_SECRET, cipher),
       { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
     );
     this.dispatcher = new WebhookDispatcher(this.nc, this.sender, {

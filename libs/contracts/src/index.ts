@@ -16,6 +16,7 @@ export * from './lib/dto/url-batch-request.dto.js';
 export * from './lib/dto/extract-request.dto.js';
 export * from './lib/dto/extract-url-request.dto.js';
 export * from './lib/dto/scrape-request.dto.js';
+export * from './lib/results/result-meta.js';
 export * from './lib/results/web-search-result.js';
 export * from './lib/results/maps-result.js';
 export * from './lib/results/retail-result.js';

@@ -5,4 +5,5 @@ export * from './lib/api-key.cache.js';
 export * from './lib/key-invalidations.js';
 export * from './lib/key-rate.limiter.js';
 export * from './lib/concurrency.limiter.js';
+export * from './lib/secret-cipher.js';
 export * from './lib/webhook-secret.js';

@@ -1,5 +1,5 @@
 import { loadEnv } from '@trawl/config';
-import { ApiKeyStore } from '@trawl/keys';
+import { ApiKeyStore, SecretCipher } from '@trawl/keys';
 import { Redis } from 'ioredis';
 import { KeysCliEnv } from './lib/keys-cli.env.js';
 import { USAGE, UsageError, runKeysCli } from './lib/keys-cli.js';
@@ -9,16 +9,29 @@ async function main(): Promise<number> {
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
   try {
     await redis.connect();
-    return await runKeysCli(process.argv.slice(2), new ApiKeyStore(redis), (line) => console.log(line));
+    const cipher = env.KEYS_ENCRYPTION_KEY ? new SecretCipher(env.KEYS_ENCRYPTION_KEY) : undefined;
+    if (!cipher) console.error('keys: KEYS_ENCRYPTION_KEY is not set: webhook secrets are written in clear');
+    return await runKeysCli(process.argv.slice(2), new ApiKeyStore(redis, cipher), (line) => console.log(line), {
+      masterSecret: env.WEBHOOK_SIGNING_SECRET,
+      readStdin,
+    });
   } finally {
     redis.disconnect();
   }
 }
 
+/** Standard input as text (the API key for `bootstrap-secret`, kept off the command line and shell history). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const usage = error instanceof UsageError || String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+    const usage =
+      error instanceof UsageError || String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
     console.error(`keys: ${error instanceof Error ? error.message : String(error)}`);
     if (usage) console.error(USAGE);
     process.exit(usage ? 2 : 1);

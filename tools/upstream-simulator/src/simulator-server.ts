@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type GatedPage, Mode2026Gate, type SimAnswer } from './mode-2026.gate.js';
 import { SavedPages } from './saved-pages.js';
 import type { SimulatorOptions } from './simulator.options.js';
 
@@ -49,6 +50,7 @@ export const AMAZON_CAPTCHA_HTML = `<!DOCTYPE html><html><head><title dir="ltr">
  */
 export function createSimulatorHandler(options: SimulatorOptions, routes: readonly SimulatorRoute[]) {
   const saved = options.pagesDir ? new SavedPages(options.pagesDir) : undefined;
+  const gate = options.mode === '2026' ? new Mode2026Gate({ amazonCaptcha: AMAZON_CAPTCHA_HTML }) : undefined;
   let pageRequests = 0;
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -58,6 +60,8 @@ export function createSimulatorHandler(options: SimulatorOptions, routes: readon
     const simulate = header(req.headers, 'x-simulate');
 
     if (url.pathname === '/healthz') return send(res, 200, 'ok', 'text/plain');
+    const own = gate ? await gate.ownPage(req, url) : undefined;
+    if (own) return answer(res, own);
     if (url.pathname.startsWith('/sorry/')) return send(res, 429, GOOGLE_CAPTCHA_HTML);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', 'text/plain');
 
@@ -83,6 +87,16 @@ export function createSimulatorHandler(options: SimulatorOptions, routes: readon
     if (simulate === 'captcha-200')
       return send(res, 200, site === 'amazon' ? AMAZON_CAPTCHA_HTML : GOOGLE_CAPTCHA_HTML);
     if (savedPage) return send(res, 200, savedPage.body, savedPage.contentType);
+    if (gate && route) {
+      const page: GatedPage = {
+        site,
+        // `/search?tbm=map` is served by the search front end: it gets search's wall.
+        flavour: url.pathname.startsWith('/maps') ? 'maps' : 'search',
+        contentType: route.contentType,
+        render: () => route.render(url) ?? '',
+      };
+      return answer(res, gate.page(req, url, page));
+    }
     const body = route?.render(url) ?? '';
     return send(res, 200, body, route?.contentType);
   };
@@ -127,6 +141,11 @@ function send(
   res.setHeader('content-type', contentType);
   res.setHeader('content-length', Buffer.byteLength(body));
   res.end(body);
+}
+
+function answer(res: ServerResponse, a: SimAnswer): void {
+  for (const [name, value] of Object.entries(a.headers ?? {})) res.setHeader(name, value);
+  send(res, a.status, a.body, a.contentType);
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string {

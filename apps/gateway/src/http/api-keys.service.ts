@@ -5,6 +5,7 @@ import { TrawlError } from '@trawl/contracts';
 import {
   ApiKeyCache,
   ApiKeyStore,
+  bootstrapKeyId,
   MAX_API_KEY_LENGTH,
   digestKey,
   parseRateLimit,
@@ -73,7 +74,7 @@ export class ApiKeysService implements OnModuleInit, OnApplicationShutdown {
     let match = false;
     // Compare against every bootstrap key, without an early exit, so timing does not tell which matched.
     for (const d of this.bootstrap) match = timingSafeEqual(d, candidate) || match;
-    if (match) return { id: hex.slice(0, 16), limits: this.defaults };
+    if (match) return { id: bootstrapKeyId(key), limits: this.defaults };
     if (!this.cache) return null;
     let record: ApiKeyRecord | null;
     try {

@@ -11,13 +11,15 @@ import { QUEUE_BOARD_PATH } from './queue-board.constants.js';
 export interface QueueBoardOptions {
   redisUrl: string;
   adminKey: string;
+  /** Bull Board's read-only mode on every queue: no retry, remove, promote, pause or clean (BULL_BOARD_READ_ONLY). */
+  readOnly: boolean;
   /** BullMQ key prefix of the task-service's queues. */
   prefix?: string;
 }
 
 /**
  * Mounts Bull Board (the queue dashboard) at /admin/queues, listing every queue in QUEUES, behind the admin key
- * (adminKeyHook). It has its own Redis connection, closed with the app. Load this file lazily (`await import`):
+ * (adminKeyHook), read-only unless `readOnly` is false. It has its own Redis connection, closed with the app. Load this file lazily (`await import`):
  * Bull Board pulls in @fastify/static, which only the gateway process needs when the dashboard is on.
  */
 export async function mountQueueBoard(app: NestFastifyApplication, options: QueueBoardOptions): Promise<void> {
@@ -27,7 +29,7 @@ export async function mountQueueBoard(app: NestFastifyApplication, options: Queu
   const board = new BoardAdapter();
   board.setBasePath(QUEUE_BOARD_PATH);
   createBullBoard({
-    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: false })),
+    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: options.readOnly })),
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'Trawl queues' } },
   });

@@ -35,7 +35,12 @@ export class ExtractController {
 
   private extractByType(type: ExtractType, url: string, body: ExtractRequestDto): Promise<ExtractRecordByType[ExtractType]> {
     const deadline = { timeoutMs: body.timeout };
-    const request = { url, timeout: body.timeout, ...(body.params ? { params: body.params } : {}) };
+    const request = {
+      url,
+      timeout: body.timeout,
+      ...(body.params ? { params: body.params } : {}),
+      ...(body.meta ? { meta: true } : {}),
+    };
     switch (type) {
       case 'retail':
         return this.messaging.send(SUBJECTS.extractRetail, request, deadline);

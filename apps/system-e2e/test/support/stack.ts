@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bootstrapKeyId, deriveWebhookSecret } from '@trawl/keys';
 import {
   freePort,
   startNats,
@@ -14,7 +15,15 @@ import {
 
 export const WORKSPACE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const API_KEY = 'system-e2e-key';
-export const SIGNING_SECRET = `whsec_${Buffer.from('system-e2e-signing-secret-0123456789').toString('base64')}`;
+/** The dispatcher's WEBHOOK_SIGNING_SECRET: the master each bootstrap key's own secret is derived from. */
+export const MASTER_SIGNING_SECRET = `whsec_${Buffer.from('system-e2e-signing-secret-0123456789').toString('base64')}`;
+/** The secret API_KEY's webhooks are signed with (its own, derived from the master: docs/webhooks.md). */
+export const SIGNING_SECRET = signingSecretOf(API_KEY);
+
+/** The webhook secret of bootstrap key `key`, as `npm run keys -- bootstrap-secret` prints it. */
+export function signingSecretOf(key: string): string {
+  return deriveWebhookSecret(MASTER_SIGNING_SECRET, bootstrapKeyId(key));
+}
 
 export type ServiceName =
   | 'gateway'
@@ -67,7 +76,7 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
     NATS_URL: nats.url,
     REDIS_URL: redis.url,
     API_KEYS: API_KEY,
-    WEBHOOK_SIGNING_SECRET: SIGNING_SECRET,
+    WEBHOOK_SIGNING_SECRET: MASTER_SIGNING_SECRET,
     LOG_LEVEL: 'warn',
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -84,9 +93,11 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
     metricsPorts.set(name, name === 'gateway' ? port : metricsPort);
     // Every service answers /health/ready on its METRICS_PORT (the gateway on its PORT) once it serves NATS.
     if (name !== 'gateway') {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok, 60_000).catch((e: unknown) => {
-        throw new Error(`${name} did not become ready: ${String(e)}\n${proc.output().slice(-3000)}`);
-      });
+      await eventually(async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok, 60_000).catch(
+        (e: unknown) => {
+          throw new Error(`${name} did not become ready: ${String(e)}\n${proc.output().slice(-3000)}`);
+        },
+      );
     }
     return proc;
   };

@@ -12,6 +12,14 @@ export class BaseEnv {
   })
   NATS_URL: string = 'nats://127.0.0.1:4222';
 
+  /** NATS user of this service (deployments give each service its own, with subject permissions); empty: no auth. */
+  @IsString()
+  NATS_USER: string = '';
+
+  /** Password of NATS_USER (from a Secret). */
+  @IsString()
+  NATS_PASSWORD: string = '';
+
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 

@@ -1,4 +1,4 @@
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseEnv } from './base.env.js';
 
 export class GatewayEnv extends BaseEnv {
@@ -47,4 +47,8 @@ export class GatewayEnv extends BaseEnv {
   @IsString()
   @Matches(/^(\S{16,})?$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces, or empty' })
   ADMIN_API_KEY: string = '';
+
+  /** `true` (default): the queue dashboard only shows queues and jobs; `false` lets it retry, remove, pause, clean. */
+  @IsIn(['true', 'false'], { message: 'BULL_BOARD_READ_ONLY must be true or false' })
+  BULL_BOARD_READ_ONLY: 'true' | 'false' = 'true';
 }

@@ -68,6 +68,15 @@ export class TaskServiceEnv extends BaseEnv {
   @Min(0)
   TASK_MAX_STALLED_COUNT: number = 2;
 
+  /**
+   * Most jobs one API key may have queued or running (URL tasks and maps/search batches; a batch's queries count as
+   * its one job). A batch that would pass it is refused whole with 429 RATE_LIMITED.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(2 ** 21)
+  TASK_MAX_OUTSTANDING_PER_KEY: number = 20_000;
+
   /** Scrape engine asked for URL tasks of type `scrape` (empty: the extractor's default). */
   @IsIn(['', 'browser', 'http', 'auto'])
   TASK_SCRAPE_ENGINE: '' | 'browser' | 'http' | 'auto' = '';

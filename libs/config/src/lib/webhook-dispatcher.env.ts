@@ -1,5 +1,10 @@
-import { IsInt, IsNumber, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsNumber, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { BaseEnv } from './base.env.js';
+
+/** Base64 of exactly 32 bytes. */
+export const KEYS_ENCRYPTION_KEY_PATTERN = /^[A-Za-z0-9+/]{43}=?$/;
+export const KEYS_ENCRYPTION_KEY_MESSAGE =
+  'KEYS_ENCRYPTION_KEY must be base64 of 32 bytes (openssl rand -base64 32); it is required when NODE_ENV=production';
 
 export class WebhookDispatcherEnv extends BaseEnv {
   /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
@@ -8,7 +13,11 @@ export class WebhookDispatcherEnv extends BaseEnv {
   @Max(65535)
   METRICS_PORT: number = 9464;
 
-  /** Standard Webhooks secret: `whsec_` then base64 of at least 24 random bytes. */
+  /**
+   * Standard Webhooks master secret: `whsec_` then base64 of at least 24 random bytes. Tasks of a bootstrap key (and
+   * of any key id the store does not hold) are signed with HMAC-SHA256(this secret's bytes, key id), one secret per
+   * key (see docs/webhooks.md); only tasks submitted without a key id are signed with it directly.
+   */
   @IsString()
   @Matches(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, {
     message: 'WEBHOOK_SIGNING_SECRET must be whsec_<base64 of >= 24 bytes>',
@@ -51,7 +60,7 @@ export class WebhookDispatcherEnv extends BaseEnv {
   @Min(1)
   WEBHOOK_MAX_PENDING: number = 100_000;
 
-  /** Redis of the API key store, for per-key signing secrets; empty: every delivery is signed with the secret above. */
+  /** Redis of the API key store, for store keys' own signing secrets; empty: every key's secret is derived as above. */
   @IsString()
   @Matches(/^$|^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be redis://host:port (or empty)' })
   REDIS_URL: string = '';
@@ -59,4 +68,17 @@ export class WebhookDispatcherEnv extends BaseEnv {
   /** Hosts or CIDRs a webhook may point at although they are not public (tests, local demos), comma-separated. */
   @IsString()
   SSRF_ALLOW_HOSTS: string = '';
+
+  /** `production` makes KEYS_ENCRYPTION_KEY required (the image sets it). */
+  @IsString()
+  NODE_ENV: string = 'development';
+
+  /**
+   * Opens the webhook secrets the key store keeps encrypted (AES-256-GCM): base64 of 32 random bytes
+   * (`openssl rand -base64 32`), the same as the keys CLI's. Required when NODE_ENV=production; elsewhere it may be
+   * empty, and the service says at start-up that stored secrets are then in clear.
+   */
+  @ValidateIf((e: WebhookDispatcherEnv) => e.NODE_ENV === 'production' || e.KEYS_ENCRYPTION_KEY !== '')
+  @Matches(KEYS_ENCRYPTION_KEY_PATTERN, { message: KEYS_ENCRYPTION_KEY_MESSAGE })
+  KEYS_ENCRYPTION_KEY: string = '';
 }

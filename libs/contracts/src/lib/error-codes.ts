@@ -7,12 +7,16 @@
 export const ERROR_CODES = [
   'VALIDATION_FAILED',
   'MALFORMED_JSON',
+  'JSON_TOO_DEEP',
   'UNAUTHORIZED',
   'FORBIDDEN',
   'NOT_FOUND',
   'TASK_NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',
+  'URI_TOO_LONG',
   'UNSUPPORTED_MEDIA_TYPE',
+  'HEADERS_TOO_LARGE',
   'URL_NOT_ALLOWED',
   'RATE_LIMITED',
   'PAGE_NOT_RECOGNISED',
@@ -30,12 +34,16 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
+  JSON_TOO_DEEP: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   TASK_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
   URL_NOT_ALLOWED: 422,
   RATE_LIMITED: 429,
   PAGE_NOT_RECOGNISED: 422,
@@ -52,12 +60,16 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
 export const ERROR_RETRYABLE: Record<ErrorCode, boolean> = {
   VALIDATION_FAILED: false,
   MALFORMED_JSON: false,
+  JSON_TOO_DEEP: false,
   UNAUTHORIZED: false,
   FORBIDDEN: false,
   NOT_FOUND: false,
   TASK_NOT_FOUND: false,
+  METHOD_NOT_ALLOWED: false,
   PAYLOAD_TOO_LARGE: false,
+  URI_TOO_LONG: false,
   UNSUPPORTED_MEDIA_TYPE: false,
+  HEADERS_TOO_LARGE: false,
   URL_NOT_ALLOWED: false,
   RATE_LIMITED: true,
   PAGE_NOT_RECOGNISED: false,
@@ -110,7 +122,12 @@ export class TrawlError extends Error {
   readonly field?: string;
 
   toWire(): WireError {
-    return { code: this.code, message: this.message, retryable: this.retryable, ...(this.field ? { field: this.field } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      ...(this.field ? { field: this.field } : {}),
+    };
   }
 
   static fromWire(wire: WireError): TrawlError {

@@ -15,6 +15,8 @@ export interface ExtractUrlRequest {
   timeout: number;
   /** Optional hints from `params` (hl, gl) the extractor may use. */
   params?: ExtractRequestDto['params'];
+  /** Add the `meta` block to the record. */
+  meta?: boolean;
 }
 
 /**

@@ -6,7 +6,15 @@ import type { UrlBatchRequestDto } from './dto/url-batch-request.dto.js';
 import type { UrlParams } from './dto/url-params.validator.js';
 
 /** Task states: BullMQ's. */
-export const TASK_STATUSES = ['completed', 'failed', 'delayed', 'active', 'waiting', 'waiting-children', 'unknown'] as const;
+export const TASK_STATUSES = [
+  'completed',
+  'failed',
+  'delayed',
+  'active',
+  'waiting',
+  'waiting-children',
+  'unknown',
+] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /** The job options every batch job carries (the spec's values). */
@@ -87,11 +95,21 @@ export interface TaskRecord {
   stacktrace: string[];
 }
 
+/**
+ * What a submission carries beside its request: the submitting key's id (the task's owner; selects its webhook secret)
+ * and that key's own cap of outstanding jobs, when it has one (else task-service's TASK_MAX_OUTSTANDING_PER_KEY).
+ */
+export interface TaskSubmitMeta {
+  trace?: TraceCarrier;
+  apiKeyId?: string;
+  maxOutstanding?: number;
+}
+
 /** NATS payload of `task.submit.v1`. */
 export type TaskSubmitRequest =
-  | { kind: 'maps'; request: MapsBatchRequestDto; trace?: TraceCarrier; apiKeyId?: string }
-  | { kind: 'search'; request: SearchBatchRequestDto; trace?: TraceCarrier; apiKeyId?: string }
-  | { kind: 'url'; request: UrlBatchRequestDto; trace?: TraceCarrier; apiKeyId?: string };
+  | ({ kind: 'maps'; request: MapsBatchRequestDto } & TaskSubmitMeta)
+  | ({ kind: 'search'; request: SearchBatchRequestDto } & TaskSubmitMeta)
+  | ({ kind: 'url'; request: UrlBatchRequestDto } & TaskSubmitMeta);
 
 export interface TaskSubmitReply {
   jobs: BatchJob[];
@@ -100,6 +118,11 @@ export interface TaskSubmitReply {
 /** NATS payload of `task.get.v1`. */
 export interface TaskGetRequest {
   jobId: string;
+  /**
+   * Id of the API key asking. A task is found only by the key that submitted it (its `apiKeyId`); another key's
+   * lookup is answered exactly as an unknown id is (TASK_NOT_FOUND).
+   */
+  apiKeyId?: string;
 }
 
 /** W3C trace context carried in job data (traceparent, tracestate). */
@@ -123,8 +146,7 @@ export interface TaskFinishedEvent {
 
 /** One query's outcome inside a maps or search batch's result (`data.results[i]` of its task record). */
 export type BatchQueryOutcome<T = unknown> =
-  | { query: string; status: 'completed'; data: T }
-  | { query: string; status: 'failed'; error: WireError };
+  { query: string; status: 'completed'; data: T } | { query: string; status: 'failed'; error: WireError };
 
 /** Result of a maps or search batch job: one entry per query, in the order of `querys`. */
 export interface BatchTaskResult<T = unknown> {

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { freePort, startRedis, type TestServer } from '@trawl/testing';
 import { ApiKeyStore, KEY_STORE_PREFIX } from './api-key.store.js';
 import { subscribeKeyInvalidations } from './key-invalidations.js';
 import { digestKey } from './key-material.js';
-import { webhookSecretForKey } from './webhook-secret.js';
+import { SecretCipher } from './secret-cipher.js';
+import { deriveWebhookSecret, webhookSecretForKey } from './webhook-secret.js';
 
 const LIMITS = { rate: { points: 600, durationSec: 60 }, concurrency: 20 };
 
@@ -66,7 +68,12 @@ describe('ApiKeyStore (real Redis)', () => {
     const first = await store.create({ name: 'rotating', limits: LIMITS });
     const second = await store.rotate(first.record.id);
     expect(second.key).not.toBe(first.key);
-    expect(second.record).toMatchObject({ id: first.record.id, name: 'rotating', limits: LIMITS, webhookSecret: first.record.webhookSecret });
+    expect(second.record).toMatchObject({
+      id: first.record.id,
+      name: 'rotating',
+      limits: LIMITS,
+      webhookSecret: first.record.webhookSecret,
+    });
     expect(await store.findByDigest(digestKey(first.key))).toBeNull();
     expect((await store.findByDigest(digestKey(second.key)))?.id).toBe(first.record.id);
     const third = await store.rotate(first.record.id, { webhookSecret: true });
@@ -112,11 +119,61 @@ describe('ApiKeyStore (real Redis)', () => {
     away.disconnect();
   });
 
-  it('gives the dispatcher a key id\'s webhook secret, or the fallback for bootstrap keys and no store', async () => {
+  it("gives the dispatcher a store key's own secret, a secret derived per id for other keys, the master for none", async () => {
+    const master = `whsec_${Buffer.from('master-secret-for-the-store-spec-0123').toString('base64')}`;
     const { record } = await store.create({ name: 'hooks', limits: LIMITS });
-    expect(await webhookSecretForKey(redis, record.id, 'whsec_fallback')).toBe(record.webhookSecret);
-    expect(await webhookSecretForKey(redis, '0123456789abcdef', 'whsec_fallback')).toBe('whsec_fallback');
-    expect(await webhookSecretForKey(redis, undefined, 'whsec_fallback')).toBe('whsec_fallback');
-    expect(await webhookSecretForKey(null, record.id, 'whsec_fallback')).toBe('whsec_fallback');
+    expect(await webhookSecretForKey(redis, record.id, master)).toBe(record.webhookSecret);
+    expect(await webhookSecretForKey(redis, '0123456789abcdef', master)).toBe(
+      deriveWebhookSecret(master, '0123456789abcdef'),
+    );
+    expect(await webhookSecretForKey(redis, undefined, master)).toBe(master);
+    expect(await webhookSecretForKey(null, record.id, master)).toBe(deriveWebhookSecret(master, record.id));
+  });
+
+  describe('with KEYS_ENCRYPTION_KEY (secrets encrypted at rest)', () => {
+    const cipher = new SecretCipher(randomBytes(32).toString('base64'));
+
+    it('stores the webhook secret sealed, never in clear, and reads it back', async () => {
+      const sealing = new ApiKeyStore(redis, cipher);
+      const { record } = await sealing.create({ name: 'sealed', limits: LIMITS });
+      const stored = await redis.hget(`${KEY_STORE_PREFIX}id:${record.id}`, 'webhookSecret');
+      expect(stored).toMatch(/^enc:v1:/);
+      expect(await everythingStored()).not.toContain(record.webhookSecret);
+      expect(await sealing.webhookSecret(record.id)).toBe(record.webhookSecret);
+      expect((await sealing.get(record.id))?.webhookSecret).toBe(record.webhookSecret);
+      expect(await webhookSecretForKey(redis, record.id, 'whsec_unused', cipher)).toBe(record.webhookSecret);
+      // A store without the key (the gateway) reads the record, not the secret; asking for the secret is an error.
+      expect((await store.get(record.id))?.webhookSecret).toBe('');
+      await expect(store.webhookSecret(record.id)).rejects.toThrow(/KEYS_ENCRYPTION_KEY is not set/);
+      // Another key does not open it.
+      const other = new ApiKeyStore(redis, new SecretCipher(randomBytes(32).toString('base64')));
+      await expect(other.webhookSecret(record.id)).rejects.toThrow(/does not open/);
+    });
+
+    it('reads a secret written in clear before encryption, seals it on the next write and with sealSecrets()', async () => {
+      const { record: old } = await store.create({ name: 'written-in-clear', limits: LIMITS });
+      const { record: older } = await store.create({ name: 'also-in-clear', limits: LIMITS });
+      const sealing = new ApiKeyStore(redis, cipher);
+      expect(await sealing.webhookSecret(old.id)).toBe(old.webhookSecret);
+
+      await sealing.rotate(old.id);
+      expect(await redis.hget(`${KEY_STORE_PREFIX}id:${old.id}`, 'webhookSecret')).toMatch(/^enc:v1:/);
+      expect(await sealing.webhookSecret(old.id)).toBe(old.webhookSecret);
+
+      expect(await redis.hget(`${KEY_STORE_PREFIX}id:${older.id}`, 'webhookSecret')).toBe(older.webhookSecret);
+      expect(await sealing.sealSecrets()).toBeGreaterThanOrEqual(1);
+      expect(await sealing.sealSecrets()).toBe(0);
+      expect(await everythingStored()).not.toContain(older.webhookSecret);
+      expect(await sealing.webhookSecret(older.id)).toBe(older.webhookSecret);
+    });
+
+    it('binds a sealed secret to its key id: copied into another record it does not open', async () => {
+      const sealing = new ApiKeyStore(redis, cipher);
+      const a = (await sealing.create({ name: 'a', limits: LIMITS })).record;
+      const b = (await sealing.create({ name: 'b', limits: LIMITS })).record;
+      const sealedA = (await redis.hget(`${KEY_STORE_PREFIX}id:${a.id}`, 'webhookSecret')) as string;
+      await redis.hset(`${KEY_STORE_PREFIX}id:${b.id}`, 'webhookSecret', sealedA);
+      await expect(sealing.webhookSecret(b.id)).rejects.toThrow(/does not open/);
+    });
   });
 });

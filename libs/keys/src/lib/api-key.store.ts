@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { digestKey, generateApiKey, generateKeyId, generateWebhookSecret } from './key-material.js';
 import type { KeyLimits } from './rate-limit.js';
+import { isSealed, type SecretCipher } from './secret-cipher.js';
 
 /** An API key as stored: never the key itself, only its SHA-256 digest. */
 export interface ApiKeyRecord {
@@ -9,7 +10,10 @@ export interface ApiKeyRecord {
   /** SHA-256 of the current key, hex. */
   digest: string;
   limits: KeyLimits;
-  /** Signs this key's webhook deliveries (`whsec_` + base64). */
+  /**
+   * Signs this key's webhook deliveries (`whsec_` + base64). Stored sealed (AES-256-GCM) when the store has a cipher;
+   * empty when it is stored sealed and this store has none (the gateway reads records, never secrets).
+   */
   webhookSecret: string;
   createdAt: string;
   rotatedAt?: string;
@@ -39,9 +43,15 @@ export const KEY_EVENTS_CHANNEL = `${KEY_STORE_PREFIX}invalidated`;
  * API keys in Redis. Each key is a hash `trawl:apikey:id:<id>` (name, digest, limits, webhook secret, dates) plus an
  * index `trawl:apikey:digest:<sha256>` → id that exists only while the key is valid. Revoking or rotating removes the
  * index entry and publishes the old digest on KEY_EVENTS_CHANNEL so gateways drop it from their caches at once.
+ *
+ * With a `cipher`, webhook secrets are written sealed (AES-256-GCM, bound to the key id); a secret written in clear
+ * before encryption was turned on is still read, and sealed when its record is next written or by sealSecrets().
  */
 export class ApiKeyStore {
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly cipher?: SecretCipher,
+  ) {}
 
   async create(input: CreateKeyInput): Promise<IssuedKey> {
     const name = input.name.trim();
@@ -57,7 +67,7 @@ export class ApiKeyStore {
     };
     await this.redis
       .multi()
-      .hset(recordKey(record.id), toHash(record))
+      .hset(recordKey(record.id), this.toHash(record))
       .set(digestIndexKey(record.digest), record.id)
       .sadd(ID_SET, record.id)
       .exec()
@@ -73,7 +83,7 @@ export class ApiKeyStore {
   }
 
   async get(id: string): Promise<ApiKeyRecord | null> {
-    return fromHash(await this.redis.hgetall(recordKey(id)));
+    return this.fromHash(await this.redis.hgetall(recordKey(id)));
   }
 
   /** The valid key whose digest this is; null when there is none (unknown, rotated away or revoked). */
@@ -100,7 +110,7 @@ export class ApiKeyStore {
     await this.redis
       .multi()
       .del(digestIndexKey(current.digest))
-      .hset(recordKey(id), toHash(record))
+      .hset(recordKey(id), this.toHash(record))
       .set(digestIndexKey(record.digest), id)
       .publish(KEY_EVENTS_CHANNEL, current.digest)
       .exec()
@@ -124,9 +134,50 @@ export class ApiKeyStore {
     return record;
   }
 
-  /** The webhook signing secret of key `id` (also of a revoked key: its accepted tasks still get delivered). */
+  /**
+   * The webhook signing secret of key `id` (also of a revoked key: its accepted tasks still get delivered); null when
+   * there is no such key. Throws when the secret is sealed and does not open, or this store has no cipher to open it.
+   */
   async webhookSecret(id: string): Promise<string | null> {
-    return this.redis.hget(recordKey(id), 'webhookSecret');
+    const stored = await this.redis.hget(recordKey(id), 'webhookSecret');
+    if (!stored) return null;
+    if (!isSealed(stored)) return stored;
+    if (!this.cipher) throw new Error(`the webhook secret of ${id} is encrypted and KEYS_ENCRYPTION_KEY is not set`);
+    return this.cipher.open(stored, id);
+  }
+
+  /**
+   * Seals every webhook secret still stored in clear (records written before encryption at rest was turned on).
+   * Idempotent; returns how many were sealed. Each is replaced only if it is still the clear value read (WATCH-free:
+   * a compare-and-set in Lua), so a concurrent rotation is not overwritten.
+   */
+  async sealSecrets(): Promise<number> {
+    const cipher = this.cipher;
+    if (!cipher) throw new Error('sealing secrets needs KEYS_ENCRYPTION_KEY');
+    let sealed = 0;
+    for (const id of await this.redis.smembers(ID_SET)) {
+      const stored = await this.redis.hget(recordKey(id), 'webhookSecret');
+      if (!stored || isSealed(stored)) continue;
+      const swapped = await this.redis.eval(
+        "if redis.call('HGET', KEYS[1], 'webhookSecret') == ARGV[1] then redis.call('HSET', KEYS[1], 'webhookSecret', ARGV[2]) return 1 end return 0",
+        1,
+        recordKey(id),
+        stored,
+        cipher.seal(stored, id),
+      );
+      if (swapped === 1) sealed++;
+    }
+    return sealed;
+  }
+
+  private toHash(record: ApiKeyRecord): Record<string, string> {
+    const cipher = this.cipher;
+    return toHash(record, cipher ? (secret, id) => cipher.seal(secret, id) : (secret) => secret);
+  }
+
+  private fromHash(hash: Record<string, string>): ApiKeyRecord | null {
+    const cipher = this.cipher;
+    return fromHash(hash, (stored, id) => (cipher ? cipher.open(stored, id) : isSealed(stored) ? '' : stored));
   }
 
   private async requireActive(id: string): Promise<ApiKeyRecord> {
@@ -137,7 +188,7 @@ export class ApiKeyStore {
   }
 }
 
-function toHash(r: ApiKeyRecord): Record<string, string> {
+function toHash(r: ApiKeyRecord, seal: (secret: string, id: string) => string): Record<string, string> {
   return {
     id: r.id,
     name: r.name,
@@ -145,14 +196,15 @@ function toHash(r: ApiKeyRecord): Record<string, string> {
     ratePoints: String(r.limits.rate.points),
     rateDurationSec: String(r.limits.rate.durationSec),
     concurrency: String(r.limits.concurrency),
-    webhookSecret: r.webhookSecret,
+    ...(r.limits.outstanding !== undefined ? { outstanding: String(r.limits.outstanding) } : {}),
+    webhookSecret: seal(r.webhookSecret, r.id),
     createdAt: r.createdAt,
     ...(r.rotatedAt ? { rotatedAt: r.rotatedAt } : {}),
     ...(r.revokedAt ? { revokedAt: r.revokedAt } : {}),
   };
 }
 
-function fromHash(h: Record<string, string>): ApiKeyRecord | null {
+function fromHash(h: Record<string, string>, open: (stored: string, id: string) => string): ApiKeyRecord | null {
   if (!h.id || !h.digest) return null;
   return {
     id: h.id,
@@ -161,8 +213,9 @@ function fromHash(h: Record<string, string>): ApiKeyRecord | null {
     limits: {
       rate: { points: Number(h.ratePoints), durationSec: Number(h.rateDurationSec) },
       concurrency: Number(h.concurrency),
+      ...(h.outstanding ? { outstanding: Number(h.outstanding) } : {}),
     },
-    webhookSecret: h.webhookSecret ?? '',
+    webhookSecret: h.webhookSecret ? open(h.webhookSecret, h.id) : '',
     createdAt: h.createdAt ?? '',
     ...(h.rotatedAt ? { rotatedAt: h.rotatedAt } : {}),
     ...(h.revokedAt ? { revokedAt: h.revokedAt } : {}),

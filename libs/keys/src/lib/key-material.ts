@@ -12,6 +12,14 @@ export function digestKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
+/**
+ * The id of a bootstrap key (from API_KEYS): the first 16 hex characters of its SHA-256. Not secret; what logs show,
+ * what its tasks are stored with, and what its webhook secret is derived from (deriveWebhookSecret).
+ */
+export function bootstrapKeyId(key: string): string {
+  return digestKey(key).slice(0, 16);
+}
+
 /** A new API key: `trawl_` + 32 random bytes, base64url (256 bits of entropy). */
 export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBytes(32).toString('base64url');

@@ -9,6 +9,8 @@ export interface KeyLimits {
   rate: RateLimit;
   /** Most requests of this key in flight at once, across replicas. */
   concurrency: number;
+  /** Most jobs of this key queued or running (task-service); absent: TASK_MAX_OUTSTANDING_PER_KEY. */
+  outstanding?: number;
 }
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600 };

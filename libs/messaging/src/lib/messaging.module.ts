@@ -1,7 +1,7 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingClient, type RequestObserver } from './messaging-client.js';
-import { connectNats } from './nats-connection.js';
+import { connectNats, type NatsAuth } from './nats-connection.js';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 
@@ -10,6 +10,8 @@ export interface MessagingModuleOptions {
   name: string;
   /** Observes every request (latency metrics by subject and outcome). */
   observe?: RequestObserver;
+  /** The service's NATS user (`natsAuth(env)`). */
+  auth?: NatsAuth;
 }
 
 /** Provides the NATS connection and the typed MessagingClient; drains the connection on shutdown. */
@@ -22,7 +24,7 @@ export class MessagingModule implements OnApplicationShutdown {
       module: MessagingModule,
       global: true,
       providers: [
-        { provide: NATS_CONNECTION, useFactory: () => connectNats(options.servers, options.name) },
+        { provide: NATS_CONNECTION, useFactory: () => connectNats(options.servers, options.name, options.auth) },
         { provide: MessagingClient, useFactory: (nc: NatsConnection) => new MessagingClient(nc, options.observe), inject: [NATS_CONNECTION] },
       ],
       exports: [NATS_CONNECTION, MessagingClient],

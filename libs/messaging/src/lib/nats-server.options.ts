@@ -1,5 +1,6 @@
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { DrainingNatsServer } from './draining-nats.server.js';
+import type { NatsAuth } from './nats-connection.js';
 
 export interface NatsServerOptions {
   /** Connection name shown by NATS monitoring; defaults to the queue group. */
@@ -9,6 +10,8 @@ export interface NatsServerOptions {
    * a request's default deadline, within Kubernetes' 30 s termination grace). An idle service closes at once.
    */
   gracePeriodMs?: number;
+  /** The service's NATS user (`natsAuth(env)`). */
+  auth?: NatsAuth;
 }
 
 /**
@@ -22,7 +25,7 @@ export function natsServerOptions(
 ): MicroserviceOptions {
   return {
     strategy: new DrainingNatsServer(
-      { servers, queue, name: options.name ?? queue, maxReconnectAttempts: -1 },
+      { servers, queue, name: options.name ?? queue, maxReconnectAttempts: -1, ...options.auth },
       options.gracePeriodMs ?? 25_000,
     ),
   };

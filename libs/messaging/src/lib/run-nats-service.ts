@@ -12,6 +12,7 @@ import {
   type Readiness,
   type Telemetry,
 } from '@trawl/telemetry';
+import { natsAuth } from './nats-connection.js';
 import { natsServerOptions } from './nats-server.options.js';
 
 /** The variables every NATS service reads (a subset of each app's env class). */
@@ -20,6 +21,8 @@ export interface NatsServiceEnv {
   LOG_LEVEL: LevelWithSilent;
   INSTANCE_ID: string;
   METRICS_PORT: number;
+  NATS_USER?: string;
+  NATS_PASSWORD?: string;
 }
 
 export interface NatsServiceOptions {
@@ -58,7 +61,7 @@ export async function runNatsService(options: NatsServiceOptions): Promise<NatsS
   const logger = createLogger({ service, level: env.LOG_LEVEL, bindings: { instance: env.INSTANCE_ID } });
   const servers = env.NATS_URL.split(',').map((s) => s.trim());
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(options.module, {
-    ...natsServerOptions(servers, options.queue),
+    ...natsServerOptions(servers, options.queue, { auth: natsAuth(env) }),
     logger: new NestLoggerAdapter(logger),
   });
   await options.beforeListen?.(app);

@@ -30,6 +30,60 @@ async function refusal(url: string, allow = parseAllowList('')): Promise<TrawlEr
   return err as TrawlError;
 }
 
+/** For a check that should have refused. */
+function refusedInstead(): TrawlError {
+  throw new Error('the URL was allowed');
+}
+
+describe('checkUrl refusals name the host and the range, not the resolved address', () => {
+  const internal = stubResolver({
+    'svc.test': ['10.96.0.10'],
+    'azure.test': ['168.63.129.16'],
+    'compat.test': ['::7f00:1'],
+    'metadata.google.internal': ['93.184.216.34'],
+  });
+
+  it.each([
+    ['http://svc.test/', 'svc.test', 'resolves to an address in the private range', '10.96.0.10'],
+    ['http://azure.test/', 'azure.test', 'resolves to an address in the cloud metadata range', '168.63.129.16'],
+    [
+      'http://compat.test/',
+      'compat.test',
+      'resolves to an address in the ipv4Compatible (embeds an IPv4 loopback address) range',
+      '7f00',
+    ],
+  ])('%s', async (url, host, phrase, hidden) => {
+    const err = await checkUrl(url, { resolve: internal }).then(refusedInstead, (e: unknown) => e as TrawlError);
+    expect(err).toBeInstanceOf(TrawlError);
+    expect(err.code).toBe('URL_NOT_ALLOWED');
+    expect(err.message).toContain(host);
+    expect(err.message).toContain(phrase);
+    expect(err.message).not.toContain(hidden);
+  });
+
+  it('refuses [::7f00:1] and 168.63.129.16 as literals', async () => {
+    for (const url of [
+      'http://[::7f00:1]/',
+      'http://168.63.129.16/machine?comp=goalstate',
+      'http://100.100.100.200/latest/meta-data/',
+    ]) {
+      const err = await checkUrl(url, { resolve: internal }).then(refusedInstead, (e: unknown) => e as TrawlError);
+      expect(err).toBeInstanceOf(TrawlError);
+      expect(err.code).toBe('URL_NOT_ALLOWED');
+    }
+  });
+
+  it('refuses metadata.google.internal by name before resolving it, even when allowlisted', async () => {
+    internal.calls.length = 0;
+    const err = await checkUrl('http://metadata.google.internal/computeMetadata/v1/', {
+      resolve: internal,
+      allow: parseAllowList('metadata.google.internal'),
+    }).then(refusedInstead, (e: unknown) => e as TrawlError);
+    expect(err.message).toContain('names a cloud metadata service');
+    expect(internal.calls).toEqual([]);
+  });
+});
+
 describe('checkUrl with a stubbed resolver', () => {
   it('allows a host that resolves to a public address', async () => {
     const checked = await checkUrl('https://public.test/page', { resolve: dns });
@@ -61,10 +115,14 @@ describe('checkUrl with a stubbed resolver', () => {
   });
 
   it('lets an allowlisted host name or network through', async () => {
-    await expect(checkUrl('http://intranet.test/', { resolve: dns, allow: parseAllowList('intranet.test') })).resolves.toMatchObject({
+    await expect(
+      checkUrl('http://intranet.test/', { resolve: dns, allow: parseAllowList('intranet.test') }),
+    ).resolves.toMatchObject({
       host: 'intranet.test',
     });
-    await expect(checkUrl('http://intranet.test/', { resolve: dns, allow: parseAllowList('10.0.0.0/8') })).resolves.toMatchObject({
+    await expect(
+      checkUrl('http://intranet.test/', { resolve: dns, allow: parseAllowList('10.0.0.0/8') }),
+    ).resolves.toMatchObject({
       addresses: ['10.0.0.7'],
     });
   });

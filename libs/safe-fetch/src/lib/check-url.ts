@@ -1,13 +1,20 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import { TrawlError } from '@trawl/contracts';
-import { EMPTY_ALLOW_LIST, isAddressAllowed, isHostAllowlisted, type AllowList } from './address-policy.js';
+import {
+  addressRefusal,
+  EMPTY_ALLOW_LIST,
+  isHostAllowlisted,
+  isMetadataHost,
+  type AllowList,
+} from './address-policy.js';
 
 /** Resolves a host name to its addresses (injectable so tests never touch DNS). */
 export type Resolver = (host: string) => Promise<string[]>;
 
 /** The system resolver (getaddrinfo, as the connection itself would use). */
-export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 export interface CheckUrlOptions {
   resolve?: Resolver;
@@ -23,8 +30,9 @@ export interface CheckedUrl {
 }
 
 /**
- * Decides whether a URL may be fetched: http(s) only, and every address its host resolves to must pass
- * `isAddressAllowed` (an allowlisted host name passes as is). Throws URL_NOT_ALLOWED naming the host, or
+ * Decides whether a URL may be fetched: http(s) only, not a metadata service by name (METADATA_HOSTS, refused even
+ * when allowlisted), and every address its host resolves to must pass `addressRefusal` (an allowlisted host name
+ * passes as is). Throws URL_NOT_ALLOWED naming the host and the class of address (never the resolved address), or
  * UPSTREAM_ERROR when the name does not resolve.
  */
 export async function checkUrl(input: string | URL, options: CheckUrlOptions = {}): Promise<CheckedUrl> {
@@ -36,32 +44,56 @@ export async function checkUrl(input: string | URL, options: CheckUrlOptions = {
     throw new TrawlError('URL_NOT_ALLOWED', `not a valid URL: ${String(input).slice(0, 200)}`, { field: 'url' });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TrawlError('URL_NOT_ALLOWED', `scheme ${url.protocol} is not allowed (http and https only)`, { field: 'url' });
+    throw new TrawlError('URL_NOT_ALLOWED', `scheme ${url.protocol} is not allowed (http and https only)`, {
+      field: 'url',
+    });
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isMetadataHost(host)) throw refusalFor(host, 'names a cloud metadata service');
   if (isHostAllowlisted(host, allow)) return { url, host, addresses: [] };
   const addresses = ipaddr.isValid(host) ? [host] : await resolveHost(host, options.resolve ?? systemResolver);
-  const refused = addresses.find((a) => !isAddressAllowed(a, allow));
-  if (refused !== undefined || addresses.length === 0) {
-    throw refusal(host, refused);
+  if (addresses.length === 0) throw refusalFor(host, 'resolves to no address');
+  for (const address of addresses) {
+    const why = addressRefusal(address, allow);
+    if (why !== undefined) throw refusalFor(host, classPhrase(why, address === host));
   }
   return { url, host, addresses };
 }
 
-/** The error for a refused host (also used by the connect-time check). */
-export function refusal(host: string, address?: string): TrawlError {
-  const where = address && address !== host ? ` (resolves to ${address})` : '';
-  return new TrawlError('URL_NOT_ALLOWED', `host ${host}${where} is not allowed: private, loopback, link-local or reserved address`, {
-    field: 'url',
-  });
+/**
+ * The error for a refused host (also used by the connect-time check): names the host and the class of the address,
+ * never a resolved address (a caller must not learn the cluster's internal addresses from our errors).
+ */
+export function refusal(host: string, address?: string, allow: AllowList = EMPTY_ALLOW_LIST): TrawlError {
+  const bareHost = host.replace(/^\[(.*)\]$/, '$1');
+  if (address === undefined) return refusalFor(bareHost, 'resolves to no address');
+  return refusalFor(bareHost, classPhrase(addressRefusal(address, allow) ?? 'refused', address === bareHost));
+}
+
+function classPhrase(why: string, literal: boolean): string {
+  return `${literal ? 'is' : 'resolves to'} an address in the ${why} range`;
+}
+
+function refusalFor(host: string, phrase: string): TrawlError {
+  return new TrawlError(
+    'URL_NOT_ALLOWED',
+    `host ${host} is not allowed: it ${phrase} (only public addresses are fetched)`,
+    {
+      field: 'url',
+    },
+  );
 }
 
 async function resolveHost(host: string, resolve: Resolver): Promise<string[]> {
   try {
     return await resolve(host);
   } catch (e) {
-    throw new TrawlError('UPSTREAM_ERROR', `could not resolve host ${host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
-      cause: e,
-    });
+    throw new TrawlError(
+      'UPSTREAM_ERROR',
+      `could not resolve host ${host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      {
+        cause: e,
+      },
+    );
   }
 }

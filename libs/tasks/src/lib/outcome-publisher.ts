@@ -3,6 +3,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS, URL_QUEUE_BY_TYPE, type QueueName, type TaskFinishedEvent } from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
+import { releaseOutstanding } from './task-admission.js';
 import type { TaskJobData } from './task-job-data.js';
 import type { TaskQueues } from './task-queues.js';
 import { toTaskRecord } from './task-views.js';
@@ -91,6 +92,10 @@ export class OutcomePublisher {
   }
 
   private async publishEvent(job: Job<TaskJobData>, state: 'completed' | 'failed', headers?: MsgHdrs): Promise<void> {
+    // A final state: the job no longer counts against its key's cap of outstanding jobs (idempotent).
+    await releaseOutstanding(this.queues.connection, this.queues.prefix, job.data.apiKeyId, String(job.id)).catch(
+      (e: unknown) => this.options.onError?.(`job ${job.id} not released from its key's outstanding jobs`, e),
+    );
     const event = this.eventOf(job, state);
     let delay = this.options.publishRetryDelayMs;
     for (let attempt = 1; ; attempt++) {

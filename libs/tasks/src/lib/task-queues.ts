@@ -1,4 +1,4 @@
-import { FlowProducer, Job, Queue, type JobsOptions } from 'bullmq';
+import { FlowProducer, Job, Queue, type IRedisTransaction, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import { QUEUES, type QueueName } from '@trawl/contracts';
 import { queueOfJobId } from './task-job-id.js';
@@ -35,19 +35,22 @@ export class TaskQueues {
    * Adds `jobs` to queue `name` all-or-nothing: one MULTI holding BullMQ's own insert of each job, so Redis applies
    * every insert or none. (BullMQ 6's `Queue.addBulk` sends the same inserts as a plain pipeline, which Redis may apply
    * in part; `FlowProducer.addBulk` is atomic too but measured 30 % slower on 10,000 jobs.) Every job needs a `jobId`.
+   * `alongside` adds commands of the caller's to the same MULTI (after the inserts), applied with them or not at all.
    */
   async addAllOrNothing<T>(
     name: QueueName,
     jobs: { name: string; data: T; opts: JobsOptions & { jobId: string } }[],
+    alongside?: (multi: IRedisTransaction) => void,
   ): Promise<Job<T>[]> {
     const queue = this.queue(name);
     const backend = queue.backend;
     const multi = (await backend.client).multi();
     const created = jobs.map((j) => new Job<T>(queue, j.name, j.data, j.opts, j.opts.jobId));
     for (const job of created) await backend.addJobToTransaction(multi, job.asJSON(), job.opts.jobId ?? '');
+    alongside?.(multi);
     const results = await multi.exec();
     if (!results) throw new Error(`adding ${jobs.length} jobs to ${name} was aborted`);
-    for (const [i, [err, id]] of results.entries()) {
+    for (const [i, [err, id]] of results.slice(0, created.length).entries()) {
       if (err) throw err;
       if (typeof id === 'number' && id < 0)
         throw new Error(`adding job ${created[i].opts.jobId} to ${name} failed (code ${id})`);
@@ -61,6 +64,12 @@ export class TaskQueues {
     const name = queueOfJobId(id);
     if (!name) return undefined;
     return (await Job.fromId<TaskJobData>(this.queue(name), id)) ?? undefined;
+  }
+
+  /** The Redis key of the hash of the job with this id, or undefined when the id names no queue. */
+  jobHashKey(id: string): string | undefined {
+    const name = queueOfJobId(id);
+    return name ? this.queue(name).toKey(id) : undefined;
   }
 
   /** A Redis connection for workers: blocking commands wait for Redis to come back instead of failing. */

@@ -22,17 +22,26 @@ function parseTrace(value: unknown): TraceCarrier | undefined {
   return value as TraceCarrier;
 }
 
-/** Validates a `task.submit.v1` payload: its kind, its request DTO (defaults applied), apiKeyId and trace. */
+/** Validates a `task.submit.v1` payload: its kind, its request DTO (defaults applied), apiKeyId, maxOutstanding, trace. */
 export function parseTaskSubmitRequest(payload: unknown): TaskSubmitRequest {
   if (!isRecord(payload)) throw new TrawlError('VALIDATION_FAILED', 'payload must be an object', { field: 'body' });
-  const { kind, request, apiKeyId, trace } = payload;
+  const { kind, request, apiKeyId, trace, maxOutstanding } = payload;
   if (apiKeyId !== undefined && (typeof apiKeyId !== 'string' || apiKeyId.length > 200)) {
     throw new TrawlError('VALIDATION_FAILED', 'apiKeyId must be a string of at most 200 characters', {
       field: 'apiKeyId',
     });
   }
+  if (
+    maxOutstanding !== undefined &&
+    (typeof maxOutstanding !== 'number' || !Number.isSafeInteger(maxOutstanding) || maxOutstanding < 1)
+  ) {
+    throw new TrawlError('VALIDATION_FAILED', 'maxOutstanding must be a whole number of at least 1', {
+      field: 'maxOutstanding',
+    });
+  }
   const meta = {
     ...(apiKeyId !== undefined ? { apiKeyId } : {}),
+    ...(maxOutstanding !== undefined ? { maxOutstanding } : {}),
     ...(trace !== undefined ? { trace: parseTrace(trace) } : {}),
   };
   switch (kind) {

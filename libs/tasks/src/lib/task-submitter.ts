@@ -13,6 +13,7 @@ import {
 import { injectTraceHeaders } from '@trawl/telemetry';
 import { childJobId, newJobId } from './task-job-id.js';
 import type { QueryJobData, TaskJobData, TaskJobMeta } from './task-job-data.js';
+import { clampPriority, TaskAdmission } from './task-admission.js';
 import { parseTaskSubmitRequest } from './task-submit-request.js';
 import type { TaskQueues } from './task-queues.js';
 import { toBatchJob } from './task-views.js';
@@ -20,23 +21,44 @@ import { toBatchJob } from './task-views.js';
 /** Refuses a webhook URL that may not be called (throws a TrawlError naming `webhook`). */
 export type WebhookUrlCheck = (url: string) => Promise<void>;
 
-/** The spec's job options, as a fresh mutable object for BullMQ. */
-export function jobOptions(jobId: string): JobsOptions & { jobId: string } {
-  return { ...DEFAULT_JOB_OPTIONS, backoff: { ...DEFAULT_JOB_OPTIONS.backoff }, jobId };
+/** The spec's job options, as a fresh mutable object for BullMQ; `priority` (1 first) when given. */
+export function jobOptions(jobId: string, priority?: number): JobsOptions & { jobId: string } {
+  return {
+    ...DEFAULT_JOB_OPTIONS,
+    backoff: { ...DEFAULT_JOB_OPTIONS.backoff },
+    jobId,
+    ...(priority !== undefined ? { priority: clampPriority(priority) } : {}),
+  };
 }
+
+export interface TaskSubmitterOptions {
+  /** Most jobs a key may have queued or running (TASK_MAX_OUTSTANDING_PER_KEY). */
+  maxOutstandingPerKey: number;
+}
+
+export const DEFAULT_TASK_SUBMITTER_OPTIONS: TaskSubmitterOptions = { maxOutstandingPerKey: 20_000 };
 
 /**
  * Turns a `task.submit.v1` payload into BullMQ jobs and returns them as the spec's job objects. A URL batch is one
  * job per URL, added all-or-nothing (one MULTI); a maps or search batch is one parent job whose children (one per
- * query) run in the maps or search queue. Nothing is created when the payload or its webhook is refused.
+ * query) run in the maps or search queue. Nothing is created when the payload or its webhook is refused, or when the
+ * batch would take its key past its cap of outstanding jobs (RATE_LIMITED). Jobs get BullMQ priorities that serve
+ * keys round-robin (see TaskAdmission); a batch's queries get priorities 1…n, so concurrent batches' queries interleave.
  */
 export class TaskSubmitter {
+  readonly admission: TaskAdmission;
+
   constructor(
     private readonly queues: TaskQueues,
     private readonly checkWebhook: WebhookUrlCheck,
     /** Largest reply the transport carries (NATS max_payload); a batch whose reply would not fit is refused. */
     private readonly maxReplyBytes: () => number = () => Number.POSITIVE_INFINITY,
-  ) {}
+    options: TaskSubmitterOptions = DEFAULT_TASK_SUBMITTER_OPTIONS,
+  ) {
+    this.admission = new TaskAdmission(queues.connection, queues.prefix, options.maxOutstandingPerKey, (id) =>
+      queues.jobHashKey(id),
+    );
+  }
 
   /**
    * Refuses, before any job exists, a batch whose reply (its job objects) would exceed the transport's message size:
@@ -67,19 +89,20 @@ export class TaskSubmitter {
       ...(req.apiKeyId ? { apiKeyId: req.apiKeyId } : {}),
       ...(trace ? { trace } : {}),
     };
+    const cap = req.maxOutstanding;
     switch (req.kind) {
       case 'url':
-        return this.submitUrls(req.request, meta);
+        return this.submitUrls(req.request, meta, cap);
       case 'maps':
-        return this.submitMaps(req.request, meta);
+        return this.submitMaps(req.request, meta, cap);
       case 'search':
-        return this.submitSearch(req.request, meta);
+        return this.submitSearch(req.request, meta, cap);
     }
   }
 
-  private async submitUrls(req: UrlBatchRequestDto, meta: TaskJobMeta): Promise<TaskSubmitReply> {
+  private async submitUrls(req: UrlBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const queue = URL_QUEUE_BY_TYPE[req.type];
-    const jobs = req.urls.map((url) => {
+    const data = req.urls.map((url) => {
       const data: TaskJobData = {
         kind: 'url',
         url: appendUrlParams(url, req.params),
@@ -89,14 +112,22 @@ export class TaskSubmitter {
         ...(req.params ? { params: req.params } : {}),
         ...meta,
       };
-      return { name: req.type, data, opts: jobOptions(newJobId(queue)) };
+      return data;
     });
-    this.assertReplyFits(jobs.map((j) => j.data));
-    const added = await this.queues.addAllOrNothing(queue, jobs);
+    this.assertReplyFits(data);
+    const added = await this.admission.admit(meta.apiKeyId, data.length, cap, async (first, track) => {
+      const jobs = data.map((d, i) => ({ name: req.type, data: d, opts: jobOptions(newJobId(queue), first + i) }));
+      return this.queues.addAllOrNothing(queue, jobs, (multi) =>
+        track(
+          multi,
+          jobs.map((j) => j.opts.jobId),
+        ),
+      );
+    });
     return { jobs: added.map(toBatchJob) };
   }
 
-  private async submitMaps(req: MapsBatchRequestDto, meta: TaskJobMeta): Promise<TaskSubmitReply> {
+  private async submitMaps(req: MapsBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const { querys, ll, hl, start, num, timeout, webhook } = req;
     const data: TaskJobData = { kind: 'maps', querys, ll, hl, start, num, timeout, webhook, ...meta };
     const children = querys.map((q): QueryJobData => ({
@@ -104,10 +135,10 @@ export class TaskSubmitter {
       request: { q, ll, hl, start, num, timeout },
       ...(meta.trace ? { trace: meta.trace } : {}),
     }));
-    return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children);
+    return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children, meta.apiKeyId, cap);
   }
 
-  private async submitSearch(req: SearchBatchRequestDto, meta: TaskJobMeta): Promise<TaskSubmitReply> {
+  private async submitSearch(req: SearchBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const { querys, start, num, hl, gl, cr, lr, timeout, webhook } = req;
     const optional = { ...(cr ? { cr } : {}), ...(lr ? { lr } : {}) };
     const data: TaskJobData = { kind: 'search', querys, start, num, hl, gl, ...optional, timeout, webhook, ...meta };
@@ -116,7 +147,7 @@ export class TaskSubmitter {
       request: { q, start, num, hl, gl, ...optional, timeout },
       ...(meta.trace ? { trace: meta.trace } : {}),
     }));
-    return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children);
+    return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children, meta.apiKeyId, cap);
   }
 
   private async submitFlow(
@@ -125,22 +156,33 @@ export class TaskSubmitter {
     childQueue: typeof QUEUES.maps | typeof QUEUES.search,
     data: TaskJobData,
     children: QueryJobData[],
+    apiKeyId: string | undefined,
+    cap: number | undefined,
   ): Promise<TaskSubmitReply> {
     this.assertReplyFits([data]);
     const parentId = newJobId(QUEUES.batch);
-    const node = await this.queues.flows.add({
-      name,
-      queueName: QUEUES.batch,
-      data,
-      opts: jobOptions(parentId),
-      children: children.map((child, i) => ({
-        name: childName,
-        queueName: childQueue,
-        data: child,
-        // A failed query must not leave the batch waiting forever: the parent runs once every child settled.
-        opts: { ...jobOptions(childJobId(childQueue, parentId, i)), ignoreDependencyOnFailure: true },
-      })),
+    return this.admission.admit(apiKeyId, 1, cap, async (first) => {
+      // FlowProducer adds the flow in its own MULTI: the parent is counted just before, and uncounted if that fails.
+      await this.admission.track(apiKeyId, [parentId]);
+      try {
+        const node = await this.queues.flows.add({
+          name,
+          queueName: QUEUES.batch,
+          data,
+          opts: jobOptions(parentId, first),
+          children: children.map((child, i) => ({
+            name: childName,
+            queueName: childQueue,
+            data: child,
+            // A failed query must not leave the batch waiting forever: the parent runs once every child settled.
+            opts: { ...jobOptions(childJobId(childQueue, parentId, i), i + 1), ignoreDependencyOnFailure: true },
+          })),
+        });
+        return { jobs: [toBatchJob(node.job)] };
+      } catch (e) {
+        await this.admission.untrack(apiKeyId, [parentId]).catch(() => undefined);
+        throw e;
+      }
     });
-    return { jobs: [toBatchJob(node.job)] };
   }
 }

@@ -23,6 +23,7 @@ export const REDACTED_KEYS = [
   'ADMIN_API_KEY',
   'PROXY_URLS',
   'WEBHOOK_SIGNING_SECRET',
+  'KEYS_ENCRYPTION_KEY',
 ] as const;
 
 function redactPaths(): string[] {

@@ -55,6 +55,31 @@ export interface WebhookMetrics {
   duration: Histogram<'outcome'>;
 }
 
+/** What a parsed record says about the page: which parser read it and which of its fields it filled. */
+export interface ParsedPage {
+  parser: string;
+  presence: Readonly<Record<string, boolean>>;
+}
+
+/** Turns a parsed record into its parser and field presence (the parsers' `classifyRecord`); undefined: not counted. */
+export type PageClassifier = (record: unknown) => ParsedPage | undefined;
+
+/** What an upstream fetcher reports about each page it parsed (see `UpstreamFetcher`'s `parseObserver`). */
+export interface ParseObserver {
+  parsed(record: unknown): void;
+  /** A page the parser did not recognise (PAGE_NOT_RECOGNISED), by upstream host. */
+  unrecognised(upstream: string): void;
+}
+
+/** Parser drift (extractors): per-field presence, pages parsed, pages not recognised per upstream. */
+export interface ParseMetrics {
+  fieldPresent: Counter<'parser' | 'field'>;
+  pages: Counter<'parser'>;
+  unrecognised: Counter<'upstream'>;
+  /** A ParseObserver that counts with these families, reading records with `classify`. */
+  observer(classify: PageClassifier): ParseObserver;
+}
+
 export interface TrawlMetricsOptions {
   /** Added to every sample as `service`. */
   service: string;
@@ -74,6 +99,7 @@ export class TrawlMetrics {
   private browserPoolMetrics?: BrowserPoolMetrics;
   private webhookMetrics?: WebhookMetrics;
   private proxyMetrics?: ProxyMetrics;
+  private parseMetrics?: ParseMetrics;
 
   constructor(options: TrawlMetricsOptions) {
     this.registry.setDefaultLabels({ service: options.service });
@@ -210,5 +236,47 @@ export class TrawlMetrics {
       };
     }
     return this.webhookMetrics;
+  }
+
+  get parse(): ParseMetrics {
+    if (!this.parseMetrics) {
+      const registers = [this.registry];
+      const fieldPresent = new Counter({
+        name: 'trawl_parse_field_present_total',
+        help: 'Parsed pages that filled the field, by parser and field (divide by trawl_parse_pages_total for a rate).',
+        labelNames: ['parser', 'field'] as const,
+        registers,
+      });
+      const pages = new Counter({
+        name: 'trawl_parse_pages_total',
+        help: 'Pages parsed into a record, by parser.',
+        labelNames: ['parser'] as const,
+        registers,
+      });
+      const unrecognised = new Counter({
+        name: 'trawl_parse_unrecognised_total',
+        help: 'Upstream pages no parser recognised (PAGE_NOT_RECOGNISED), by upstream host.',
+        labelNames: ['upstream'] as const,
+        registers,
+      });
+      this.parseMetrics = {
+        fieldPresent,
+        pages,
+        unrecognised,
+        observer: (classify) => ({
+          parsed: (record) => {
+            const page = classify(record);
+            if (!page) return;
+            pages.inc({ parser: page.parser });
+            for (const [field, present] of Object.entries(page.presence)) {
+              // Every field gets a series from the first page on, so a rate can drop to 0 rather than vanish.
+              fieldPresent.inc({ parser: page.parser, field }, present ? 1 : 0);
+            }
+          },
+          unrecognised: (upstream) => unrecognised.inc({ upstream }),
+        }),
+      };
+    }
+    return this.parseMetrics;
   }
 }

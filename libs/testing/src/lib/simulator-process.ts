@@ -14,7 +14,8 @@ export interface RunningSimulator {
 
 /**
  * The upstream simulator (tools/upstream-simulator) as its own process on a free loopback port, from dist/ (apps do
- * not import tools; `npm test` builds first, or run `npm run build`).
+ * not import tools; `npm test` builds first, or run `npm run build`). `env` is its SIMULATOR_* configuration, e.g.
+ * `{ SIMULATOR_MODE: '2026' }` for the 2025-2026 sites (walls for plain HTTP clients, content for a real browser).
  */
 export async function startBuiltSimulator(env: Record<string, string> = {}): Promise<RunningSimulator> {
   const main = resolve(WORKSPACE_ROOT, 'dist/tools/upstream-simulator/src/main.js');

@@ -78,6 +78,24 @@ describe('UpstreamFetcher against a loopback upstream', () => {
     expect(seen['sec-ch-ua']).toContain('Chromium');
   });
 
+  it('tells its parse observer of each parsed record and of each page the parser did not recognise, by host', async () => {
+    const seen: string[] = [];
+    const observed = new UpstreamFetcher({
+      fetch: plainFetch,
+      parseObserver: {
+        parsed: (r) => seen.push(`parsed ${JSON.stringify(r)}`),
+        unrecognised: (u) => seen.push(`unrecognised ${u}`),
+      },
+    });
+    await observed.fetchParsed(`${upstream.url}/ok`, { timeoutMs: 2000 }, () => ({ title: 'x' }));
+    const refused = observed.fetchParsed(`${upstream.url}/ok`, { timeoutMs: 2000 }, () => {
+      throw new TrawlError('PAGE_NOT_RECOGNISED', 'not a results page');
+    });
+    expect(await codeOf(refused)).toBe('PAGE_NOT_RECOGNISED');
+    expect(seen).toEqual(['parsed {"title":"x"}', `unrecognised ${new URL(upstream.url).host}`]);
+    await observed.close();
+  });
+
   it('maps 404 and 410 to UPSTREAM_NOT_FOUND', async () => {
     expect(await codeOf(fetcher.fetchPage(`${upstream.url}/missing`, { timeoutMs: 5000 }))).toBe('UPSTREAM_NOT_FOUND');
     expect(await codeOf(fetcher.fetchPage(`${upstream.url}/gone`, { timeoutMs: 5000 }))).toBe('UPSTREAM_NOT_FOUND');

@@ -36,6 +36,14 @@ export interface UpstreamFetcherOptions {
   now?: Clock;
   /** Builds the dispatcher of a proxy URL (tests stub it; default: undici ProxyAgent, one per proxy). */
   proxyDispatcher?: (proxyUrl: string) => Dispatcher;
+  /** Told of every record `fetchParsed` returns and every page the parser did not recognise (drift metrics). */
+  parseObserver?: UpstreamParseObserver;
+}
+
+/** Structurally the telemetry lib's ParseObserver: what `fetchParsed` reports. */
+export interface UpstreamParseObserver {
+  parsed(record: unknown): void;
+  unrecognised(upstream: string): void;
 }
 
 export interface FetchPageOptions {
@@ -146,13 +154,18 @@ export class UpstreamFetcher {
    */
   async fetchParsed<T>(url: string, options: FetchPageOptions, parse: (page: UpstreamPage) => T): Promise<T> {
     const page = await this.fetchPage(url, options);
+    let record: T;
     try {
-      return parse(page);
+      record = parse(page);
     } catch (e) {
       if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED' && page.proxy)
         this.options.proxies?.markBlocked(page.proxy);
+      if (e instanceof TrawlError && e.code === 'PAGE_NOT_RECOGNISED')
+        this.options.parseObserver?.unrecognised(safeHost(url));
       throw e;
     }
+    this.options.parseObserver?.parsed(record);
+    return record;
   }
 
   /** Closes the proxy agents. */

@@ -4,6 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import type { IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { toYaml } from './manifests-yaml.js';
+import { natsAuthConfig, redisAclTemplate } from './network-security.js';
 import { renderManifests, type KubeObject } from './render-manifests.js';
 import { findRepoRoot } from './repo-root.js';
 import { SERVICE_CATALOG } from './service-catalog.js';
@@ -61,9 +62,16 @@ describe('Kubernetes manifests', () => {
 
     const triggers = (name: string) => (named(objects, 'ScaledObject', `trawl-${name}`) as IScaledObject).spec.triggers;
     expect(triggers('extractor-scrape')).toContainEqual(
-      expect.objectContaining({ type: 'redis', metadata: expect.objectContaining({ listName: 'bull:trawl-scrape:wait', listLength: '5' }) }),
+      expect.objectContaining({
+        type: 'redis',
+        metadata: expect.objectContaining({ listName: 'bull:trawl-scrape:wait', listLength: '5' }),
+      }),
     );
-    expect(triggers('task-service').filter((t) => t.type === 'redis').map((t) => t.metadata['listName'])).toContain('bull:trawl-batch:wait');
+    expect(
+      triggers('task-service')
+        .filter((t) => t.type === 'redis')
+        .map((t) => t.metadata['listName']),
+    ).toContain('bull:trawl-batch:wait');
     expect(triggers('webhook-dispatcher')).toContainEqual(
       expect.objectContaining({
         type: 'nats-jetstream',
@@ -88,7 +96,11 @@ describe('Kubernetes manifests', () => {
       const pod = deploymentOf(objects, s.name).spec?.template.spec;
       const c = pod?.containers[0];
       const hasShm = (pod?.volumes ?? []).some((v) => v.emptyDir?.medium === 'Memory');
-      expect([s.name, c?.image?.startsWith('trawl-chromium:'), hasShm]).toEqual([s.name, s.name === 'extractor-scrape', s.name === 'extractor-scrape']);
+      expect([s.name, c?.image?.startsWith('trawl-chromium:'), hasShm]).toEqual([
+        s.name,
+        s.name === 'extractor-scrape',
+        s.name === 'extractor-scrape',
+      ]);
     }
   });
 
@@ -99,10 +111,16 @@ describe('Kubernetes manifests', () => {
       const c = pod?.containers[0];
       const port = s.kind === 'http' ? 'http' : 'metrics';
       expect(pod?.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
-      expect(c?.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(c?.securityContext).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+      });
       expect(c?.livenessProbe?.httpGet).toEqual({ path: '/health/live', port });
       expect(c?.readinessProbe?.httpGet).toEqual({ path: '/health/ready', port });
-      expect(c?.resources?.requests).toEqual(expect.objectContaining({ cpu: expect.any(String), memory: expect.any(String) }));
+      expect(c?.resources?.requests).toEqual(
+        expect.objectContaining({ cpu: expect.any(String), memory: expect.any(String) }),
+      );
     }
   });
 
@@ -121,33 +139,59 @@ describe('Kubernetes manifests', () => {
       (deploymentOf(objects, service).spec?.template.spec?.containers[0]?.env ?? [])
         .filter((e) => e.valueFrom?.secretKeyRef)
         .map((e) => e.name);
-    expect(secretKeys('gateway')).toEqual(['API_KEYS', 'ADMIN_API_KEY', 'REDIS_URL']);
-    expect(secretKeys('webhook-dispatcher')).toEqual(['WEBHOOK_SIGNING_SECRET', 'REDIS_URL']);
-    expect(secretKeys('extractor-maps')).toEqual(['PROXY_URLS']);
+    expect(secretKeys('gateway')).toEqual(['API_KEYS', 'ADMIN_API_KEY', 'NATS_PASSWORD', 'REDIS_URL']);
+    expect(secretKeys('webhook-dispatcher')).toEqual([
+      'WEBHOOK_SIGNING_SECRET',
+      'KEYS_ENCRYPTION_KEY',
+      'NATS_PASSWORD',
+      'REDIS_URL',
+    ]);
+    expect(secretKeys('extractor-maps')).toEqual(['PROXY_URLS', 'NATS_PASSWORD']);
     // REDIS_URL comes from the Secret, so it is not also in the ConfigMap.
     expect(named(objects, 'ConfigMap', 'trawl-config')?.data).not.toHaveProperty('REDIS_URL');
   });
 
   it('keeps tracing off in the ConfigMap unless an OTLP endpoint is configured', () => {
     const off = named(renderManifests(loadValues(root)), 'ConfigMap', 'trawl-config')?.data ?? {};
-    const on = named(renderManifests(loadValues(root, VALUE_SETS['production'])), 'ConfigMap', 'trawl-config')?.data ?? {};
+    const on =
+      named(renderManifests(loadValues(root, VALUE_SETS['production'])), 'ConfigMap', 'trawl-config')?.data ?? {};
     expect(Object.keys(off).filter((k) => k.startsWith('OTEL_'))).toEqual([]);
-    expect(on).toMatchObject({ OTEL_EXPORTER_OTLP_ENDPOINT: expect.stringMatching(/^http/), OTEL_TRACES_SAMPLER_ARG: '0.05' });
+    expect(on).toMatchObject({
+      OTEL_EXPORTER_OTLP_ENDPOINT: expect.stringMatching(/^http/),
+      OTEL_TRACES_SAMPLER_ARG: '0.05',
+    });
+  });
+
+  it('matches the committed deploy/nats/auth.conf and deploy/redis/users.acl.template (the default values)', () => {
+    const values = loadValues(root);
+    expect(readFileSync(join(root, 'deploy', 'nats', 'auth.conf'), 'utf8')).toBe(natsAuthConfig(values));
+    expect(readFileSync(join(root, 'deploy', 'redis', 'users.acl.template'), 'utf8')).toBe(redisAclTemplate(values));
   });
 
   it('matches the committed deploy/k8s/trawl.yaml (re-render it after changing values.yaml or the renderer)', () => {
     const values = loadValues(root);
-    const rendered = toYaml(renderManifests(values), `Rendered by tools/deploy for release "${values.release}", image tag ${values.image.tag}.`);
+    const rendered = toYaml(
+      renderManifests(values),
+      `Rendered by tools/deploy for release "${values.release}", image tag ${values.image.tag}.`,
+    );
     expect(readFileSync(join(k8s, 'trawl.yaml'), 'utf8')).toBe(rendered);
   });
 });
 
 describe('values validation (values.schema.json)', () => {
   it.each([
-    [{ services: { gateway: { replicass: 3 } } }, /\/services\/gateway must NOT have additional properties \(replicass\)/],
+    [
+      { services: { gateway: { replicass: 3 } } },
+      /\/services\/gateway must NOT have additional properties \(replicass\)/,
+    ],
     [{ config: { logLevel: 'verbose' } }, /\/config\/logLevel must be equal to one of the allowed values/],
-    [{ services: { 'extractor-maps': { autoscaling: { minReplicas: 0 } } } }, /minReplicas must be >= 1/],
-    [{ secrets: { create: true, apiKeys: 'k', webhookSigningSecret: 'plain' } }, /webhookSigningSecret must match pattern/],
+    [{ services: { 'extractor-maps': { autoscaling: { minReplicas: -1 } } } }, /minReplicas must be >= 0/],
+    [{ networkPolicy: { extraDeniedCidrs: ['10.0.0.0'] } }, /\/networkPolicy\/extraDeniedCidrs\/0 must match pattern/],
+    [{ auth: { nats: 'yes' } }, /\/auth\/nats must be boolean/],
+    [
+      { secrets: { create: true, apiKeys: 'k', webhookSigningSecret: 'plain' } },
+      /webhookSigningSecret must match pattern/,
+    ],
     [{ image: { pullPolicy: 'Sometimes' } }, /\/image\/pullPolicy/],
     [{ secrets: { proxyUrls: 'socks5://proxy:1080' } }, /\/secrets\/proxyUrls must match pattern/],
     [{ servics: {} }, /must NOT have additional properties \(servics\)/],

@@ -11,8 +11,17 @@ import type { IService } from 'kubernetes-models/v1/Service';
 import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
-import { GATEWAY_PORT, METRICS_PORT, OPTIONAL_SECRET_KEYS, SERVICE_CATALOG, type ServiceSpec } from './service-catalog.js';
-import type { ServiceValues, TrawlValues } from './trawl-values.js';
+import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { alertRules, type IPrometheusRule } from './alert-rules.js';
+import { envSuffix, natsAuthConfig, networkPolicies, redisAclTemplate, redisUser } from './network-security.js';
+import {
+  GATEWAY_PORT,
+  METRICS_PORT,
+  OPTIONAL_SECRET_KEYS,
+  SERVICE_CATALOG,
+  type ServiceSpec,
+} from './service-catalog.js';
+import type { ServiceName, ServiceValues, TrawlValues } from './trawl-values.js';
 
 export type KubeObject =
   | IServiceAccount
@@ -23,7 +32,9 @@ export type KubeObject =
   | IPodDisruptionBudget
   | IHorizontalPodAutoscaler
   | IScaledObject
-  | ITriggerAuthentication;
+  | ITriggerAuthentication
+  | INetworkPolicy
+  | IPrometheusRule;
 
 type Metadata = NonNullable<IDeployment['metadata']>;
 
@@ -31,7 +42,11 @@ function metadata(v: TrawlValues, name: string, component?: string): Metadata {
   return {
     name,
     ...(v.namespace ? { namespace: v.namespace } : {}),
-    labels: { ...selectorLabels(v, component), 'app.kubernetes.io/version': v.image.tag, 'app.kubernetes.io/managed-by': 'trawl-deploy' },
+    labels: {
+      ...selectorLabels(v, component),
+      'app.kubernetes.io/version': v.image.tag,
+      'app.kubernetes.io/managed-by': 'trawl-deploy',
+    },
   };
 }
 
@@ -55,14 +70,19 @@ function configMap(v: TrawlValues): IConfigMap {
     METRICS_PORT: String(METRICS_PORT),
     SSRF_ALLOW_HOSTS: v.config.ssrfAllowHosts ?? '',
   };
-  if (!v.secrets.redisUrlFromSecret) data['REDIS_URL'] = v.config.redisUrl;
+  // No REDIS_URL here: only the services that use Redis get its address (container env), the extractors do not.
   if (otel.endpoint) data['OTEL_EXPORTER_OTLP_ENDPOINT'] = otel.endpoint;
   if (otel.tracesExporter) data['OTEL_TRACES_EXPORTER'] = otel.tracesExporter;
   if (otel.endpoint || otel.tracesExporter) {
     if (otel.sampler) data['OTEL_TRACES_SAMPLER'] = otel.sampler;
     if (otel.samplerArg) data['OTEL_TRACES_SAMPLER_ARG'] = otel.samplerArg;
   }
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: metadata(v, configMapName(v)), data: { ...data, ...v.config.extraEnv } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: metadata(v, configMapName(v)),
+    data: { ...data, ...v.config.extraEnv },
+  };
 }
 
 function secret(v: TrawlValues): ISecret {
@@ -78,26 +98,63 @@ function secret(v: TrawlValues): ISecret {
       ...(s.adminApiKey ? { ADMIN_API_KEY: s.adminApiKey } : {}),
       ...(s.proxyUrls ? { PROXY_URLS: s.proxyUrls } : {}),
       ...(s.redisUrlFromSecret ? { REDIS_URL: s.redisUrl ?? '' } : {}),
+      ...(s.keysEncryptionKey ? { KEYS_ENCRYPTION_KEY: s.keysEncryptionKey } : {}),
+      ...Object.fromEntries(
+        Object.entries(s.natsPasswords ?? {}).map(([name, pass]) => [
+          `NATS_PASSWORD_${envSuffix(name as ServiceName)}`,
+          pass,
+        ]),
+      ),
+      ...Object.fromEntries(
+        Object.entries(s.redisUrls ?? {}).map(([name, url]) => [`REDIS_URL_${envSuffix(name as ServiceName)}`, url]),
+      ),
+      ...(v.auth.redis && s.redisKedaPassword
+        ? { REDIS_USERNAME_KEDA: redisUser(v, 'keda'), REDIS_PASSWORD_KEDA: s.redisKedaPassword }
+        : {}),
     },
   };
 }
 
-function secretEnv(v: TrawlValues, key: string, optional: boolean): IEnvVar {
-  return { name: key, valueFrom: { secretKeyRef: { name: v.secrets.name, key, ...(optional ? { optional: true } : {}) } } };
+function secretEnv(v: TrawlValues, key: string, optional: boolean, name = key): IEnvVar {
+  return { name, valueFrom: { secretKeyRef: { name: v.secrets.name, key, ...(optional ? { optional: true } : {}) } } };
+}
+
+/**
+ * NATS and Redis credentials: with `auth.nats`, the service's own NATS user (NATS_USER, NATS_PASSWORD from the
+ * Secret key NATS_PASSWORD_<SERVICE>); REDIS_URL only for services that use Redis, from the Secret key
+ * REDIS_URL_<SERVICE> (its ACL user) with `auth.redis`, else the shared URL.
+ */
+function connectionEnv(v: TrawlValues, spec: ServiceSpec): IEnvVar[] {
+  const env: IEnvVar[] = [];
+  if (v.auth.nats) {
+    env.push(
+      { name: 'NATS_USER', value: spec.name },
+      secretEnv(v, `NATS_PASSWORD_${envSuffix(spec.name)}`, false, 'NATS_PASSWORD'),
+    );
+  }
+  if (spec.redis) {
+    if (v.auth.redis) env.push(secretEnv(v, `REDIS_URL_${envSuffix(spec.name)}`, false, 'REDIS_URL'));
+    else if (v.secrets.redisUrlFromSecret) env.push(secretEnv(v, 'REDIS_URL', false));
+    else env.push({ name: 'REDIS_URL', value: v.config.redisUrl });
+  }
+  return env;
 }
 
 /** How long the gateway waits on shutdown before closing its listener (endpoint removal is not instant). */
 const PRE_STOP_SLEEP_SECONDS = 5;
 
 function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IContainer {
-  const port = spec.kind === 'http' ? { name: 'http', containerPort: GATEWAY_PORT } : { name: 'metrics', containerPort: METRICS_PORT };
+  const port =
+    spec.kind === 'http'
+      ? { name: 'http', containerPort: GATEWAY_PORT }
+      : { name: 'metrics', containerPort: METRICS_PORT };
   const probePort = port.name;
   const env: IEnvVar[] = [{ name: 'TRAWL_SERVICE', value: spec.name }];
   if (spec.kind === 'http') env.push({ name: 'PORT', value: String(GATEWAY_PORT) });
   if (spec.chromium) env.push({ name: 'CHROMIUM_PATH', value: '/usr/bin/chromium' });
   env.push({ name: 'INSTANCE_ID', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
   for (const key of spec.secretKeys) env.push(secretEnv(v, key, OPTIONAL_SECRET_KEYS.includes(key)));
-  if (spec.redis && v.secrets.redisUrlFromSecret) env.push(secretEnv(v, 'REDIS_URL', false));
+  env.push(...connectionEnv(v, spec));
   for (const [name, value] of Object.entries(sv.env ?? {})) env.push({ name, value });
 
   const mounts: IVolumeMount[] = [{ name: 'tmp', mountPath: '/tmp' }];
@@ -112,11 +169,23 @@ function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IConta
     env,
     resources: sv.resources,
     startupProbe: { httpGet: { path: '/health/live', port: probePort }, periodSeconds: 2, failureThreshold: 30 },
-    livenessProbe: { httpGet: { path: '/health/live', port: probePort }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3 },
-    readinessProbe: { httpGet: { path: '/health/ready', port: probePort }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 2 },
+    livenessProbe: {
+      httpGet: { path: '/health/live', port: probePort },
+      periodSeconds: 10,
+      timeoutSeconds: 3,
+      failureThreshold: 3,
+    },
+    readinessProbe: {
+      httpGet: { path: '/health/ready', port: probePort },
+      periodSeconds: 5,
+      timeoutSeconds: 3,
+      failureThreshold: 2,
+    },
     // The gateway keeps serving for a few seconds after it is told to stop, while its endpoint is taken out of the
     // Service and the load balancers (that happens in parallel with SIGTERM); then it closes and lets requests finish.
-    ...(spec.kind === 'http' ? { lifecycle: { preStop: { exec: { command: ['sleep', String(PRE_STOP_SLEEP_SECONDS)] } } } } : {}),
+    ...(spec.kind === 'http'
+      ? { lifecycle: { preStop: { exec: { command: ['sleep', String(PRE_STOP_SLEEP_SECONDS)] } } } }
+      : {}),
     securityContext: {
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
@@ -129,7 +198,8 @@ function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IConta
 
 function deployment(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IDeployment {
   const volumes: IVolume[] = [{ name: 'tmp', emptyDir: { sizeLimit: '256Mi' } }];
-  if (spec.chromium) volumes.push({ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: sv.shmSizeLimit ?? '1Gi' } });
+  if (spec.chromium)
+    volumes.push({ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: sv.shmSizeLimit ?? '1Gi' } });
   const metricsPort = spec.kind === 'http' ? GATEWAY_PORT : METRICS_PORT;
   return {
     apiVersion: 'apps/v1',
@@ -222,7 +292,10 @@ function hpa(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IHorizontalP
       metrics: [
         {
           type: 'Resource',
-          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: sv.autoscaling.targetCPUUtilization ?? 70 } },
+          resource: {
+            name: 'cpu',
+            target: { type: 'Utilization', averageUtilization: sv.autoscaling.targetCPUUtilization ?? 70 },
+          },
         },
       ],
       behavior: { scaleDown: { stabilizationWindowSeconds: 300 } },
@@ -233,6 +306,20 @@ function hpa(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IHorizontalP
 const redisAuthName = (v: TrawlValues): string => fullName(v, 'redis-auth');
 
 function redisTriggerAuthentication(v: TrawlValues): ITriggerAuthentication | undefined {
+  if (v.auth.redis) {
+    // KEDA reads queue lengths as its own read-only ACL user (redisAclTemplate).
+    return {
+      apiVersion: 'keda.sh/v1alpha1',
+      kind: 'TriggerAuthentication',
+      metadata: metadata(v, redisAuthName(v)),
+      spec: {
+        secretTargetRef: [
+          { parameter: 'username', name: v.secrets.name, key: 'REDIS_USERNAME_KEDA' },
+          { parameter: 'password', name: v.secrets.name, key: 'REDIS_PASSWORD_KEDA' },
+        ],
+      },
+    };
+  }
   const ps = v.redis.passwordSecret;
   if (!ps?.name) return undefined;
   return {
@@ -255,8 +342,14 @@ export function kedaTriggers(v: TrawlValues, spec: ServiceSpec, sv: ServiceValue
     triggers.push({
       type: 'redis',
       name: `queue-${queue}`,
-      metadata: { address: v.redis.address, listName: `${v.redis.bullPrefix}:${queue}:wait`, listLength: perReplica },
-      ...(v.redis.passwordSecret?.name ? { authenticationRef: { name: redisAuthName(v) } } : {}),
+      // activationListLength 0: one waiting job wakes a service scaled to zero (minReplicas 0).
+      metadata: {
+        address: v.redis.address,
+        listName: `${v.redis.bullPrefix}:${queue}:wait`,
+        listLength: perReplica,
+        activationListLength: '0',
+      },
+      ...(v.auth.redis || v.redis.passwordSecret?.name ? { authenticationRef: { name: redisAuthName(v) } } : {}),
     });
   }
   if (spec.jetstream) {
@@ -307,11 +400,34 @@ function scaledObject(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): ISc
 /** Every object for these values, in apply order (config before workloads, autoscalers last). */
 export function renderManifests(v: TrawlValues): KubeObject[] {
   const objects: KubeObject[] = [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: metadata(v, serviceAccountName(v)), automountServiceAccountToken: false },
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: metadata(v, serviceAccountName(v)),
+      automountServiceAccountToken: false,
+    },
     configMap(v),
   ];
   if (v.secrets.create) objects.push(secret(v));
   const enabled = SERVICE_CATALOG.filter((s) => v.services[s.name].enabled !== false);
+  // For the NATS server and Redis, which are installed from their own charts: mount these there (docs/deploy.md).
+  if (v.auth.nats) {
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: metadata(v, fullName(v, 'nats-auth')),
+      data: { 'auth.conf': natsAuthConfig(v) },
+    });
+  }
+  if (v.auth.redis) {
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: metadata(v, fullName(v, 'redis-acl')),
+      data: { 'users.acl.template': redisAclTemplate(v) },
+    });
+  }
+  objects.push(...networkPolicies(v, enabled));
   const usesKeda = v.keda.enabled && enabled.some((s) => v.services[s.name].autoscaling.mode === 'keda');
   const auth = usesKeda ? redisTriggerAuthentication(v) : undefined;
   if (auth) objects.push(auth);
@@ -323,5 +439,7 @@ export function renderManifests(v: TrawlValues): KubeObject[] {
     if (mode === 'hpa') objects.push(hpa(v, spec, sv));
     if (mode === 'keda') objects.push(scaledObject(v, spec, sv));
   }
+  const rules = alertRules(v, { ...metadata(v, fullName(v, 'parser-drift')), name: fullName(v, 'parser-drift') });
+  if (rules) objects.push(rules);
   return objects;
 }

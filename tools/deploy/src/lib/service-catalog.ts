@@ -1,9 +1,30 @@
-import { CONSUMERS, QUEUES, STREAMS, type QueueName } from '@trawl/contracts';
+import { CONSUMERS, QUEUES, STREAMS, SUBJECTS, type QueueName } from '@trawl/contracts';
 import type { ServiceName } from './trawl-values.js';
 
-/** Keys of the Secret; ADMIN_API_KEY and PROXY_URLS (proxy credentials) are optional. */
-export type SecretKey = 'API_KEYS' | 'WEBHOOK_SIGNING_SECRET' | 'ADMIN_API_KEY' | 'PROXY_URLS';
-export const OPTIONAL_SECRET_KEYS: readonly SecretKey[] = ['ADMIN_API_KEY', 'PROXY_URLS'];
+/**
+ * Keys of the Secret; ADMIN_API_KEY, PROXY_URLS (proxy credentials) and KEYS_ENCRYPTION_KEY (the key that seals
+ * webhook secrets at rest; required by the dispatcher when NODE_ENV=production) are optional here.
+ */
+export type SecretKey = 'API_KEYS' | 'WEBHOOK_SIGNING_SECRET' | 'ADMIN_API_KEY' | 'PROXY_URLS' | 'KEYS_ENCRYPTION_KEY';
+export const OPTIONAL_SECRET_KEYS: readonly SecretKey[] = ['ADMIN_API_KEY', 'PROXY_URLS', 'KEYS_ENCRYPTION_KEY'];
+
+/** The subjects a service's NATS user may publish to and subscribe to (replies to requests it serves are allowed). */
+export interface NatsPermissions {
+  publish: readonly string[];
+  subscribe: readonly string[];
+}
+
+/** Request/reply callers get their replies on inboxes; JetStream users talk to the JetStream API and acknowledge. */
+const INBOX = '_INBOX.>';
+const JETSTREAM_API = ['$JS.API.>', '$JS.ACK.>', '$JS.FC.>'];
+const EXTRACTOR_SUBJECTS = [
+  SUBJECTS.searchWeb,
+  SUBJECTS.searchMaps,
+  SUBJECTS.extractPlace,
+  SUBJECTS.extractMapsSearchUrl,
+  SUBJECTS.extractRetail,
+  SUBJECTS.scrapePage,
+];
 
 /** What the manifests need to know about each service; queue and stream names come from the wire contract. */
 export interface ServiceSpec {
@@ -20,10 +41,40 @@ export interface ServiceSpec {
   queues: readonly QueueName[];
   /** JetStream stream and durable consumer whose lag measures the backlog (KEDA nats-jetstream trigger). */
   jetstream?: { stream: string; consumer: string };
+  /** What its NATS user may do (deploy/nats auth config, rendered from these). */
+  nats: NatsPermissions;
+  /** Reaches public internet addresses (pages, webhooks): egress to 0.0.0.0/0 and ::/0 minus every private range. */
+  internet: boolean;
+  /** Redis ACL key patterns and extra rules of its Redis user (`~pattern` read-write, `%R~pattern` read-only). */
+  redisAcl?: string;
+}
+
+function extractor(name: ServiceName, queues: QueueName[], serves: string[]): ServiceSpec {
+  return {
+    name,
+    kind: 'nats',
+    chromium: false,
+    secretKeys: ['PROXY_URLS'],
+    redis: false,
+    queues,
+    nats: { publish: [], subscribe: serves },
+    internet: true,
+  };
 }
 
 export const SERVICE_CATALOG: readonly ServiceSpec[] = [
-  { name: 'gateway', kind: 'http', chromium: false, secretKeys: ['API_KEYS', 'ADMIN_API_KEY'], redis: true, queues: [] },
+  {
+    name: 'gateway',
+    kind: 'http',
+    chromium: false,
+    secretKeys: ['API_KEYS', 'ADMIN_API_KEY'],
+    redis: true,
+    queues: [],
+    nats: { publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskSubmit, SUBJECTS.taskGet], subscribe: [INBOX] },
+    internet: false,
+    // Key store, rate and concurrency counters, key revocations (pub/sub); the queue dashboard reads BullMQ's keys.
+    redisAcl: '~trawl:apikey:* ~trawl:rl:* ~trawl:inflight:* %R~bull:* resetchannels &trawl:apikey:*',
+  },
   {
     name: 'task-service',
     kind: 'nats',
@@ -32,21 +83,37 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     redis: true,
     // Its workers take every queue.
     queues: Object.values(QUEUES),
+    nats: {
+      publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskFinished, ...JETSTREAM_API],
+      subscribe: [SUBJECTS.taskSubmit, SUBJECTS.taskGet, INBOX],
+    },
+    internet: false,
+    redisAcl: '~bull:* ~trawl:* allchannels',
   },
   {
     name: 'webhook-dispatcher',
     kind: 'nats',
     chromium: false,
-    secretKeys: ['WEBHOOK_SIGNING_SECRET'],
+    secretKeys: ['WEBHOOK_SIGNING_SECRET', 'KEYS_ENCRYPTION_KEY'],
     redis: true,
     queues: [],
     jetstream: { stream: STREAMS.taskOutcomes.name, consumer: CONSUMERS.webhookDispatcher },
+    nats: { publish: [SUBJECTS.taskDeliveryFailed, ...JETSTREAM_API], subscribe: [INBOX] },
+    // Webhook receivers are on the internet.
+    internet: true,
+    // Reads the key store only (per-key webhook secrets).
+    redisAcl: '%R~trawl:apikey:* resetchannels',
   },
   // Extractors serve NATS request/reply; batch work reaches them from these queues' workers.
-  { name: 'extractor-search', kind: 'nats', chromium: false, secretKeys: ['PROXY_URLS'], redis: false, queues: [QUEUES.search, QUEUES.mpSearch] },
-  { name: 'extractor-maps', kind: 'nats', chromium: false, secretKeys: ['PROXY_URLS'], redis: false, queues: [QUEUES.maps, QUEUES.mpMaps] },
-  { name: 'extractor-retail', kind: 'nats', chromium: false, secretKeys: ['PROXY_URLS'], redis: false, queues: [QUEUES.retail] },
-  { name: 'extractor-scrape', kind: 'nats', chromium: true, secretKeys: ['PROXY_URLS'], redis: false, queues: [QUEUES.scrape] },
+  // They serve their subjects only (replies go to the caller's inbox) and reach nothing in the cluster but NATS.
+  extractor('extractor-search', [QUEUES.search, QUEUES.mpSearch], [SUBJECTS.searchWeb]),
+  extractor(
+    'extractor-maps',
+    [QUEUES.maps, QUEUES.mpMaps],
+    [SUBJECTS.searchMaps, SUBJECTS.extractPlace, SUBJECTS.extractMapsSearchUrl],
+  ),
+  extractor('extractor-retail', [QUEUES.retail], [SUBJECTS.extractRetail]),
+  { ...extractor('extractor-scrape', [QUEUES.scrape], [SUBJECTS.scrapePage]), chromium: true },
 ];
 
 export const GATEWAY_PORT = 8080;

@@ -24,6 +24,7 @@ export interface ServiceValues {
   replicas: number;
   autoscaling: {
     mode: 'none' | 'hpa' | 'keda';
+    /** 0 lets KEDA scale the service to zero when its queues are empty (extractors; see docs/deploy.md). */
     minReplicas?: number;
     maxReplicas?: number;
     targetCPUUtilization?: number;
@@ -33,7 +34,13 @@ export interface ServiceValues {
   env?: Record<string, string>;
   podAnnotations?: Record<string, string>;
   nodeSelector?: Record<string, string>;
-  tolerations?: { key?: string; operator?: 'Exists' | 'Equal'; value?: string; effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute'; tolerationSeconds?: number }[];
+  tolerations?: {
+    key?: string;
+    operator?: 'Exists' | 'Equal';
+    value?: string;
+    effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+    tolerationSeconds?: number;
+  }[];
   shmSizeLimit?: string;
   terminationGracePeriodSeconds?: number;
 }
@@ -42,7 +49,13 @@ export interface ServiceValues {
 export interface TrawlValues {
   release: string;
   namespace?: string;
-  image: { repository: string; chromiumRepository: string; tag: string; pullPolicy: 'Always' | 'IfNotPresent' | 'Never'; pullSecrets?: string[] };
+  image: {
+    repository: string;
+    chromiumRepository: string;
+    tag: string;
+    pullPolicy: 'Always' | 'IfNotPresent' | 'Never';
+    pullSecrets?: string[];
+  };
   config: {
     natsUrl: string;
     redisUrl: string;
@@ -60,12 +73,43 @@ export interface TrawlValues {
     adminApiKey?: string;
     proxyUrls?: string;
     redisUrl?: string;
+    /** Password of each service's NATS user (Secret keys NATS_PASSWORD_<SERVICE>), when create is true. */
+    natsPasswords?: Partial<Record<ServiceName, string>>;
+    /** REDIS_URL of each Redis-using service with its ACL user (Secret keys REDIS_URL_<SERVICE>). */
+    redisUrls?: Partial<Record<ServiceName, string>>;
+    keysEncryptionKey?: string;
+    /** Password of the Redis user KEDA reads queue lengths with (Secret key REDIS_PASSWORD_KEDA). */
+    redisKedaPassword?: string;
   };
   redis: { address: string; bullPrefix: string; passwordSecret?: { name?: string; key?: string } };
   nats: { monitoringEndpoint: string; account: string };
   keda: { enabled: boolean; pollingInterval?: number; cooldownPeriod?: number; prometheusServerAddress?: string };
   podSecurity: { runAsUser: number; runAsGroup: number };
+  /** Per-service NATS users and Redis ACL users (see docs/deploy.md, "What a compromised browser can reach"). */
+  auth: { nats: boolean; redis: boolean };
+  networkPolicy: NetworkPolicyValues;
+  alerts: { enabled: boolean; fieldPresenceDropRatio?: number; unrecognisedRiseFactor?: number; for?: string };
   services: Record<ServiceName, ServiceValues>;
+}
+
+/** Where a peer runs: a namespace (by name) and the labels of its pods. */
+export interface PeerValues {
+  namespace: string;
+  podLabels: Record<string, string>;
+  port: number;
+}
+
+export interface NetworkPolicyValues {
+  enabled: boolean;
+  dns: PeerValues;
+  nats: PeerValues;
+  redis: PeerValues;
+  /** Namespace of the Prometheus that scrapes the metrics ports. */
+  metricsNamespace: string;
+  /** OpenTelemetry collector the services export traces to, when tracing is on. */
+  otelCollector?: PeerValues;
+  /** IPv4 and IPv6 ranges refused to internet-facing services on top of the built-in private and special ones. */
+  extraDeniedCidrs?: string[];
 }
 
 /** Thrown when values do not match the schema; lists every problem with its path. */

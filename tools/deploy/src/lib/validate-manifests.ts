@@ -69,6 +69,71 @@ export const KEDA_TRIGGER_METADATA_SCHEMAS: Record<string, object> = {
   },
 };
 
+/**
+ * prometheus-operator's PrometheusRule, closed to the fields we render (there is no kubernetes-models package for
+ * its CRDs here): groups of alerting rules with a PromQL expression, a `for` duration, labels and annotations.
+ */
+const PROMETHEUS_RULE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['apiVersion', 'kind', 'metadata', 'spec'],
+  properties: {
+    apiVersion: { const: 'monitoring.coreos.com/v1' },
+    kind: { const: 'PrometheusRule' },
+    metadata: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' } },
+    },
+    spec: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['groups'],
+      properties: {
+        groups: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['name', 'rules'],
+            properties: {
+              name: { type: 'string', minLength: 1 },
+              rules: {
+                type: 'array',
+                minItems: 1,
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['alert', 'expr'],
+                  properties: {
+                    alert: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+                    expr: { type: 'string', minLength: 1 },
+                    for: { type: 'string', pattern: '^[0-9]+(ms|s|m|h|d|w|y)$' },
+                    labels: { type: 'object', additionalProperties: { type: 'string' } },
+                    annotations: { type: 'object', additionalProperties: { type: 'string' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** Brackets and parentheses of a PromQL expression balance (a cheap syntax check; there is no promtool here). */
+function balanced(expr: string): boolean {
+  const stack: string[] = [];
+  const pairs: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+  for (const ch of expr) {
+    if (ch === '(' || ch === '[' || ch === '{') stack.push(ch);
+    else if (pairs[ch] && stack.pop() !== pairs[ch]) return false;
+  }
+  return stack.length === 0;
+}
+
 interface Validatable {
   validate(): void;
 }
@@ -109,6 +174,15 @@ export async function validateManifests(objects: KubeObject[], options: Validate
   for (const o of objects) {
     if (seen.has(id(o))) problems.push(`${id(o)}: duplicate`);
     seen.add(id(o));
+    if (o.kind === 'PrometheusRule') {
+      const validateRule = new Ajv({ allErrors: true, strict: true }).compile(PROMETHEUS_RULE_SCHEMA);
+      if (!validateRule(o))
+        problems.push(...(validateRule.errors ?? []).map((e) => `${id(o)}${e.instancePath} ${e.message}`));
+      for (const rule of o.spec.groups.flatMap((g) => g.rules)) {
+        if (!balanced(rule.expr)) problems.push(`${id(o)}: alert ${rule.alert} has unbalanced brackets`);
+      }
+      continue;
+    }
     try {
       const Model = await modelFor(o.apiVersion, o.kind);
       new Model(o).validate();
@@ -125,7 +199,10 @@ export async function validateManifests(objects: KubeObject[], options: Validate
 
   const deployments = objects.filter((o) => o.kind === 'Deployment');
   const configMaps = new Set(objects.filter((o) => o.kind === 'ConfigMap').map((o) => o.metadata?.name));
-  const secrets = new Set([...objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata?.name), ...(options.externalSecrets ?? [])]);
+  const secrets = new Set([
+    ...objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata?.name),
+    ...(options.externalSecrets ?? []),
+  ]);
   const auths = new Set(objects.filter((o) => o.kind === 'TriggerAuthentication').map((o) => o.metadata?.name));
   const scaled = new Map<string, string[]>();
 
@@ -133,7 +210,8 @@ export async function validateManifests(objects: KubeObject[], options: Validate
     const spec = d.spec;
     if (!spec) continue;
     const pod = spec.template.spec;
-    if (!matches(spec.selector.matchLabels, spec.template.metadata?.labels)) problems.push(`${id(d)}: selector does not match the pod labels`);
+    if (!matches(spec.selector.matchLabels, spec.template.metadata?.labels))
+      problems.push(`${id(d)}: selector does not match the pod labels`);
     if (!pod) {
       problems.push(`${id(d)}: no pod spec`);
       continue;
@@ -142,20 +220,31 @@ export async function validateManifests(objects: KubeObject[], options: Validate
     for (const c of pod.containers) {
       const where = `${id(d)} container ${c.name}`;
       const ports = new Set((c.ports ?? []).map((p) => p.name));
-      if (!c.resources?.requests?.['cpu'] || !c.resources.requests['memory']) problems.push(`${where}: needs cpu and memory requests`);
-      for (const [probeName, probe] of [['liveness', c.livenessProbe], ['readiness', c.readinessProbe]] as const) {
+      if (!c.resources?.requests?.['cpu'] || !c.resources.requests['memory'])
+        problems.push(`${where}: needs cpu and memory requests`);
+      for (const [probeName, probe] of [
+        ['liveness', c.livenessProbe],
+        ['readiness', c.readinessProbe],
+      ] as const) {
         const port = probe?.httpGet?.port;
         if (!probe) problems.push(`${where}: no ${probeName} probe`);
-        else if (typeof port === 'string' && !ports.has(port)) problems.push(`${where}: ${probeName} probe port ${port} is not declared`);
+        else if (typeof port === 'string' && !ports.has(port))
+          problems.push(`${where}: ${probeName} probe port ${port} is not declared`);
       }
-      if (!(c.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot)) problems.push(`${where}: must run as non-root`);
-      if (c.securityContext?.allowPrivilegeEscalation !== false) problems.push(`${where}: allowPrivilegeEscalation must be false`);
-      if (c.securityContext?.readOnlyRootFilesystem !== true) problems.push(`${where}: root filesystem must be read-only`);
+      if (!(c.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot))
+        problems.push(`${where}: must run as non-root`);
+      if (c.securityContext?.allowPrivilegeEscalation !== false)
+        problems.push(`${where}: allowPrivilegeEscalation must be false`);
+      if (c.securityContext?.readOnlyRootFilesystem !== true)
+        problems.push(`${where}: root filesystem must be read-only`);
       if (/:latest$|^[^:]+$/.test(c.image ?? '')) problems.push(`${where}: image needs a pinned tag`);
-      for (const m of c.volumeMounts ?? []) if (!volumes.has(m.name)) problems.push(`${where}: mounts undeclared volume ${m.name}`);
+      for (const m of c.volumeMounts ?? [])
+        if (!volumes.has(m.name)) problems.push(`${where}: mounts undeclared volume ${m.name}`);
       for (const ef of c.envFrom ?? []) {
-        if (ef.configMapRef && !configMaps.has(ef.configMapRef.name)) problems.push(`${where}: ConfigMap ${ef.configMapRef.name} is not rendered`);
-        if (ef.secretRef && !secrets.has(ef.secretRef.name)) problems.push(`${where}: Secret ${ef.secretRef.name} is unknown`);
+        if (ef.configMapRef && !configMaps.has(ef.configMapRef.name))
+          problems.push(`${where}: ConfigMap ${ef.configMapRef.name} is not rendered`);
+        if (ef.secretRef && !secrets.has(ef.secretRef.name))
+          problems.push(`${where}: Secret ${ef.secretRef.name} is unknown`);
       }
       for (const e of c.env ?? []) {
         const ref = e.valueFrom?.secretKeyRef;
@@ -169,14 +258,29 @@ export async function validateManifests(objects: KubeObject[], options: Validate
     if (o.kind === 'Service') {
       const target = deployments.filter((d) => matches(o.spec?.selector, d.spec?.template.metadata?.labels));
       if (target.length !== 1) problems.push(`${id(o)}: selector matches ${target.length} Deployments, expected 1`);
-      const declared = new Set(target.flatMap((d) => d.spec?.template.spec?.containers.flatMap((c) => (c.ports ?? []).map((p) => p.name)) ?? []));
+      const declared = new Set(
+        target.flatMap(
+          (d) => d.spec?.template.spec?.containers.flatMap((c) => (c.ports ?? []).map((p) => p.name)) ?? [],
+        ),
+      );
       for (const p of o.spec?.ports ?? []) {
-        if (typeof p.targetPort === 'string' && !declared.has(p.targetPort)) problems.push(`${id(o)}: targetPort ${p.targetPort} is not a container port`);
+        if (typeof p.targetPort === 'string' && !declared.has(p.targetPort))
+          problems.push(`${id(o)}: targetPort ${p.targetPort} is not a container port`);
       }
     }
     if (o.kind === 'PodDisruptionBudget') {
-      const n = deployments.filter((d) => matches(o.spec?.selector?.matchLabels, d.spec?.template.metadata?.labels)).length;
+      const n = deployments.filter((d) =>
+        matches(o.spec?.selector?.matchLabels, d.spec?.template.metadata?.labels),
+      ).length;
       if (n !== 1) problems.push(`${id(o)}: selector matches ${n} Deployments, expected 1`);
+    }
+    if (o.kind === 'HorizontalPodAutoscaler' && (o.spec?.minReplicas ?? 1) < 1)
+      problems.push(`${id(o)}: an HPA cannot scale to zero (use KEDA)`);
+    if (o.kind === 'NetworkPolicy' && o.spec) {
+      const n = deployments.filter((d) =>
+        matches(o.spec?.podSelector?.matchLabels, d.spec?.template.metadata?.labels),
+      ).length;
+      if (n === 0) problems.push(`${id(o)}: selects no rendered Deployment`);
     }
     if (o.kind === 'HorizontalPodAutoscaler' || o.kind === 'ScaledObject') {
       const target = o.spec?.scaleTargetRef.name;
@@ -190,14 +294,25 @@ export async function validateManifests(objects: KubeObject[], options: Validate
         const validate = triggerValidators.get(t.type);
         if (!validate) problems.push(`${id(o)}: trigger type ${t.type} has no schema here`);
         else if (!validate(t.metadata)) {
-          problems.push(...(validate.errors ?? []).map((e) => `${id(o)}: trigger ${t.name ?? t.type} metadata${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`));
+          problems.push(
+            ...(validate.errors ?? []).map(
+              (e) =>
+                `${id(o)}: trigger ${t.name ?? t.type} metadata${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`,
+            ),
+          );
         }
-        if (t.type === 'cpu' && t.metricType !== 'Utilization' && t.metricType !== 'AverageValue') problems.push(`${id(o)}: cpu trigger needs metricType`);
-        if (t.authenticationRef && !auths.has(t.authenticationRef.name)) problems.push(`${id(o)}: TriggerAuthentication ${t.authenticationRef.name} is not rendered`);
+        if (t.type === 'cpu' && t.metricType !== 'Utilization' && t.metricType !== 'AverageValue')
+          problems.push(`${id(o)}: cpu trigger needs metricType`);
+        if (t.authenticationRef && !auths.has(t.authenticationRef.name))
+          problems.push(`${id(o)}: TriggerAuthentication ${t.authenticationRef.name} is not rendered`);
       }
-      if ((o.spec.minReplicaCount ?? 0) < 1) problems.push(`${id(o)}: minReplicaCount must be at least 1 (request/reply needs a responder)`);
+      // Scale to zero needs a trigger that can wake the service: KEDA cannot activate from CPU alone.
+      if ((o.spec.minReplicaCount ?? 0) < 1 && !o.spec.triggers.some((t) => t.type !== 'cpu' && t.type !== 'memory')) {
+        problems.push(`${id(o)}: minReplicaCount 0 needs a queue or lag trigger to wake the service`);
+      }
     }
   }
-  for (const [target, by] of scaled) if (by.length > 1) problems.push(`Deployment/${target}: scaled by ${by.join(' and ')}`);
+  for (const [target, by] of scaled)
+    if (by.length > 1) problems.push(`Deployment/${target}: scaled by ${by.join(' and ')}`);
   return problems;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ApiKeyStore, digestKey } from '@trawl/keys';
+import { ApiKeyStore, bootstrapKeyId, deriveWebhookSecret, digestKey } from '@trawl/keys';
 import { startRedis, type TestServer } from '@trawl/testing';
 import { Redis } from 'ioredis';
 import { UsageError, runKeysCli } from './keys-cli.js';
@@ -26,7 +26,8 @@ describe('keys CLI (real Redis)', () => {
     return { code, lines };
   }
 
-  const keyIn = (lines: string[]): string => /(trawl_\S+)$/.exec(lines.find((l) => l.startsWith('API key')) ?? '')?.[1] ?? '';
+  const keyIn = (lines: string[]): string =>
+    /(trawl_\S+)$/.exec(lines.find((l) => l.startsWith('API key')) ?? '')?.[1] ?? '';
   const idIn = (lines: string[]): string => /^Key (key_[0-9a-f]+)/.exec(lines[0])?.[1] ?? '';
 
   it('create prints the new key once with its secret, and stores it with the given limits', async () => {
@@ -36,7 +37,11 @@ describe('keys CLI (real Redis)', () => {
     expect(key).toMatch(/^trawl_/);
     expect(lines.join('\n')).toMatch(/Webhook signing secret: whsec_/);
     const record = await store.findByDigest(digestKey(key));
-    expect(record).toMatchObject({ id: idIn(lines), name: 'acme', limits: { rate: { points: 100, durationSec: 60 }, concurrency: 3 } });
+    expect(record).toMatchObject({
+      id: idIn(lines),
+      name: 'acme',
+      limits: { rate: { points: 100, durationSec: 60 }, concurrency: 3 },
+    });
   });
 
   it('create applies the default limits 600/60s and 20 in flight', async () => {
@@ -85,5 +90,30 @@ describe('keys CLI (real Redis)', () => {
     await expect(run('frobnicate')).rejects.toThrow(/unknown command/);
     await expect(run('list', '--bogus')).rejects.toThrow();
     expect((await run()).code).toBe(2);
+  });
+
+  it("create --outstanding stores the key's own cap of queued plus running jobs", async () => {
+    const { lines } = await run('create', '--name', 'capped', '--outstanding', '500');
+    expect(lines[0]).toMatch(/500 jobs outstanding/);
+    expect((await store.findByDigest(digestKey(keyIn(lines))))?.limits.outstanding).toBe(500);
+    await expect(run('create', '--name', 'x', '--outstanding', '0')).rejects.toThrow(UsageError);
+  });
+
+  it("bootstrap-secret prints a bootstrap key's id and its derived secret, reading the key on stdin", async () => {
+    const master = `whsec_${Buffer.from('keys-cli-spec-master-secret-012345').toString('base64')}`;
+    const lines: string[] = [];
+    const code = await runKeysCli(['bootstrap-secret'], store, (l) => lines.push(l), {
+      masterSecret: master,
+      readStdin: async () => 'tenant-a-bootstrap-key\n',
+    });
+    expect(code).toBe(0);
+    const id = bootstrapKeyId('tenant-a-bootstrap-key');
+    expect(lines).toEqual([`Bootstrap key ${id}`, `Webhook signing secret: ${deriveWebhookSecret(master, id)}`]);
+    await expect(
+      runKeysCli(['bootstrap-secret'], store, () => undefined, { readStdin: async () => 'k' }),
+    ).rejects.toThrow(/WEBHOOK_SIGNING_SECRET/);
+    await expect(
+      runKeysCli(['bootstrap-secret', 'the-key'], store, () => undefined, { masterSecret: master }),
+    ).rejects.toThrow(/stdin/);
   });
 });

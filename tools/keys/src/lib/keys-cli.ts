@@ -1,18 +1,41 @@
 import { parseArgs } from 'node:util';
-import { formatRateLimit, parseRateLimit, type ApiKeyRecord, type ApiKeyStore, type IssuedKey, type RateLimit } from '@trawl/keys';
+import {
+  bootstrapKeyId,
+  deriveWebhookSecret,
+  formatRateLimit,
+  parseRateLimit,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type IssuedKey,
+  type RateLimit,
+} from '@trawl/keys';
 
 export const DEFAULT_RATE = '600/60s';
 export const DEFAULT_CONCURRENCY = 20;
 
 export const USAGE = `Usage: npm run keys -- <command>
 
-  create --name <name> [--rate 600/60s] [--concurrency 20]   issue a key (printed once)
+  create --name <name> [--rate 600/60s] [--concurrency 20] [--outstanding N]
+                                                              issue a key (printed once); --outstanding: its cap of
+                                                              queued plus running jobs (default: task-service's)
   list                                                        every key: id, name, limits, status
   rotate <id> [--webhook-secret]                              issue a new key for <id>; the old one stops at once
   revoke <id>                                                 the key stops working at once
+  bootstrap-secret                                            a bootstrap key's id and webhook secret: reads the key
+                                                              (from API_KEYS) on stdin; needs WEBHOOK_SIGNING_SECRET
+  encrypt-secrets                                             seal secrets written in clear; needs KEYS_ENCRYPTION_KEY
 
 Rates are <requests>/<window>, the window in s, m or h (600/60s, 100/1m, 5000/h).
-Environment: REDIS_URL (default redis://127.0.0.1:6379).`;
+Environment: REDIS_URL (default redis://127.0.0.1:6379), KEYS_ENCRYPTION_KEY (seals webhook secrets; required
+when NODE_ENV=production), WEBHOOK_SIGNING_SECRET (the dispatcher's master secret, for bootstrap-secret).`;
+
+/** What some commands need beside the store. */
+export interface KeysCliContext {
+  /** The dispatcher's WEBHOOK_SIGNING_SECRET (bootstrap-secret derives from it). */
+  masterSecret?: string;
+  /** Standard input as text (bootstrap-secret reads the key from it). */
+  readStdin?: () => Promise<string>;
+}
 
 /** A mistake in the command line: usage is printed with it. */
 export class UsageError extends Error {}
@@ -21,7 +44,12 @@ export class UsageError extends Error {}
  * Runs one command of the keys CLI against `store`, writing to `out`. Returns the exit code. The key itself is printed
  * once, by create and rotate; list never shows keys or secrets.
  */
-export async function runKeysCli(argv: string[], store: ApiKeyStore, out: (line: string) => void): Promise<number> {
+export async function runKeysCli(
+  argv: string[],
+  store: ApiKeyStore,
+  out: (line: string) => void,
+  context: KeysCliContext = {},
+): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -30,6 +58,7 @@ export async function runKeysCli(argv: string[], store: ApiKeyStore, out: (line:
       name: { type: 'string' },
       rate: { type: 'string' },
       concurrency: { type: 'string' },
+      outstanding: { type: 'string' },
       'webhook-secret': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -45,7 +74,9 @@ export async function runKeysCli(argv: string[], store: ApiKeyStore, out: (line:
       if (!values.name?.trim()) throw new UsageError('create needs --name');
       const rate = parseRate(values.rate ?? DEFAULT_RATE);
       const concurrency = parseConcurrency(values.concurrency);
-      printIssued(await store.create({ name: values.name, limits: { rate, concurrency } }), out, true);
+      const outstanding = values.outstanding === undefined ? undefined : parseWhole('outstanding', values.outstanding);
+      const limits = { rate, concurrency, ...(outstanding !== undefined ? { outstanding } : {}) };
+      printIssued(await store.create({ name: values.name, limits }), out, true);
       return 0;
     }
     case 'list': {
@@ -54,13 +85,32 @@ export async function runKeysCli(argv: string[], store: ApiKeyStore, out: (line:
     }
     case 'rotate': {
       if (!id) throw new UsageError('rotate needs the key id');
-      printIssued(await store.rotate(id, { webhookSecret: values['webhook-secret'] }), out, values['webhook-secret'] === true);
+      printIssued(
+        await store.rotate(id, { webhookSecret: values['webhook-secret'] }),
+        out,
+        values['webhook-secret'] === true,
+      );
       return 0;
     }
     case 'revoke': {
       if (!id) throw new UsageError('revoke needs the key id');
       const record = await store.revoke(id);
       out(`Revoked ${record.id} (${record.name}) at ${record.revokedAt}.`);
+      return 0;
+    }
+    case 'bootstrap-secret': {
+      if (id) throw new UsageError('bootstrap-secret reads the key on stdin, not as an argument');
+      if (!context.masterSecret) throw new UsageError('bootstrap-secret needs WEBHOOK_SIGNING_SECRET (the master)');
+      const key = ((await context.readStdin?.()) ?? '').trim();
+      if (!key) throw new UsageError('bootstrap-secret needs the bootstrap key on stdin');
+      const keyId = bootstrapKeyId(key);
+      out(`Bootstrap key ${keyId}`);
+      out(`Webhook signing secret: ${deriveWebhookSecret(context.masterSecret, keyId)}`);
+      return 0;
+    }
+    case 'encrypt-secrets': {
+      if (id) throw new UsageError('encrypt-secrets takes no arguments');
+      out(`Sealed ${await store.sealSecrets()} webhook secret(s) stored in clear.`);
       return 0;
     }
     default:
@@ -76,15 +126,27 @@ function parseRate(value: string): RateLimit {
   }
 }
 
+function parseWhole(option: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`--${option} must be a whole number ≥ 1, got "${value}"`);
+  }
+  return n;
+}
+
 function parseConcurrency(value: string | undefined): number {
   if (value === undefined) return DEFAULT_CONCURRENCY;
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--concurrency must be a whole number ≥ 1, got "${value}"`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`--concurrency must be a whole number ≥ 1, got "${value}"`);
   return n;
 }
 
 function printIssued({ record, key }: IssuedKey, out: (line: string) => void, showSecret: boolean): void {
-  out(`Key ${record.id} (${record.name}): ${formatRateLimit(record.limits.rate)}, ${record.limits.concurrency} in flight.`);
+  const outstanding = record.limits.outstanding !== undefined ? `, ${record.limits.outstanding} jobs outstanding` : '';
+  out(
+    `Key ${record.id} (${record.name}): ${formatRateLimit(record.limits.rate)}, ${record.limits.concurrency} in flight${outstanding}.`,
+  );
   out(`API key (shown this once; only its SHA-256 is stored): ${key}`);
   if (showSecret) out(`Webhook signing secret: ${record.webhookSecret}`);
 }
@@ -106,5 +168,11 @@ function printList(records: ApiKeyRecord[], out: (line: string) => void): void {
     ]),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  for (const row of rows) out(row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  for (const row of rows)
+    out(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
 }

@@ -3,6 +3,7 @@
 // service uses, and the page's `window.APP_INITIALIZATION_STATE`). Everything is derived from the input by hashing,
 // so the same request always gets the same answer. Pure: no I/O, no clock, nothing imported from the parsers.
 import { createHash } from 'node:crypto';
+import { formatHour, formatNumber, type SimLocale, simLocaleFor, weekdays } from './sim-locales.js';
 
 type J = null | boolean | number | string | J[];
 
@@ -108,6 +109,8 @@ interface SimPlace {
   description: string;
   image: string;
   hours: { day: string; times: string[] }[];
+  open: number;
+  close: number;
   seed: string;
 }
 
@@ -193,6 +196,8 @@ function placeFromId(placeId: string): SimPlace {
     description: `${pick(r, ['Cosy', 'Busy', 'Friendly', 'Spacious', 'Family-run'])} ${category.toLowerCase()} in ${borough}.`,
     image: `https://lh5.googleusercontent.com/p/AF1Qip${hash.subarray(16, 28).toString('base64url')}=w408-h306-k-no`,
     hours: DAYS.map((day, i) => ({ day, times: i === closedDay ? ['Closed'] : [`${fmt(open)}–${fmt(close)}`] })),
+    open,
+    close,
     seed: placeId,
   };
 }
@@ -212,7 +217,26 @@ const ABOUT_GROUPS: [id: string, name: string, options: [string, string, boolean
 ];
 
 /** The place array (the same indices the live payload uses). */
-function placeArray(p: SimPlace, hl: string): J[] {
+/** The place as a locale shows it: price level, opening hours and the reviews wording in its own words and numbers. */
+function localized(p: SimPlace, locale: SimLocale): { priceDollar: string; priceText: string; hours: { day: string; times: string[] }[]; reviewsText: string } {
+  const level = PRICE.findIndex(([sym]) => sym === p.price[0]);
+  const days = weekdays(locale.tag);
+  const en = locale.tag === 'en-US';
+  return {
+    priceDollar: en ? p.price[0] : locale.maps.currencySymbol.repeat(level + 1),
+    priceText: en ? p.price[1] : locale.maps.priceLevels[level],
+    hours: en
+      ? p.hours
+      : p.hours.map((h, i) => ({
+          day: days[i],
+          times: h.times[0] === 'Closed' ? [locale.maps.closed] : [`${formatHour(locale.tag, p.open)}–${formatHour(locale.tag, p.close)}`],
+        })),
+    reviewsText: `${formatNumber(locale.tag, p.reviews)} ${locale.maps.reviews}`,
+  };
+}
+
+function placeArray(p: SimPlace, hl: string, gl?: string): J[] {
+  const loc = localized(p, simLocaleFor(hl, gl));
   const full = `${p.street}, ${p.suite}, ${p.city}, ${p.state} ${p.zip}`;
   const q = encodeURIComponent(p.name).replace(/%20/g, '+');
   const reviewsUrl = `https://search.google.com/local/reviews?placeid=${p.placeId}&q=${q}&authuser=0&hl=${hl}&gl=US`;
@@ -223,7 +247,7 @@ function placeArray(p: SimPlace, hl: string): J[] {
   return sparse(250, {
     0: createHash('sha1').update(p.seed).digest('base64url').slice(0, 22),
     2: [p.street, p.suite, `${p.city}, ${p.state} ${p.zip}`],
-    4: [null, null, p.price[0], [reviewsUrl, `${p.reviews} reviews`, null, 'ved'], p.price[0], null, null, p.rating, p.reviews, null, p.price[1]],
+    4: [null, null, loc.priceDollar, [reviewsUrl, loc.reviewsText, null, 'ved'], loc.priceDollar, null, null, p.rating, p.reviews, null, loc.priceText],
     7: [p.website, host, null, 'ved'],
     9: [null, null, p.latitude, p.longitude],
     10: p.dataId,
@@ -233,7 +257,7 @@ function placeArray(p: SimPlace, hl: string): J[] {
     27: mapsUrl,
     30: 'America/New_York',
     32: [null, [null, p.description]],
-    34: [null, p.hours.map((h) => [h.day, h.times, null, null, '2026-01-05', 1, [], 0]), null, null, [null, 1, 5, null, 'Open ⋅ Closes 6 PM']],
+    34: [null, loc.hours.map((h) => [h.day, h.times, null, null, '2026-01-05', 1, [], 0]), null, null, [null, 1, 5, null, 'Open ⋅ Closes 6 PM']],
     38: [`${p.website}menu`, host],
     39: full,
     46: [[`https://reserve.example/${host.split('.')[0]}`, 'reserve.example']],
@@ -272,7 +296,7 @@ export function mapsSearchResponse(req: SimMapsSearchRequest): string {
   const end = Math.min(req.start + req.num, req.q.trim() === '' ? 0 : SIM_MAPS_MAX_RESULTS);
   const entries: J[] = [sparse(11, { 8: 'session', 9: 'ved', 10: [req.q, 0] })];
   for (let i = req.start; i < end; i++) {
-    entries.push(sparse(15, { 8: 'session', 9: 'ved', 14: placeArray(placeForResult(req, i), req.hl) }));
+    entries.push(sparse(15, { 8: 'session', 9: 'ved', 14: placeArray(placeForResult(req, i), req.hl, req.gl) }));
   }
   const viewport: J = [[3826.9, req.longitude, req.latitude], [0, 0, 0], [1024, 768], 13.1];
   return `)]}'\n${JSON.stringify([[req.q, entries, null, 1], viewport, null, null, null, null, null, 'session'])}`;
@@ -292,28 +316,37 @@ function escapeHtml(s: string): string {
 
 /**
  * A place page as the maps web client serves it: the title, a rendered side panel (heading, rating, address, phone,
- * website, hours) and `window.APP_INITIALIZATION_STATE` whose [3][6] holds the place payload as an XSSI-prefixed
- * JSON string. Any id gives a page; ids from `mapsSearchResponse` give the place that search listed.
+ * website, hours, the share link that carries the place's own URL) and `window.APP_INITIALIZATION_STATE` whose
+ * [3][6] holds the place payload as an XSSI-prefixed JSON string. Any id gives a page; ids from `mapsSearchResponse`
+ * give the place that search listed. `hl`/`gl` pick the locale: its words, number formats, weekday names and hours.
  */
-export function mapsPlacePage(placeId: string, hl = 'en'): string {
+export function mapsPlacePage(placeId: string, hl = 'en', gl?: string): string {
   const p = placeFromId(placeId);
-  const payload = `)]}'\n${JSON.stringify([null, [], null, null, [[3281.4, p.longitude, p.latitude], [0, 0, 0], [1024, 768], 13.1], null, placeArray(p, hl)])}`;
+  const locale = simLocaleFor(hl, gl);
+  const loc = localized(p, locale);
+  const payload = `)]}'\n${JSON.stringify([null, [], null, null, [[3281.4, p.longitude, p.latitude], [0, 0, 0], [1024, 768], 13.1], null, placeArray(p, hl, gl)])}`;
   const stub = `)]}'\n${JSON.stringify([[p.dataId, p.name, null, [null, null, p.latitude, p.longitude]]])}`;
   const state = JSON.stringify([[[3281.4, p.longitude, p.latitude], [0, 0, 0], [1024, 768], 13.1], null, null, [null, null, null, null, null, stub, payload]]);
   const address = `${p.street}, ${p.suite}, ${p.city}, ${p.state} ${p.zip}`;
-  const rows = p.hours
-    .map((h) => `<tr><td><div>${h.day}</div></td><td role="text" aria-label="${escapeHtml(h.times.join(', '))}"><ul>${h.times.map((t) => `<li>${escapeHtml(t)}</li>`).join('')}</ul></td></tr>`)
+  const rows = loc.hours
+    .map((h) => `<tr><td><div>${escapeHtml(h.day)}</div></td><td role="text" aria-label="${escapeHtml(h.times.join(', '))}"><ul>${h.times.map((t) => `<li>${escapeHtml(t)}</li>`).join('')}</ul></td></tr>`)
     .join('');
-  return `<!DOCTYPE html><html lang="${escapeHtml(hl)}"><head><meta charset="utf-8"><title>${escapeHtml(p.name)} - Google Maps</title></head>
+  const rating = formatNumber(locale.tag, p.rating, 1);
+  const reviews = formatNumber(locale.tag, p.reviews);
+  const slug = encodeURIComponent(p.name).replace(/%20/g, '+');
+  const own = `https://www.google.com/maps/place/${slug}/data=!4m7!3m6!1s${p.dataId}!8m2!3d${p.latitude}!4d${p.longitude}!16s%2Fg%2F11sim!19s${p.placeId}?hl=${encodeURIComponent(hl)}`;
+  const m = locale.maps;
+  return `<!DOCTYPE html><html lang="${escapeHtml(hl)}" dir="${locale.dir}"><head><meta charset="utf-8"><title>${escapeHtml(p.name)} - Google Maps</title></head>
 <body><div role="main" aria-label="${escapeHtml(p.name)}">
 <div><h1>${escapeHtml(p.name)}</h1>
-<div><span aria-hidden="true">${p.rating}</span><span role="img" aria-label="${p.rating} stars "></span><span role="img" aria-label="${p.reviews.toLocaleString('en-US')} reviews">(${p.reviews.toLocaleString('en-US')})</span>
-<span><button jsaction="pane.rating.category">${escapeHtml(p.category)}</button></span> <span aria-label="${p.price[1]}" role="img">${p.price[0]}</span></div></div>
-<button data-item-id="address" aria-label="Address: ${escapeHtml(address)} "><div>${escapeHtml(address)}</div></button>
-<a data-item-id="authority" aria-label="Website: ${escapeHtml(p.website)} " href="${escapeHtml(p.website)}">${escapeHtml(p.website)}</a>
-<button data-item-id="phone:tel:+1${p.phone.replace(/\D/g, '')}" aria-label="Phone: ${escapeHtml(p.phone)} "><div>${escapeHtml(p.phone)}</div></button>
+<div><span aria-hidden="true">${rating}</span><span role="img" aria-label="${rating} ${escapeHtml(m.stars)} "></span><span role="img" aria-label="${reviews} ${escapeHtml(m.reviews)}">(${reviews})</span>
+<span><button jsaction="pane.rating.category">${escapeHtml(p.category)}</button></span> <span aria-label="${escapeHtml(loc.priceText)}" role="img">${escapeHtml(loc.priceDollar)}</span></div></div>
+<button data-item-id="address" aria-label="${escapeHtml(m.address)}: ${escapeHtml(address)} "><div>${escapeHtml(address)}</div></button>
+<a data-item-id="authority" aria-label="${escapeHtml(m.website)}: ${escapeHtml(p.website)} " href="${escapeHtml(p.website)}">${escapeHtml(p.website)}</a>
+<button data-item-id="phone:tel:+1${p.phone.replace(/\D/g, '')}" aria-label="${escapeHtml(m.phone)}: ${escapeHtml(p.phone)} "><div>${escapeHtml(p.phone)}</div></button>
 <table><tbody>${rows}</tbody></table>
 </div>
+<a data-value="share" aria-label="Share" href="${escapeHtml(own)}"></a>
 <script>window.APP_INITIALIZATION_STATE=${state};window.APP_FLAGS=[];</script>
 </body></html>`;
 }

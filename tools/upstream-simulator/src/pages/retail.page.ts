@@ -3,13 +3,20 @@
 // scripts, the detail tables). Everything is derived from the ASIN by hashing, so the same ASIN always gets the same
 // page. Pure: no I/O, no clock, nothing imported from the parsers.
 import { createHash } from 'node:crypto';
+import { formatDate, formatNumber, formatPrice, type SimLocale, type SimLocaleTag, simLocale } from './sim-locales.js';
 
 export type SimStore = 'com' | 'ae';
 
 export interface SimRetailOptions {
   /** Which store the page imitates (currency, language, date style); by default chosen from the ASIN. */
   store?: SimStore;
+  /** Render the page of this locale's store instead (amazon.de for de-DE, amazon.co.jp for ja-JP, …): its words,
+   * currency and number and date formats. en-US is the amazon.com page. */
+  locale?: SimLocaleTag;
 }
+
+/** Prices of a store whose currency unit is worth much less than a dollar are scaled to look like real ones. */
+const PRICE_SCALE: Record<string, number> = { JPY: 150, INR: 80 };
 
 const ASIN_RE = /^[A-Z0-9]{10}$/;
 
@@ -200,9 +207,12 @@ export function retailProductPage(asin: string, options: SimRetailOptions = {}):
         .padEnd(10, '0')
         .slice(0, 10);
   const r = new Rng(`retail:${id}`);
-  const store: SimStore = options.store ?? (r.next() < 0.5 ? 'com' : 'ae');
-  const ae = store === 'ae';
-  const host = ae ? 'www.amazon.ae' : 'www.amazon.com';
+  const L: SimLocale | undefined = options.locale && options.locale !== 'en-US' ? simLocale(options.locale) : undefined;
+  const store: SimStore = options.locale ? 'com' : (options.store ?? (r.next() < 0.5 ? 'com' : 'ae'));
+  const ae = store === 'ae' && !L;
+  const host = L ? L.retail.host : ae ? 'www.amazon.ae' : 'www.amazon.com';
+  const R = L?.retail;
+  const tag = L?.tag ?? (ae ? 'en-AE' : 'en-US');
   const kind = r.pick(KINDS);
   const brand = r.pick(BRANDS);
   const seller = `${brand} ${r.pick(SELLERS)}`;
@@ -213,16 +223,28 @@ export function retailProductPage(asin: string, options: SimRetailOptions = {}):
   const rating = r.int(30, 49) / 10;
   const reviews = r.int(3, 48_000);
   const bought = r.pick(['50+', '100+', '400+', '1K+', '5K+']);
-  const priceValue = Math.round((kind.price[0] + r.next() * (kind.price[1] - kind.price[0])) * 100) / 100;
-  const listValue = r.next() < 0.4 ? Math.round(priceValue * 1.25) + 0.99 : undefined;
-  const symbol = ae ? 'AED' : '$';
-  const shown = (n: number) => (ae ? `AED ${money(n)}` : `$${money(n)}`);
-  const stock = r.next() < 0.8 ? 'In Stock' : `Only ${r.int(2, 9)} left in stock - order soon.`;
+  const scale = R ? (PRICE_SCALE[R.currency] ?? 1) : 1;
+  const baseValue = Math.round((kind.price[0] + r.next() * (kind.price[1] - kind.price[0])) * 100) / 100;
+  const priceValue = R?.currency === 'JPY' ? Math.round(baseValue * scale) : Math.round(baseValue * scale * 100) / 100;
+  const listDraw = r.next();
+  const listValue = listDraw < 0.4 ? (R?.currency === 'JPY' ? Math.round(priceValue * 1.25) : Math.round(priceValue * 1.25) + 0.99) : undefined;
+  const localPrice = (n: number): string => formatPrice(tag, R?.currency ?? 'USD', n);
+  const currencySymbol = R ? (new Intl.NumberFormat(tag, { style: 'currency', currency: R.currency }).formatToParts(1).find((x) => x.type === 'currency')?.value ?? R.currency) : '';
+  const symbol = R ? currencySymbol : ae ? 'AED' : '$';
+  const shown = (n: number) => (R ? localPrice(n) : ae ? `AED ${money(n)}` : `$${money(n)}`);
+  const stockDraw = r.next();
+  const left = stockDraw < 0.8 ? 0 : r.int(2, 9);
+  const stock = R ? R.inStock : left === 0 ? 'In Stock' : `Only ${left} left in stock - order soon.`;
+  const num = (n: number): string => (R ? formatNumber(tag, n) : grouped(n));
+  const decimalSep = R ? (new Intl.NumberFormat(tag).formatToParts(1.5).find((x) => x.type === 'decimal')?.value ?? '.') : '.';
+  const fraction = R?.currency === 'JPY' ? '' : money(priceValue).slice(-2);
   const year = r.int(2019, 2025);
   const month = r.int(0, 11);
   const day = r.int(1, 28);
-  const firstAvailable = ae ? `${day} ${MONTHS[month]} ${year}` : `${MONTHS[month]} ${day}, ${year}`;
+  const firstAvailable = R ? formatDate(tag, year, month, day) : ae ? `${day} ${MONTHS[month]} ${year}` : `${MONTHS[month]} ${day}, ${year}`;
   const ranks = [r.int(1_000, 90_000), r.int(1, 400)];
+  const ratingText = R ? formatNumber(tag, rating, 1) : String(rating);
+  const outOf5 = R ? R.outOf5(ratingText) : `${rating} out of 5 stars`;
   const imageIds = Array.from({ length: r.int(4, 7) }, (_, i) => imageId(id, i));
   const img = (iid: string, mod: string) => `https://m.media-amazon.com/images/I/${iid}.${mod}.jpg`;
   const specs: [string, string][] = [
@@ -238,13 +260,13 @@ export function retailProductPage(asin: string, options: SimRetailOptions = {}):
         displayPrice: shown(priceValue),
         priceAmount: priceValue,
         currencySymbol: symbol,
-        integerValue: grouped(Math.floor(priceValue)),
-        decimalSeparator: '.',
-        fractionalValue: money(priceValue).slice(-2),
+        integerValue: num(Math.floor(priceValue)),
+        decimalSeparator: decimalSep,
+        fractionalValue: fraction,
         symbolPosition: 'left',
         hasSpace: ae,
         offerListingId: `sim-${id}`,
-        locale: ae ? 'en-AE' : 'en-US',
+        locale: tag,
         buyingOptionType: 'NEW',
       },
     ],
@@ -266,15 +288,15 @@ export function retailProductPage(asin: string, options: SimRetailOptions = {}):
     `<tr><th class="a-color-secondary a-size-base prodDetSectionEntry"> ${esc(name)} </th><td class="a-size-base prodDetAttrValue"> &lrm;${esc(value)} </td></tr>`;
 
   return `<!doctype html>
-<html lang="${ae ? 'en-ae' : 'en-us'}" class="a-no-js">
+<html lang="${R ? R.htmlLang : ae ? 'en-ae' : 'en-us'}" dir="${L?.dir ?? 'ltr'}" class="a-no-js">
 <head>
 <meta charset="utf-8">
-<title>${esc(title)} : Amazon.${ae ? 'ae' : 'com'}: ${esc(kind.path[0])}</title>
+<title>${esc(title)} : ${R ? esc(host.replace(/^www\.amazon/, 'Amazon')) : `Amazon.${ae ? 'ae' : 'com'}`}: ${esc(kind.path[0])}</title>
 <link rel="canonical" href="https://${host}/${esc(brand.replace(/\W+/g, '-'))}-${esc(kind.noun.replace(/\W+/g, '-'))}/dp/${id}">
 <style>.a-price-whole { font-size: 28px; }</style>
 </head>
 <body>
-<div id="a-page"><div id="dp" class="${ae ? 'en_AE' : 'en_US'}"><div id="dp-container" class="a-container">
+<div id="a-page"><div id="dp" class="${tag.replace('-', '_')}"><div id="dp-container" class="a-container">
 <div id="wayfinding-breadcrumbs_feature_div" class="celwidget"><ul class="a-unordered-list a-horizontal a-size-small">
 ${kind.path.map((c, i) => `${i ? '<li class="a-breadcrumb-divider"><span class="a-list-item a-color-tertiary">›</span></li>' : ''}<li><span class="a-list-item"><a class="a-link-normal a-color-tertiary" href="/b?node=${1000 + i}">${esc(c)}</a></span></li>`).join('\n')}
 </ul></div>
@@ -295,16 +317,16 @@ P.when('A').register("ImageBlockATF", function(A){
 </script></div>
 <div id="centerCol">
 <div id="titleSection"><h1 id="title" class="a-size-large a-spacing-none"><span id="productTitle" class="a-size-large product-title-word-break">        ${esc(title)}       </span></h1></div>
-<div id="bylineInfo_feature_div"><a id="bylineInfo" class="a-link-normal" href="/stores/${esc(brand.replace(/\W+/g, ''))}/page/${id}">Visit the ${esc(brand)} Store</a></div>
+<div id="bylineInfo_feature_div"><a id="bylineInfo" class="a-link-normal" href="/stores/${esc(brand.replace(/\W+/g, ''))}/page/${id}">${esc(R ? R.visitStore(brand) : `Visit the ${brand} Store`)}</a></div>
 <div id="averageCustomerReviews_feature_div"><div id="averageCustomerReviews" data-asin="${id}">
-<span id="acrPopover" class="reviewCountTextLinkedHistogram noUnderline" title="${rating} out of 5 stars"><span class="a-size-base a-color-base">${rating}</span><i class="a-icon a-icon-star"><span class="a-icon-alt">${rating} out of 5 stars</span></i></span>
-<a id="acrCustomerReviewLink" class="a-link-normal" href="#customerReviews"><span id="acrCustomerReviewText" aria-label="${grouped(reviews)} Reviews" class="a-size-small">(${grouped(reviews)})</span></a>
+<span id="acrPopover" class="reviewCountTextLinkedHistogram noUnderline" title="${esc(outOf5)}"><span class="a-size-base a-color-base">${ratingText}</span><i class="a-icon a-icon-star"><span class="a-icon-alt">${esc(outOf5)}</span></i></span>
+<a id="acrCustomerReviewLink" class="a-link-normal" href="#customerReviews"><span id="acrCustomerReviewText" aria-label="${num(reviews)} ${esc(R ? R.ratings : 'Reviews')}" class="a-size-small">(${num(reviews)})</span></a>
 </div></div>
-<div id="socialProofingAsinFaceout_feature_div"><span id="social-proofing-faceout-title-tk_bought" class="a-text-bold">${bought} bought</span><span> in past month</span></div>
+<div id="socialProofingAsinFaceout_feature_div"><span id="social-proofing-faceout-title-tk_bought" class="a-text-bold">${bought} ${R ? '' : 'bought'}</span><span> ${esc(R ? R.bought : 'in past month')}</span></div>
 <div id="apex_desktop" data-csa-c-asin="${id}">
 <div id="corePriceDisplay_desktop_feature_div" class="celwidget">
-<span class="a-price aok-align-center reinventPricePriceToPayMargin priceToPay" data-a-size="xl"><span class="a-offscreen">${shown(priceValue)}</span><span aria-hidden="true"><span class="a-price-symbol">${symbol}</span><span class="a-price-whole">${grouped(Math.floor(priceValue))}<span class="a-price-decimal">.</span></span><span class="a-price-fraction">${money(priceValue).slice(-2)}</span></span></span>
-${listValue ? `<span class="a-size-small a-color-secondary aok-align-center basisPrice">List Price: <span class="a-price a-text-price" data-a-size="s" data-a-strike="true"><span class="a-offscreen">${shown(listValue)}</span><span aria-hidden="true">${shown(listValue)}</span></span></span>` : ''}
+<span class="a-price aok-align-center reinventPricePriceToPayMargin priceToPay" data-a-size="xl"><span class="a-offscreen">${shown(priceValue)}</span><span aria-hidden="true"><span class="a-price-symbol">${symbol}</span><span class="a-price-whole">${num(Math.floor(priceValue))}${fraction ? `<span class="a-price-decimal">${decimalSep}</span>` : ''}</span>${fraction ? `<span class="a-price-fraction">${fraction}</span>` : ''}</span></span>
+${listValue ? `<span class="a-size-small a-color-secondary aok-align-center basisPrice">${R ? '' : 'List Price: '}<span class="a-price a-text-price" data-a-size="s" data-a-strike="true"><span class="a-offscreen">${shown(listValue)}</span><span aria-hidden="true">${shown(listValue)}</span></span></span>` : ''}
 </div>
 <div class="a-section aok-hidden twister-plus-buying-options-price-data">${esc(priceData)}</div>
 </div>
@@ -313,16 +335,16 @@ ${listValue ? `<span class="a-size-small a-color-secondary aok-align-center basi
 ${variantAsins.map((a, i) => `<li data-asin="${a}" class="swatch-list-item-text inline-twister-swatch"><span class="a-button-text"><span class="swatch-title-text-display">${esc(values[i])}</span></span></li>`).join('\n')}
 </ul></div></div>
 <script type="a-state" data-a-state="{&quot;key&quot;:&quot;twister-js-init-dpx-data&quot;}">{"currentAsin" : "${id}", "dimensionValuesDisplayData" : ${dimensionValues}, "num_total_variations" : ${values.length}}</script>
-<div id="featurebullets_feature_div"><div id="feature-bullets" class="a-section a-spacing-medium"><h1 class="a-size-base-plus a-text-bold">About this item</h1><ul class="a-unordered-list a-vertical a-spacing-mini">
+<div id="featurebullets_feature_div"><div id="feature-bullets" class="a-section a-spacing-medium"><h1 class="a-size-base-plus a-text-bold">${esc(R ? R.about : 'About this item')}</h1><ul class="a-unordered-list a-vertical a-spacing-mini">
 ${features.map((f) => `<li class="a-spacing-mini"><span class="a-list-item"> ${esc(f)} </span></li>`).join('\n')}
 </ul></div></div>
 </div>
 <div id="rightCol"><div id="buybox">
 <div id="availability" class="a-section a-spacing-base"><span class="a-size-medium a-color-success"> ${stock} </span></div>
 <input type="hidden" id="ASIN" name="ASIN" value="${id}">
-<div id="merchantInfoFeature_feature_div"><div class="offer-display-feature-label"><span class="a-size-small a-color-tertiary">Sold by</span></div>
+<div id="merchantInfoFeature_feature_div"><div class="offer-display-feature-label"><span class="a-size-small a-color-tertiary">${esc(R ? R.soldBy : 'Sold by')}</span></div>
 <span class="a-size-small offer-display-feature-text-message"><a id="sellerProfileTriggerId" href="/gp/help/seller/at-a-glance.html/ref=dp_merchant_link?ie=UTF8&amp;seller=A${id.slice(2)}SIM&amp;asin=${id}">${esc(seller)}</a></span></div>
-<span class="a-button a-button-primary"><input id="add-to-cart-button" name="submit.add-to-cart" type="submit" value="Add to Cart"></span>
+<span class="a-button a-button-primary"><input id="add-to-cart-button" name="submit.add-to-cart" type="submit" value="${esc(R ? R.addToCart : 'Add to Cart')}"></span>
 </div></div>
 <div id="productDescription_feature_div"><div id="productDescription" class="a-section a-spacing-small"><p><span>The ${esc(brand)} ${esc(kind.noun.toLowerCase())} is designed for people who want dependable gear without the fuss. ${esc(features[1])}</span></p></div></div>
 <div id="prodDetails" class="a-section">
@@ -331,12 +353,12 @@ ${specs.map(([n, v]) => row(n, v)).join('\n')}
 </table>
 <table id="productDetails_detailBullets_sections1" class="a-keyvalue prodDetTable" role="presentation">
 ${row('ASIN', id)}
-<tr><th class="a-color-secondary a-size-base prodDetSectionEntry"> Customer Reviews </th><td><span class="a-icon-alt">${rating} out of 5 stars</span> ${grouped(reviews)} ratings</td></tr>
-<tr><th class="a-color-secondary a-size-base prodDetSectionEntry"> Best Sellers Rank </th><td><span><ul class="a-unordered-list a-nostyle a-vertical zg_hrsr">
-<li><span class="a-list-item"> #${grouped(ranks[0])} in ${esc(kind.path[0])} (<a href="/gp/bestsellers">See Top 100 in ${esc(kind.path[0])}</a>) </span></li>
-<li><span class="a-list-item"> #${grouped(ranks[1])} in <a href="/gp/bestsellers/1">${esc(kind.path[kind.path.length - 1])}</a></span></li>
+<tr><th class="a-color-secondary a-size-base prodDetSectionEntry"> ${esc(R ? R.reviewsRow : 'Customer Reviews')} </th><td><span class="a-icon-alt">${esc(outOf5)}</span> ${num(reviews)} ${esc(R ? R.ratings : 'ratings')}</td></tr>
+<tr><th class="a-color-secondary a-size-base prodDetSectionEntry"> ${esc(R ? R.bsrRow : 'Best Sellers Rank')} </th><td><span><ul class="a-unordered-list a-nostyle a-vertical zg_hrsr">
+<li><span class="a-list-item"> ${R ? esc(R.rank(num(ranks[0]), kind.path[0])) : `#${grouped(ranks[0])} in ${esc(kind.path[0])}`} (<a href="/gp/bestsellers">${R ? '' : 'See '}Top 100 ${R ? '' : 'in '}${esc(kind.path[0])}</a>) </span></li>
+<li><span class="a-list-item"> ${R ? esc(R.rank(num(ranks[1]), '')) : `#${grouped(ranks[1])} in `}<a href="/gp/bestsellers/1">${esc(kind.path[kind.path.length - 1])}</a></span></li>
 </ul></span></td></tr>
-${row('Date First Available', firstAvailable)}
+${row(R ? R.dateRow : 'Date First Available', firstAvailable)}
 </table>
 </div>
 </div></div></div>

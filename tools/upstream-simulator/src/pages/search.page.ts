@@ -5,6 +5,7 @@
 // Pure: no I/O, no clock, nothing imported from the parsers (this is the upstream, not us).
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
+import { type SimLocale, simLocaleFor } from './sim-locales.js';
 
 export interface SimSearchParams {
   q: string;
@@ -69,15 +70,6 @@ const RELATED_SUFFIXES = ['meaning', 'examples', 'near me', 'price', 'vs alterna
 const SITELINK_NAMES = ['Overview', 'Pricing', 'Guides', 'About us', 'Contact', 'Blog', 'Help center', 'Careers'];
 const ENTITY_TYPES = ['Topic', 'Concept', 'Product', 'Organization', 'Technology', 'Activity'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** Interface words of the page, by hl (English for anything else). */
-const UI: Record<string, { search: string; related: string; paa: string; results: string; noMatch: (q: string) => string }> = {
-  en: { search: 'Google Search', related: 'Related searches', paa: 'People also ask', results: 'Search Results', noMatch: (q) => `Your search - ${q} - did not match any documents.` },
-  de: { search: 'Google Suche', related: 'Ähnliche Suchanfragen', paa: 'Nutzer fragen auch', results: 'Suchergebnisse', noMatch: (q) => `Die Suche nach ${q} ergab keine Treffer.` },
-  fr: { search: 'Recherche Google', related: 'Recherches associées', paa: 'Autres questions posées', results: 'Résultats de recherche', noMatch: (q) => `Aucun document ne correspond aux termes de recherche spécifiés (${q}).` },
-  es: { search: 'Buscar con Google', related: 'Búsquedas relacionadas', paa: 'Más preguntas', results: 'Resultados de búsqueda', noMatch: (q) => `No se han encontrado resultados para tu búsqueda (${q}).` },
-  pt: { search: 'Pesquisa Google', related: 'Pesquisas relacionadas', paa: 'As pessoas também perguntam', results: 'Resultados da pesquisa', noMatch: (q) => `Sua pesquisa - ${q} - não encontrou nenhum documento correspondente.` },
-};
 
 /** A deterministic stream of numbers from the seed text. */
 function rng(seed: string): (n: number) => number {
@@ -172,13 +164,19 @@ interface SimResult {
   table: { title: string; link: string; snippet: string }[];
 }
 
-function makeResult(q: string, position: number): SimResult {
+/** A result's date as the locale writes it ("Nov 25, 2021" in en-US, "25.11.2021" in de-DE, "2021/11/25" in ja-JP). */
+function resultDate(locale: SimLocale, y: number, m: number, d: number): string {
+  if (locale.tag === 'en-US') return `${MONTHS[m]} ${d}, ${y}`;
+  return new Intl.DateTimeFormat(locale.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(Date.UTC(y, m, d)));
+}
+
+function makeResult(q: string, position: number, locale: SimLocale): SimResult {
   const r = rng(`${q.toLowerCase()}|result|${position}`);
   const [site, host, section] = SITES[r(SITES.length)];
   const title = TITLE_PATTERNS[r(TITLE_PATTERNS.length)](titleCase(q));
   const page = `${slug(q)}-${position}`;
   const link = `https://${host}/${section}/${page}`;
-  const date = r(3) === 0 ? `${MONTHS[r(12)]} ${1 + r(28)}, ${2019 + r(6)}` : '';
+  const date = r(3) === 0 ? ((m: number, d: number, y: number) => resultDate(locale, y, m, d))(r(12), 1 + r(28), 2019 + r(6)) : '';
   const snippetHtml = esc(SNIPPET_PATTERNS[r(SNIPPET_PATTERNS.length)]('\u0000')).replace('\u0000', `<em>${esc(q)}</em>`);
   const inline: SimResult['inline'] = [];
   const table: SimResult['table'] = [];
@@ -216,7 +214,7 @@ function resultHtml(res: SimResult, hveid: string): string {
 </div></div></div>`;
 }
 
-function peopleAlsoAskHtml(q: string, ui: (typeof UI)[string]): string {
+function peopleAlsoAskHtml(q: string, ui: SimLocale['search']): string {
   const r = rng(`${q.toLowerCase()}|paa`);
   const start = r(QUESTION_PATTERNS.length);
   const pairs = Array.from({ length: 4 }, (_, i) => {
@@ -232,7 +230,7 @@ function peopleAlsoAskHtml(q: string, ui: (typeof UI)[string]): string {
   return `<div class="MjjYud"><div class="cUnQKe" data-initq="${esc(q)}"><div role="heading" aria-level="2"><span>${esc(ui.paa)}</span></div>${pairs.join('')}</div></div>`;
 }
 
-function relatedHtml(q: string, ui: (typeof UI)[string]): string {
+function relatedHtml(q: string, ui: SimLocale['search']): string {
   const r = rng(`${q.toLowerCase()}|related`);
   const start = r(RELATED_SUFFIXES.length);
   const links = Array.from({ length: 8 }, (_, i) => {
@@ -277,19 +275,20 @@ export function searchParamsFromUrl(url: URL): SimSearchParams {
 export function renderSearchPage(params: SimSearchParams): string {
   const q = params.q.trim().replace(/\s+/g, ' ');
   const hl = (params.hl ?? 'en').trim() || 'en';
-  const ui = UI[hl.slice(0, 2).toLowerCase()] ?? UI.en;
+  const locale = simLocaleFor(hl, params.gl);
+  const ui = locale.search;
   const start = Math.max(0, Math.trunc(params.start ?? 0));
   const num = Math.min(SIM_SEARCH_MAX_NUM, Math.max(1, Math.trunc(params.num ?? 10)));
   const count = q ? Math.max(0, Math.min(num, SIM_SEARCH_MAX_RESULTS - start)) : 0;
 
-  const head = `<!doctype html><html lang="${esc(hl)}" itemscope itemtype="http://schema.org/SearchResultsPage"><head><meta charset="UTF-8"><title>${esc(q)} - ${esc(ui.search)}</title></head><body jsmodel="hspDDf">
+  const head = `<!doctype html><html lang="${esc(hl)}" dir="${locale.dir}" itemscope itemtype="http://schema.org/SearchResultsPage"><head><meta charset="UTF-8"><title>${esc(q)} - ${esc(ui.search)}</title></head><body jsmodel="hspDDf">
 <div class="sfbg"><form action="/search" autocomplete="off" method="GET" role="search"><textarea class="gLFyf" name="q" maxlength="2048" aria-label="${esc(ui.search)}">${esc(q)}</textarea><input type="hidden" name="hl" value="${esc(hl)}">${params.gl ? `<input type="hidden" name="gl" value="${esc(params.gl)}">` : ''}</form></div>`;
 
   if (count === 0) {
     return `${head}<div id="rcnt"><div id="center_col"><div class="eqAnXb" id="res" role="main"><div id="topstuff"><div class="mnr-c"><div class="card-section"><p role="heading" aria-level="3">${esc(ui.noMatch(q))}</p></div></div></div><div id="search"></div></div></div></div></body></html>`;
   }
 
-  const results = Array.from({ length: count }, (_, i) => makeResult(q, start + i + 1));
+  const results = Array.from({ length: count }, (_, i) => makeResult(q, start + i + 1, locale));
   const blocks = results.map((res, i) => resultHtml(res, `sim${start + i + 1}`));
   // "People also ask" sits after the second result on the first page, as on real pages.
   if (start === 0) blocks.splice(Math.min(2, blocks.length), 0, peopleAlsoAskHtml(q, ui));

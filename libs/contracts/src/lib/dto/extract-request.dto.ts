@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.js';
@@ -20,6 +20,11 @@ export class ExtractRequestDto {
   @Min(LIMITS.minTimeoutMs)
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({ description: 'Adds `meta` (parser version, fields left empty) to the result.', default: false })
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 
   @ApiPropertyOptional({ description: 'Parameters appended to the URL, e.g. hl, gl.', type: 'object', additionalProperties: true })
   @IsOptional()

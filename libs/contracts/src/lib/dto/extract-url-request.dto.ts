@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
 import type { ExtractUrlRequest } from '../rpc-contract.js';
 import { IsHttpUrl } from './http-url.js';
@@ -13,6 +13,11 @@ export class ExtractUrlRequestDto implements ExtractUrlRequest {
   @Min(LIMITS.minTimeoutMs)
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
+
+  /** Adds `meta` (parser version, fields left empty) to the result. */
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 
   @IsOptional()
   @Validate(IsUrlParams)

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { DEFAULT_HL, DEFAULT_MAPS_LL, LIMITS, LL_PATTERN } from '../limits.constants.js';
 
 /** POST /extract/search/maps */
@@ -39,4 +39,9 @@ export class MapsSearchRequestDto {
   @Min(LIMITS.minTimeoutMs)
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({ description: 'Adds `meta` (parser version, fields left empty) to the result.', default: false })
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 }

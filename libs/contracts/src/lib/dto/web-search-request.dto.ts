@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { DEFAULT_HL, LIMITS } from '../limits.constants.js';
 
 const LANGUAGE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/;
@@ -56,4 +56,9 @@ export class WebSearchRequestDto {
   @Min(LIMITS.minTimeoutMs)
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({ description: 'Adds `meta` (parser version, fields left empty) to the result.', default: false })
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 }

@@ -1,3 +1,4 @@
+import type { ResultMeta } from './result-meta.js';
 /** `data` of POST /extract/search/maps: the inner search `data` plus task fields. */
 export interface MapsSearchResponse {
   data: MapsSearchData;
@@ -32,6 +33,8 @@ export interface MapsSearchData {
     jsonUrl: string | null;
     htmlUrl: string | null;
   };
+  /** Only when the request set `meta: true` (see ResultMeta). */
+  meta?: ResultMeta;
 }
 
 /** One place of a maps search. */
@@ -70,7 +73,8 @@ export interface MapsPlaceItem {
 export interface AboutGroup {
   id: string;
   name: string;
-  options: { name: string; enabled: boolean }[];
+  /** `values`: what a list-valued option holds (the card types a place accepts: `["Mastercard", "Visa"]`). */
+  options: { name: string; enabled: boolean; values?: string[] }[];
 }
 
 /** A single place (`data.data` of POST /extract type `mp-maps`, and of task lookup). */
@@ -112,4 +116,6 @@ export interface PlaceRecord {
   optional_popular_times: unknown;
   optional_questions_and_answers: unknown;
   optional_review_summary: unknown;
+  /** Only when the request set `meta: true` (see ResultMeta). */
+  meta?: ResultMeta;
 }

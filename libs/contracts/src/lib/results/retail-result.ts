@@ -1,3 +1,4 @@
+import type { ResultMeta } from './result-meta.js';
 /** A product page's record (POST /extract type `retail`). Our design; the spec shows none (docs/results.md). */
 export interface RetailRecord {
   asin: string | null;
@@ -21,6 +22,8 @@ export interface RetailRecord {
   date_first_available: string | null;
   variants: { asin: string; label: string }[];
   specifications: Record<string, string>;
+  /** Only when the request set `meta: true` (see ResultMeta). */
+  meta?: ResultMeta;
 }
 
 export interface Money {

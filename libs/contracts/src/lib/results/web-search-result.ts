@@ -1,3 +1,4 @@
+import type { ResultMeta } from './result-meta.js';
 /** `data` of POST /extract/search. Field names are the spec's; the optional ones are ours (docs/results.md). */
 export interface WebSearchResult {
   knowledgePanel: KnowledgePanel | null;
@@ -13,6 +14,8 @@ export interface WebSearchResult {
   topStories?: TopStoryItem[];
   /** AI overview text, where the page has one. */
   aiOverview?: { text: string; sources: { title: string; link: string }[] } | null;
+  /** Only when the request set `meta: true` (see ResultMeta). */
+  meta?: ResultMeta;
 }
 
 export interface WebResultItem {

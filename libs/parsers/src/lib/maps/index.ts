@@ -7,3 +7,4 @@ export {
   type MapsSearchUrlRequest,
   type MapsViewport,
 } from './maps-url.builder.js';
+export { classifyMapsWall } from './page-guard.js';

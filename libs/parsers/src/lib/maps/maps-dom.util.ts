@@ -2,20 +2,6 @@
 // aria labels, data-item-id attributes and URLs over classes).
 import type { AboutGroup } from '@trawl/contracts';
 
-/** Parses `4.7`, `4,7` → 4.7; undefined when not a number. */
-export function parseRating(text: string | undefined): number | undefined {
-  const m = /(\d+(?:[.,]\d+)?)/.exec(text ?? '');
-  if (!m) return undefined;
-  const n = Number(m[1].replace(',', '.'));
-  return Number.isFinite(n) && n <= 5 ? n : undefined;
-}
-
-/** Parses `17,059`, `1.020`, `(85)` → integer; undefined when there are no digits. */
-export function parseCount(text: string | undefined): number | undefined {
-  const digits = (text ?? '').replace(/[^\d]/g, '');
-  return digits === '' ? undefined : Number(digits);
-}
-
 /** `Label: value ` → `value`. */
 export function afterLabel(text: string | undefined): string | undefined {
   if (!text) return undefined;

@@ -1,19 +1,70 @@
 // Tells block, captcha and consent interstitials (retry later) apart from pages we can parse, and maps pages from
 // pages of another kind.
 import { TrawlError } from '@trawl/contracts';
+import { UpstreamWallError, WALL_NAMES, type WallKind } from '../wall/upstream-wall.error.js';
 
-const BLOCK_MARKERS: [RegExp, string][] = [
-  [/id=["']?captcha-form|class=["'][^"']*g-recaptcha|\/recaptcha\/(api|enterprise)\.js/i, 'a captcha page'],
-  [/our systems have detected unusual traffic|\/sorry\/index/i, 'an unusual-traffic block page'],
-  [/action=["']https:\/\/consent\.(google|youtube)\.[a-z.]+\/save|<title>\s*Before you continue/i, 'a consent page'],
+const BLOCK_MARKERS: [RegExp, WallKind, string][] = [
+  [
+    /id=["']?captcha-form|class=["'][^"']*g-recaptcha|\/recaptcha\/(api|enterprise)\.js/i,
+    'unusual-traffic',
+    `its ${WALL_NAMES['unusual-traffic']} (captcha)`,
+  ],
+  [
+    /our systems have detected unusual traffic|<title>[^<]*\/sorry\/index|(action|href|value)=["'][^"']*\/sorry\/index/i,
+    'unusual-traffic',
+    `its ${WALL_NAMES['unusual-traffic']}`,
+  ],
+  [
+    /action=["'](https:\/\/consent\.(google|youtube)\.[a-z.]+|[^"']*\/consent)\/save|<title>\s*Before you continue|name=["']?set_eom/i,
+    'consent',
+    `its ${WALL_NAMES.consent}`,
+  ],
 ];
 
-/** Throws UPSTREAM_BLOCKED when the page is a captcha, block or consent interstitial. */
-export function assertNotBlocked(input: string): void {
+/** Asks for JavaScript: maps' own <noscript> line, or search's 2025 refresh to /httpservice/retry/enablejs. */
+const ENABLE_JS = /Enable JavaScript to see Google Maps|\/httpservice\/retry\/enablejs/i;
+/** Content a maps page has when it is more than a shell: a result feed or a place panel in its markup… */
+const MAPS_MARKUP = /role=["']?(feed|article)\b|<h1[\s>]|data-item-id=/i;
+/** …or an embedded payload (the `)]}'`-prefixed JSON strings of APP_INITIALIZATION_STATE). */
+const MAPS_PAYLOAD = /\)\]\}'/;
+
+function hasMapsContent(html: string): boolean {
+  if (MAPS_PAYLOAD.test(html)) return true;
+  // Markup only: a script that builds the feed names it too, and a shell is not content.
+  return MAPS_MARKUP.test(html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, ''));
+}
+
+/** The wall a maps answer is, with the message that names it. */
+function mapsWallOf(input: string): { wall: WallKind; message: string } | undefined {
   const head = input.length > 400_000 ? input.slice(0, 200_000) + input.slice(-200_000) : input;
-  for (const [re, what] of BLOCK_MARKERS) {
-    if (re.test(head)) throw new TrawlError('UPSTREAM_BLOCKED', `The maps upstream answered with ${what}`);
+  for (const [re, wall, what] of BLOCK_MARKERS) {
+    if (re.test(head)) return { wall, message: `The maps upstream answered with ${what}` };
   }
+  // Every real maps page carries the <noscript> line; only a page without any content is the wall itself.
+  if (!isJsonInput(input) && ENABLE_JS.test(head) && !hasMapsContent(input)) {
+    return {
+      wall: 'enable-javascript',
+      message: `The maps upstream answered with its ${WALL_NAMES['enable-javascript']} (a page without content that asks for JavaScript)`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The wall a maps answer (HTML page or JSON body) is instead of content: `unusual-traffic`, `consent`,
+ * `enable-javascript`; undefined otherwise. Pure.
+ */
+export function classifyMapsWall(input: string): WallKind | undefined {
+  return mapsWallOf(input)?.wall;
+}
+
+/**
+ * Throws UPSTREAM_BLOCKED (an UpstreamWallError naming the wall) when the page is a captcha, block or consent
+ * interstitial, or the enable-JavaScript wall (a page without content that asks for JavaScript).
+ */
+export function assertNotBlocked(input: string): void {
+  const found = mapsWallOf(input);
+  if (found) throw new UpstreamWallError(found.wall, found.message);
 }
 
 /** Whether the input is JSON (maps endpoint body or an extracted state array) rather than HTML. */

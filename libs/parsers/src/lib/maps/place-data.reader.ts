@@ -60,6 +60,22 @@ function isAboutOption(o: Json): boolean {
   return Array.isArray(o) && typeof o[0] === 'string' && o[0].startsWith('/geo/') && typeof o[1] === 'string';
 }
 
+/**
+ * The values of a list-valued option (flag 3, e.g. the card types a place accepts): entities
+ * `["/g/…", null, "Mastercard", "Mastercard"]` under `[2][4]`, in order, without repeats.
+ */
+function optionValues(o: Json[]): string[] {
+  const out: string[] = [];
+  walkJson(at(o, 2, 4), (v) => {
+    if (Array.isArray(v) && typeof v[0] === 'string' && /^\/[gm]\//.test(v[0]) && typeof v[2] === 'string') {
+      if (v[2].trim() && !out.includes(v[2])) out.push(v[2]);
+      return false;
+    }
+    return true;
+  });
+  return out;
+}
+
 /** Attribute groups (`["service_options", "Service options", [[ "/geo/type/…", "Outdoor seating", [1, …] ], …]]`). */
 export function readAbout(value: Json | undefined): AboutGroup[] {
   const groups: AboutGroup[] = [];
@@ -77,6 +93,8 @@ export function readAbout(value: Json | undefined): AboutGroup[] {
         id: g[0],
         name: g[1],
         options: (g[2] as Json[][]).map((o) => {
+          const values = optionValues(o);
+          if (values.length > 0) return { name: o[1] as string, enabled: true, values };
           const flag = num(o, 2, 1, 0, 0) ?? num(o, 2, 0);
           return { name: o[1] as string, enabled: flag === 1 };
         }),
@@ -116,7 +134,9 @@ function readClaimed(b: Json[]): boolean {
 
 function readStatus(b: Json[]): { status?: string; permanentlyClosed: boolean; temporarilyClosed: boolean } {
   const status = str(b, 34, 4, 4);
-  const flags = strings(at(b, 88), () => true).concat(status ? [status] : []).join(' | ');
+  const flags = strings(at(b, 88), () => true)
+    .concat(status ? [status] : [])
+    .join(' | ');
   return {
     status,
     permanentlyClosed: /permanently closed/i.test(flags),
@@ -144,7 +164,11 @@ export function readPlaceArray(b: Json[]): PlaceFacts {
     placeId: str(b, 78) ?? /placeid=([^&]+)/.exec(reviewsUrl ?? '')?.[1],
     address,
     street: street ?? split.street,
-    streetSupplement: street ? (streetAlt && !street.includes(streetAlt) ? streetAlt : undefined) : split.streetSupplement,
+    streetSupplement: street
+      ? streetAlt && !street.includes(streetAlt)
+        ? streetAlt
+        : undefined
+      : split.streetSupplement,
     borough: str(addr, 0),
     city: str(addr, 3) ?? split.city,
     postalCode: str(addr, 4) ?? split.postalCode,

@@ -2,23 +2,76 @@
 // data-item-id attributes first; class names only where nothing else names the element.
 import * as cheerio from 'cheerio';
 import { splitAddress } from './address.util.js';
-import {
-  afterLabel,
-  isPriceLevel,
-  parseCount,
-  parseRating,
-  PHOTO_URL,
-  readPlaceUrl,
-  unwrapRedirect,
-} from './maps-dom.util.js';
+import { afterLabel, isPriceLevel, PHOTO_URL, readPlaceUrl, unwrapRedirect } from './maps-dom.util.js';
 import { cidFromDataId, mergeFacts, type PlaceFacts } from './place-facts.js';
+import { normaliseLocale, parseLocaleCount, parseLocaleRating } from '../locale/index.js';
 
 type Root = cheerio.CheerioAPI;
 type Sel = cheerio.Cheerio<Parameters<typeof cheerio.contains>[0]>;
 
+/** Item rows only a place panel has (address, website, phone, plus code). */
+const PLACE_ITEMS =
+  '[data-item-id="address"], [data-item-id="authority"], [data-item-id^="phone:tel:"], [data-item-id="oloc"]';
+
+/**
+ * The place's heading: an <h1> that is not an ad's. When a place is opened as a panel over a results list, the
+ * list's own heading ("Results", "Ergebnisse") comes first in the page: the panel is the `role="main"` region that
+ * holds the place's item rows, so its heading wins.
+ */
 function mainHeading($: Root) {
-  const headings = $('h1').filter((_, h) => !/sponsored/i.test($(h).attr('aria-label') ?? '') && $(h).text().trim() !== '');
-  return headings.length > 0 ? headings.first() : undefined;
+  const headings = $('h1').filter(
+    (_, h) => !/sponsored/i.test($(h).attr('aria-label') ?? '') && $(h).text().trim() !== '',
+  );
+  if (headings.length === 0) return undefined;
+  const inPanel = headings.filter((_, h) => {
+    const region = $(h).closest('[role="main"]');
+    return region.length > 0 && region.find(PLACE_ITEMS).length > 0 && region.find('[role="feed"]').length === 0;
+  });
+  return inPanel.length > 0 ? inPanel.first() : headings.first();
+}
+
+/** The first number of an aria label: "4,6 étoiles", "1.234 Rezensionen", "4.6 stars". */
+const LEADING_NUMBER = /^\s*\d[\d.,\s\u00a0\u202f]*/;
+
+/**
+ * Rating and review count of the header by structure, in any interface language: the star icon is a `role="img"`
+ * whose label starts with a decimal number up to 5 (shown beside it in an aria-hidden span); the review count is
+ * the `role="img"` whose text is the count in parentheses, else the next label that starts with a whole number.
+ * Numbers are read with the page locale's separators.
+ */
+function readRatingAndReviews(
+  $: Root,
+  scope: Sel,
+  locale: string | undefined,
+): { rating?: number; reviewsCount?: number } {
+  const labelled = scope
+    .find('[role="img"][aria-label]')
+    .toArray()
+    .map((e) => ({ el: $(e), label: $(e).attr('aria-label') ?? '' }))
+    .filter(
+      (x) => LEADING_NUMBER.test(x.label) && !isPriceLevel(x.el.text()) && x.el.closest('[role="feed"]').length === 0,
+    );
+  let rating: number | undefined;
+  let ratingIndex = -1;
+  labelled.some((x, i) => {
+    if (!/^\s*\d[.,]\d\b/.test(x.label) && !/^\s*[0-5]\s*\D*$/.test(x.label)) return false;
+    rating = parseLocaleRating(x.label, locale);
+    ratingIndex = i;
+    return rating !== undefined;
+  });
+  const rest = labelled.filter((_, i) => i !== ratingIndex);
+  const counted =
+    rest.find((x) => /^\(\s*[\d.,\s\u00a0\u202f]+\)$/.test(x.el.text().trim())) ??
+    rest.find((x) => !/^\s*\d[.,]\d\b/.test(x.label));
+  // A single label may read "4,5 Sterne 1.234 Rezensionen": the count is its second number.
+  const combined =
+    ratingIndex >= 0 ? /^\s*\d[.,]\d\D+(\d[\d.,\s\u00a0\u202f]*)/.exec(labelled[ratingIndex].label)?.[1] : undefined;
+  const reviewsCount = counted
+    ? parseLocaleCount(counted.label, locale)
+    : combined
+      ? parseLocaleCount(combined, locale)
+      : undefined;
+  return { rating, reviewsCount };
 }
 
 /** The smallest ancestor of the heading that also holds the category button: the place's header block. */
@@ -46,7 +99,13 @@ function readHours($: Root): { day: string; times: string[] }[] {
       .get()
       .filter(Boolean);
     const label = cells.eq(1).attr('aria-label');
-    const times = items.length > 0 ? items : (label ?? cells.eq(1).text()).split(',').map((t) => t.trim()).filter(Boolean);
+    const times =
+      items.length > 0
+        ? items
+        : (label ?? cells.eq(1).text())
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean);
     if (times.length > 0) out.push({ day, times });
   });
   return out.length >= 5 && out.length <= 7 ? out : [];
@@ -78,14 +137,17 @@ export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
   const $ = cheerio.load(html);
   const h1 = mainHeading($);
   const header = headerBlock(h1);
-  const title = $('title').first().text().replace(/\s*[-–]\s*Google Maps\s*$/i, '').trim();
+  const title = $('title')
+    .first()
+    .text()
+    .replace(/\s*[-–]\s*Google Maps\s*$/i, '')
+    .trim();
   const name = h1?.text().trim() || (title && !/^Google Maps$/i.test(title) ? title : undefined);
 
-  const ratingLabel = (header ?? $('body')).find('[aria-label]').filter((_, e) => /^\s*[\d.,]+\s+stars?\s*$/i.test($(e).attr('aria-label') ?? '')).first();
-  const reviewsLabel = (header ?? $('body'))
-    .find('[aria-label]')
-    .filter((_, e) => /^\s*[\d.,]+\s+reviews?\s*$/i.test($(e).attr('aria-label') ?? ''))
-    .first();
+  const locale = normaliseLocale($('html').attr('lang'));
+  const scope = header ?? h1?.closest('[role="main"]') ?? $('body');
+  const { rating, reviewsCount } = readRatingAndReviews($, scope.length > 0 ? scope : $('body'), locale);
+  const panelOverList = $('[role="feed"]').length > 0 && h1 !== undefined && h1.closest('[role="feed"]').length === 0;
 
   const addressEl = $('[data-item-id="address"]').first();
   const address = afterLabel(addressEl.attr('aria-label')) ?? (addressEl.text().trim() || undefined);
@@ -111,7 +173,10 @@ export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
     .find((s) => PHOTO_URL.test(s));
   const headerText = header?.text() ?? '';
   const canonical = $('link[rel="canonical"]').attr('href') ?? $('meta[itemprop="url"]').attr('content');
-  const fromUrl = mergeFacts(readPlaceUrl(canonical ?? pageUrl), ownPlaceUrl(html, name));
+  // The page URL of a panel over a list is the search's: its `@` centre is the viewport, not the place.
+  const fromUrl = panelOverList
+    ? mergeFacts(readPlaceUrl(canonical), ownPlaceUrl(html, name))
+    : mergeFacts(readPlaceUrl(canonical ?? pageUrl), ownPlaceUrl(html, name));
   const parts = splitAddress(address);
 
   return {
@@ -121,8 +186,8 @@ export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
     ...fromUrl,
     cid: cidFromDataId(fromUrl.dataId),
     reviewsUrl: fromUrl.placeId ? `https://search.google.com/local/reviews?placeid=${fromUrl.placeId}` : undefined,
-    rating: parseRating(ratingLabel.attr('aria-label')),
-    reviewsCount: parseCount(reviewsLabel.attr('aria-label')),
+    rating,
+    reviewsCount,
     phone,
     website,
     categories: category ? [category] : [],
@@ -135,5 +200,6 @@ export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
     claimed: !/claim this business/i.test($('body').text()),
     permanentlyClosed: /permanently closed/i.test(headerText) || undefined,
     temporarilyClosed: /temporarily closed/i.test(headerText) || undefined,
+    panelOverList: panelOverList || undefined,
   };
 }

@@ -42,6 +42,8 @@ export interface PlaceFacts {
   permanentlyClosed?: boolean;
   temporarilyClosed?: boolean;
   popularTimes?: unknown;
+  /** The rendered page is a results list with this place opened as a panel on top of it. */
+  panelOverList?: boolean;
   reviewSummary?: unknown;
 }
 

@@ -12,20 +12,31 @@ export interface PlacePageContext {
   url: string;
 }
 
-/** The place array of a state document: `[6]` of a place-page payload, else the first one found. */
-function mainPlaceArray(doc: Json): Json[] | undefined {
+const normName = (s: string | undefined): string => (s ?? '').toLocaleLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/**
+ * The place array of a state document: `[6]` of a place-page payload; else, when the page shows a place panel
+ * (`panelName`), the array named like it (a place opened over a results list: the state holds the list); else the
+ * only or first one found.
+ */
+function mainPlaceArray(doc: Json, panelName?: string): Json[] | undefined {
   if (Array.isArray(doc) && isPlaceArray(doc[6])) return doc[6];
-  return findPlaceArrays(doc)[0];
+  const all = findPlaceArrays(doc);
+  if (panelName && all.length > 0) return all.find((a) => normName(a[11] as string) === normName(panelName));
+  return all[0];
 }
 
-/** Facts from the embedded state of a place page (full place array first, the short 2024+ record second). */
-export function readEmbeddedPlace(html: string): PlaceFacts | undefined {
+/**
+ * Facts from the embedded state of a place page (full place array first, the short 2024+ record second). With
+ * `panelName` (the heading of the rendered place panel), only records of that place are read.
+ */
+export function readEmbeddedPlace(html: string, panelName?: string): PlaceFacts | undefined {
   const state = readAssignedJson(html, 'APP_INITIALIZATION_STATE');
   if (state === undefined) return undefined;
   const docs = embeddedJsonDocuments(state);
   let full: PlaceFacts | undefined;
   for (const doc of docs) {
-    const place = mainPlaceArray(doc);
+    const place = mainPlaceArray(doc, panelName);
     if (place) {
       full = readPlaceArray(place);
       break;
@@ -36,6 +47,7 @@ export function readEmbeddedPlace(html: string): PlaceFacts | undefined {
     stub = readPlaceStub(doc);
     if (stub) break;
   }
+  if (stub && panelName && normName(stub.name) !== normName(panelName)) stub = undefined;
   return full || stub ? mergeFacts(full, stub) : undefined;
 }
 
@@ -54,8 +66,8 @@ export function parsePlacePage(input: string, ctx: PlacePageContext): PlaceRecor
     facts = readPlaceArray(place);
   } else {
     if (!isMapsHtml(input)) throw notRecognised('The page is not a maps page');
-    const embedded = readEmbeddedPlace(input);
     const dom = readPlaceDom(input, ctx.url);
+    const embedded = readEmbeddedPlace(input, dom.panelOverList ? dom.name : undefined);
     const hasPlaceDom = dom.address !== undefined || dom.phone !== undefined || dom.rating !== undefined;
     if (!embedded && !hasPlaceDom) throw notRecognised('The maps page is not a place page');
     facts = mergeFacts(embedded, dom);

@@ -6,13 +6,12 @@ import {
   isOpeningStatus,
   isPhoneText,
   isPriceLevel,
-  parseCount,
-  parseRating,
   PHOTO_URL,
   readPlaceUrl,
   unwrapRedirect,
 } from './maps-dom.util.js';
 import { cidFromDataId, type PlaceFacts } from './place-facts.js';
+import { normaliseLocale, parseLocaleCount, parseLocaleRating } from '../locale/index.js';
 
 type Sel = cheerio.Cheerio<Parameters<typeof cheerio.contains>[0]>;
 
@@ -25,7 +24,12 @@ function infoRows($: cheerio.CheerioAPI, card: Sel): string[][] {
     if (spans.length === 0 || row.children('div').length > 0) return;
     if (row.find('[role="img"][aria-label*="star" i]').length > 0) return;
     const cells = spans
-      .map((__, s) => $(s).text().replace(/^\s*[·⋅]\s*/, '').trim())
+      .map((__, s) =>
+        $(s)
+          .text()
+          .replace(/^\s*[·⋅]\s*/, '')
+          .trim(),
+      )
       .get()
       .filter((t) => t !== '');
     if (cells.length > 0) rows.push(cells);
@@ -44,23 +48,28 @@ function readCard($: cheerio.CheerioAPI, card: Sel): PlaceFacts | undefined {
     undefined;
   if (!name) return undefined;
 
+  // The star label reads "4.5 stars 1,234 Reviews", "4,5 Sterne 1.234 Rezensionen", "4,6 étoiles 3 412 avis": by
+  // structure (a role="img" label starting with a rating), numbers read with the page locale's separators.
+  const locale = normaliseLocale($('html').attr('lang'));
   const starLabel = card
     .find('[role="img"][aria-label]')
-    .filter((_, e) => /stars?/i.test($(e).attr('aria-label') ?? ''))
+    .filter(
+      (_, e) => /^\s*\d[.,]\d\b/.test($(e).attr('aria-label') ?? '') || /stars?/i.test($(e).attr('aria-label') ?? ''),
+    )
     .first()
     .attr('aria-label');
-  const starMatch = /([\d.,]+)\s+stars?\s*([\d.,]+)?/i.exec(starLabel ?? '');
+  const starMatch = /(\d[.,]?\d*)\D*(\d[\d.,\s\u00a0\u202f]*)?/.exec(starLabel ?? '');
   const facts: PlaceFacts = {
     name,
     ...fromUrl,
     cid: cidFromDataId(fromUrl.dataId),
     mapsUrl: href ? unwrapRedirect(href) : undefined,
-    rating: parseRating(starMatch?.[1]),
-    reviewsCount: parseCount(starMatch?.[2]),
+    rating: parseLocaleRating(starMatch?.[1], locale),
+    reviewsCount: parseLocaleCount(starMatch?.[2], locale),
     categories: [],
   };
 
-  const rows = infoRows($, card).filter((r) => !r.every((t) => /^[\d.,]+\s*(\([\d.,]+\))?$/.test(t)));
+  const rows = infoRows($, card).filter((r) => !r.every((t) => /^[\d.,]+\s*(\([\d.,\s\u00a0\u202f]+\))?$/.test(t)));
   let first = true;
   for (const row of rows) {
     if (row.some(isOpeningStatus) && !facts.status) {

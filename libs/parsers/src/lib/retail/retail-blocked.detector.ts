@@ -1,5 +1,7 @@
 import { TrawlError } from '@trawl/contracts';
-import type { RetailPage } from './retail-page.js';
+import { UpstreamWallError, WALL_NAMES, type WallKind } from '../wall/upstream-wall.error.js';
+import { clean } from './retail-dom.util.js';
+import { loadRetailPage, type RetailPage } from './retail-page.js';
 
 const ROBOT_CHECK_TEXT = [
   /enter the characters you see below/i,
@@ -12,34 +14,70 @@ const ROBOT_CHECK_TEXT = [
   /introduce los caracteres que ves/i,
 ];
 
-/**
- * Throws UPSTREAM_BLOCKED for Amazon's robot check (the captcha form posting to /errors/validateCaptcha, its title
- * "Robot Check", its wording in a few languages, the AWS WAF JavaScript challenge that replaced it on some stores)
- * and its 503 "something went wrong" throttling page, and
- * UPSTREAM_NOT_FOUND for its 404 "Looking for something?" page. Strong markers count anywhere; wording counts only
- * on a page without a product title, so a product whose text quotes it is not mistaken for a block.
- */
-export function assertNotBlocked({ $, q }: RetailPage, bodyText: string, html: string): void {
+type Verdict = { wall: WallKind; message: string } | { notFound: string } | undefined;
+
+const PRODUCT = 'instead of the product page';
+
+function detect({ $, q }: RetailPage, bodyText: string, html: string): Verdict {
   const hasProduct = q('#productTitle, #title, #ebooksProductTitle').length > 0;
   const strong =
     $('form[action*="validateCaptcha"], input#captchacharacters, img[src*="/captcha/"]').length > 0 ||
-    /^\s*robot check\s*$/i.test($('title').first().text());
-  const challenge =
-    !hasProduct && /gokuProps|AwsWafIntegration|awswaf\.com|api-services-support@amazon\.com/i.test(html);
-  if (strong || challenge || (!hasProduct && ROBOT_CHECK_TEXT.some((re) => re.test(bodyText)))) {
-    throw new TrawlError(
-      'UPSTREAM_BLOCKED',
-      'Amazon answered with its robot check (captcha) instead of the product page',
-    );
+    /^\s*robot check\s*$/i.test($('title').first().text()) ||
+    (!hasProduct && /AwsWafCaptcha|captcha\.awswaf\.com/i.test(html));
+  if (strong) {
+    return {
+      wall: 'unusual-traffic',
+      message: `Amazon answered with its robot check (${WALL_NAMES['unusual-traffic']}, captcha) ${PRODUCT}`,
+    };
   }
-  if (hasProduct) return;
+  if (!hasProduct && /gokuProps|AwsWafIntegration|awswaf\.com/i.test(html)) {
+    return {
+      wall: 'javascript-challenge',
+      message: `Amazon answered with its ${WALL_NAMES['javascript-challenge']} (AWS WAF) ${PRODUCT}`,
+    };
+  }
+  if (
+    !hasProduct &&
+    (/api-services-support@amazon\.com/i.test(html) || ROBOT_CHECK_TEXT.some((re) => re.test(bodyText)))
+  ) {
+    return {
+      wall: 'unusual-traffic',
+      message: `Amazon answered with its robot check (${WALL_NAMES['unusual-traffic']}) ${PRODUCT}`,
+    };
+  }
+  if (hasProduct) return undefined;
   if ($('a[href*="cs_503_link"], a[href*="ref=cs_503"]').length > 0 || /sorry! something went wrong/i.test(bodyText)) {
-    throw new TrawlError('UPSTREAM_BLOCKED', 'Amazon answered with its "something went wrong" throttling page');
+    return { wall: 'throttling', message: `Amazon answered with its "something went wrong" ${WALL_NAMES.throttling}` };
   }
   if (
     $('a[href*="cs_404_link"], a[href*="ref=cs_404"]').length > 0 ||
     /not a functioning page on our site/i.test(bodyText)
   ) {
-    throw new TrawlError('UPSTREAM_NOT_FOUND', 'Amazon answered that the page does not exist (its 404 page)');
+    return { notFound: 'Amazon answered that the page does not exist (its 404 page)' };
   }
+  return undefined;
+}
+
+/**
+ * The wall an Amazon answer is instead of a product page: `unusual-traffic` (robot check, captcha),
+ * `javascript-challenge` (AWS WAF), `throttling` (503 "something went wrong"); undefined otherwise. Pure.
+ */
+export function classifyRetailWall(html: string): WallKind | undefined {
+  const page = loadRetailPage(html);
+  const verdict = detect(page, clean(page.$('body').text() || page.$.root().text()), html);
+  return verdict && 'wall' in verdict ? verdict.wall : undefined;
+}
+
+/**
+ * Throws UPSTREAM_BLOCKED (an UpstreamWallError naming the wall) for Amazon's robot check (the captcha form posting
+ * to /errors/validateCaptcha, its title "Robot Check", its wording in a few languages, the AWS WAF captcha), the AWS
+ * WAF JavaScript challenge and its 503 "something went wrong" throttling page, and UPSTREAM_NOT_FOUND for its 404
+ * "Looking for something?" page. Strong markers count anywhere; wording and challenge scripts count only on a page
+ * without a product title, so a product whose text quotes them is not mistaken for a block.
+ */
+export function assertNotBlocked(page: RetailPage, bodyText: string, html: string): void {
+  const verdict = detect(page, bodyText, html);
+  if (!verdict) return;
+  if ('notFound' in verdict) throw new TrawlError('UPSTREAM_NOT_FOUND', verdict.notFound);
+  throw new UpstreamWallError(verdict.wall, verdict.message);
 }

@@ -1,3 +1,6 @@
+import type { Cheerio } from 'cheerio';
+import type { AnyNode } from 'domhandler';
+import { normaliseLocale, parseLocaleCount, parseLocaleDate } from '../locale/index.js';
 import { clean, textOf, unique } from './retail-dom.util.js';
 import type { RetailPage } from './retail-page.js';
 
@@ -20,12 +23,17 @@ const TABLE_ROWS = [
   '#productOverview_feature_div tr',
 ];
 
+// Visible words are the last resort: rows are told apart by structure first (rank lists link to /gp/bestsellers,
+// review rows hold the star icon, a date row's value is a date and its label names the store).
 const BSR_NAME =
-  /best\s?sellers?\s?rank|bestseller-rang|meilleures ventes|m[aá]s vendidos|pi[uù] venduti|mais vendidos/i;
+  /best\s?sellers?\s?rank|bestseller-rang|meilleures ventes|m[aá]s vendidos|pi[uù] venduti|mais vendidos|売れ筋ランキング/i;
 const DATE_NAME =
-  /date first available|im angebot von amazon|disponible sur amazon|en amazon\.\w+ desde|disponibile su amazon|first available/i;
+  /date first available|im angebot von amazon|disponible sur amazon|mise en ligne sur amazon|en amazon\.\w+ desde|disponibile su amazon|first available|取り扱い開始日/i;
 const REVIEWS_NAME =
-  /customer reviews|kundenrezensionen|commentaires client|opiniones de clientes|recensioni dei clienti|avg customer review/i;
+  /customer reviews|kundenrezensionen|commentaires client|opiniones de clientes|recensioni dei clienti|avaliações de clientes|カスタマーレビュー|avg customer review/i;
+const WHOLE_DATE = /^\D*\d[\s\S]*\d{4}\D*$|^\d{4}\D\d{1,2}\D\d{1,2}\D?$/;
+const BSR_STRUCTURE = 'a[href*="/gp/bestsellers"], .zg_hrsr';
+const REVIEWS_STRUCTURE = '.a-icon-star, .a-icon-alt, #acrCustomerReviewText, [data-hook*="rating"]';
 
 /**
  * The product-information tables and bullet lists as `{ name: value }`, plus what is read out of them: best sellers
@@ -33,12 +41,13 @@ const REVIEWS_NAME =
  * ranks) are left out of `specifications`; the first value of a name wins (tech specs before the overview).
  */
 export function extractDetails({ $, q }: RetailPage): ProductDetails {
-  const pairs: [string, string][] = [];
+  const locale = normaliseLocale($('html').attr('lang'));
+  const pairs: [string, string, Cheerio<AnyNode>][] = [];
   for (const sel of TABLE_ROWS) {
     for (const el of q(sel).toArray()) {
       const cells = $(el).children('th, td').toArray();
       if (cells.length < 2) continue;
-      pairs.push([name(textOf($(cells[0]))), textOf($(cells[cells.length - 1]))]);
+      pairs.push([name(textOf($(cells[0]))), textOf($(cells[cells.length - 1])), $(cells[cells.length - 1])]);
     }
   }
   for (const el of q('#detailBullets_feature_div li, #detailBulletsWrapper_feature_div li').toArray()) {
@@ -47,20 +56,23 @@ export function extractDetails({ $, q }: RetailPage): ProductDetails {
     if (bold.length === 0) continue;
     const label = name(textOf(bold));
     const value = clean(textOf(li).slice(textOf(bold).length)).replace(/^[:\s]+/, '');
-    if (label && value) pairs.push([label, value]);
+    if (label && value) pairs.push([label, value, li]);
   }
 
   const specifications: Record<string, string> = {};
   let bsrText = '';
   let dateText = '';
-  for (const [label, value] of pairs) {
+  for (const [label, value, el] of pairs) {
     if (!label || !value) continue;
-    if (BSR_NAME.test(label)) {
+    if (el.find(BSR_STRUCTURE).length > 0 || BSR_NAME.test(label)) {
       bsrText ||= value;
       continue;
     }
-    if (REVIEWS_NAME.test(label)) continue;
-    if (DATE_NAME.test(label)) dateText ||= value;
+    if (el.find(REVIEWS_STRUCTURE).length > 0 || REVIEWS_NAME.test(label)) continue;
+    // A row whose whole value is a date is the date first available, in any store language.
+    if (DATE_NAME.test(label) || (value.length <= 40 && WHOLE_DATE.test(value) && parseLocaleDate(value, locale))) {
+      dateText ||= value;
+    }
     if (!(label in specifications)) specifications[label] = value;
   }
   if (!bsrText) bsrText = textOf(q('#SalesRank')).replace(/^[^:]*:/, '');
@@ -73,7 +85,7 @@ export function extractDetails({ $, q }: RetailPage): ProductDetails {
   return {
     specifications,
     best_sellers_rank: parseBestSellersRank(bsrText),
-    date_first_available: dateText ? (toIsoDate(dateText) ?? dateText) : null,
+    date_first_available: dateText ? (toIsoDate(dateText, locale) ?? dateText) : null,
     categories: unique(categories),
   };
 }
@@ -84,81 +96,27 @@ function name(s: string): string {
     .trim();
 }
 
-/** `#5 in Mobile Phones (See Top 100 in Mobile Phones) #2 in Screen Protectors` → [{rank 5, …}, {rank 2, …}] */
+/** A rank: an optional "#", "Nr.", "n.º", "nº", "رقم" before the number, then "位" or a short "in" word (in, en, dans, em, في). */
+const RANK = String.raw`(?:#|رقم\s*|Nr\.\s*|n\.?\s*º\s*|n\.\s*)?(\d{1,3}(?:[.,\s]\d{2,3})*|\d+)(?:\s*位\s*|\s+(?:in|en|dans|em|di|w|i|في)\s+)`;
+
+/**
+ * `#5 in Mobile Phones (See Top 100 in Mobile Phones) #2 in Screen Protectors` → [{rank 5, …}, {rank 2, …}], and the
+ * same in other store languages: `5 842 en Cuisine et Maison`, `Nr. 1.234 in Küche`, `n.º 7 en Hervidores`,
+ * `1,234位ホーム&キッチン`. Parenthesised "see top 100" links are dropped first; rank numbers are read as counts.
+ */
 export function parseBestSellersRank(text: string): { category: string; rank: number }[] {
   const out: { category: string; rank: number }[] = [];
-  const re =
-    /(?:#|Nr\.\s*|n\.\s*|nº\s*)([\d][\d.,\s]*?)\s+(?:in|en|dans|em)\s+(.+?)(?=\s*\(|\s*(?:#|Nr\.\s*|n\.\s+|nº\s*)\d|$)/g;
-  for (const m of clean(text).matchAll(re)) {
-    const rank = Number(m[1].replace(/\D/g, ''));
-    const category = clean(m[2]);
+  const body = clean(text.replace(/\([^()]*\)|（[^（）]*）/g, ' '));
+  const re = new RegExp(`${RANK}(.+?)(?=\\s+-\\s|\\s*-?\\s*${RANK}|$)`, 'gu');
+  for (const m of body.matchAll(re)) {
+    const rank = parseLocaleCount(m[1]) ?? 0;
+    const category = clean(m[2]).replace(/^[-:\s]+|[-:\s]+$/g, '');
     if (rank > 0 && category) out.push({ category, rank });
   }
   return unique(out, (r) => `${r.rank}|${r.category}`);
 }
 
-const MONTHS: Record<string, number> = {
-  jan: 1,
-  janu: 1,
-  janv: 1,
-  ene: 1,
-  gen: 1,
-  jän: 1,
-  feb: 2,
-  fév: 2,
-  fev: 2,
-  mar: 3,
-  mär: 3,
-  mrz: 3,
-  apr: 4,
-  avr: 4,
-  abr: 4,
-  may: 5,
-  mai: 5,
-  mag: 5,
-  jun: 6,
-  jui: 6,
-  giu: 6,
-  jul: 7,
-  lug: 7,
-  aug: 8,
-  aoû: 8,
-  aou: 8,
-  ago: 8,
-  sep: 9,
-  set: 9,
-  oct: 10,
-  okt: 10,
-  ott: 10,
-  nov: 11,
-  dec: 12,
-  dez: 12,
-  déc: 12,
-  dic: 12,
-};
-
-function month(word: string): number | undefined {
-  const w = word.toLowerCase().replace(/\./g, '');
-  if (w.startsWith('juil')) return 7;
-  if (w.startsWith('juin')) return 6;
-  return MONTHS[w.slice(0, 4)] ?? MONTHS[w.slice(0, 3)];
-}
-
-/** `6 August 2024`, `April 30, 2022`, `30. April 2022`, `30 avril 2022`, `2024-08-06` → `YYYY-MM-DD`. */
-export function toIsoDate(text: string): string | undefined {
-  const t = clean(text);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const iso = /(\d{4})-(\d{2})-(\d{2})/.exec(t);
-  if (iso) return `${iso[1]}-${iso[2]}-${iso[3]}`;
-  const dmy = /(\d{1,2})\.?\s+(?:de\s+)?([^\s\d,.]+)\.?,?\s+(?:de\s+)?(\d{4})/.exec(t);
-  if (dmy) {
-    const m = month(dmy[2]);
-    if (m) return `${dmy[3]}-${pad(m)}-${pad(Number(dmy[1]))}`;
-  }
-  const mdy = /([^\s\d,.]+)\.?\s+(\d{1,2}),?\s+(\d{4})/.exec(t);
-  if (mdy) {
-    const m = month(mdy[1]);
-    if (m) return `${mdy[3]}-${pad(m)}-${pad(Number(mdy[2]))}`;
-  }
-  return undefined;
+/** `6 August 2024`, `April 30, 2022`, `30. April 2022`, `30 avril 2022`, `2021/3/12`, `2024-08-06` → `YYYY-MM-DD`. */
+export function toIsoDate(text: string, locale?: string): string | undefined {
+  return parseLocaleDate(text, locale);
 }

@@ -2,6 +2,7 @@
 // document, whitespace collapsed and Amazon's invisible direction marks (U+200E/U+200F) dropped.
 import type { Cheerio } from 'cheerio';
 import type { AnyNode } from 'domhandler';
+import { parseLocaleRating } from '../locale/index.js';
 import type { RetailPage } from './retail-page.js';
 
 /** Collapsed, trimmed text of a selection ('' when empty). */
@@ -40,10 +41,7 @@ export function firstAttr({ $, q }: RetailPage, selectors: readonly string[], at
 
 /** Parses `4.3 out of 5 stars`, `4,3 von 5 Sternen` → 4.3 (0..5), else null. */
 export function parseRating(text: string | undefined): number | null {
-  const m = /(\d(?:[.,]\d+)?)/.exec(text ?? '');
-  if (!m) return null;
-  const n = Number(m[1].replace(',', '.'));
-  return Number.isFinite(n) && n >= 0 && n <= 5 ? n : null;
+  return parseLocaleRating(text) ?? null;
 }
 
 /** Parses `21,049 ratings`, `(3,605)`, `1.234 Sternebewertungen` → integer, else null. */

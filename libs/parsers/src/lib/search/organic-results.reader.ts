@@ -5,7 +5,7 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import type { SitelinkItem, WebResultItem } from '@trawl/contracts';
-import { COLUMN_BOUNDARIES, NON_ORGANIC_REGIONS } from './serp-regions.js';
+import { COLUMN_BOUNDARIES, NON_ORGANIC_FOR_H3, NON_ORGANIC_REGIONS } from './serp-regions.js';
 import {
   clean,
   hostnameOf,
@@ -45,7 +45,7 @@ function anchorsWithHeading($: CheerioAPI, headingSelector: string): ResultAncho
     const anchor = $(el);
     const heading = anchor.find(headingSelector).first();
     if (heading.length === 0) return;
-    if (anchor.closest(NON_ORGANIC_REGIONS).length > 0) return;
+    if (anchor.closest(headingSelector === 'h3' ? NON_ORGANIC_FOR_H3 : NON_ORGANIC_REGIONS).length > 0) return;
     const link = resolveHref(anchor.attr('href'));
     if (!link || isGoogleUtilityLink(link)) return;
     const title = textOf(heading);
@@ -97,7 +97,9 @@ function readResult(
   const cites = [...block.primary.find('cite').toArray(), ...block.widest.find('cite').toArray()].map((c) => $(c));
   // Forum results show "3 answers · 9 years ago" in a cite: the displayed link is the cite that reads as a URL.
   const cite = cites.find((c) => looksLikeUrl(textOf(c)));
-  const snippetEl = findSnippet($, block.primary, anchor) ?? (block.widest[0] !== block.primary[0] ? findSnippet($, block.widest, anchor) : undefined);
+  const snippetEl =
+    findSnippet($, block.primary, anchor) ??
+    (block.widest[0] !== block.primary[0] ? findSnippet($, block.widest, anchor) : undefined);
   const { snippet, date, highlighted } = readSnippet($, snippetEl);
 
   const domain = hostnameOf(link);
@@ -107,7 +109,8 @@ function readResult(
     displayLink = looksLikeUrl(rest) ? rest : domain;
   }
   const sourceText = textOf(anchor, nodeSet(ra.heading, anchor.find('cite')));
-  const source = sourceText && !looksLikeUrl(sourceText) && sourceText.length <= 80 ? sourceText : domain.replace(/^www\./, '');
+  const source =
+    sourceText && !looksLikeUrl(sourceText) && sourceText.length <= 80 ? sourceText : domain.replace(/^www\./, '');
 
   return {
     date,
@@ -141,7 +144,10 @@ const SNIPPET_SELECTORS = [
 function findSnippet($: CheerioAPI, block: Cheerio<Element>, anchor: Cheerio<Element>): Cheerio<Element> | undefined {
   const a = anchor[0];
   const usable = (el: Element): boolean =>
-    !isWithin(el, a) && !isWithin(a, el) && $(el).closest('cite, h3, [role="heading"]').length === 0 && textOf($(el)).length > 0;
+    !isWithin(el, a) &&
+    !isWithin(a, el) &&
+    $(el).closest('cite, h3, [role="heading"]').length === 0 &&
+    textOf($(el)).length > 0;
   for (const sel of SNIPPET_SELECTORS) {
     const hits = block.find(sel).toArray().filter(usable);
     // A box that also holds the sitelinks is a wrapper: prefer the link-free one inside it.
@@ -177,7 +183,10 @@ function isDateLead(t: string): boolean {
 }
 
 /** The snippet text, its leading date ("Nov 25, 2021 —", "há 7 dias —", "20.08.2025—") and its <em>/<b> words. */
-function readSnippet($: CheerioAPI, el: Cheerio<Element> | undefined): { snippet: string; date: string; highlighted: string[] } {
+function readSnippet(
+  $: CheerioAPI,
+  el: Cheerio<Element> | undefined,
+): { snippet: string; date: string; highlighted: string[] } {
   if (!el) return { snippet: '', date: '', highlighted: [] };
   let date = '';
   let dateEl: Cheerio<Element> | undefined;
@@ -224,7 +233,8 @@ function readFavicon(
   return '';
 }
 
-const NOT_SITELINK_CONTEXT = 'cite, [role="button"], [role="menu"], [role="menuitem"], g-popup, .action-menu, [aria-haspopup]';
+const NOT_SITELINK_CONTEXT =
+  'cite, [role="button"], [role="menu"], [role="menuitem"], g-popup, .action-menu, [aria-haspopup]';
 
 function readSitelinks(
   $: CheerioAPI,

@@ -7,9 +7,29 @@ import type { PeopleAlsoAskItem } from '@trawl/contracts';
 import { AI_OVERVIEW_REGIONS } from './serp-regions.js';
 import { isGoogleUtilityLink, resolveHref, textOf } from './serp-dom.util.js';
 
-export function readPeopleAlsoAsk($: CheerioAPI): PeopleAlsoAskItem[] {
+const fold = (s: string): string =>
+  s
+    .toLocaleLowerCase()
+    .replace(/[\s?¿!¡.。？]+/g, ' ')
+    .trim();
+
+/**
+ * The "people also ask" questions. `query` is the page's own query: some layouts repeat it as a data-q expander
+ * beside the questions (the block's data-initq names it too), and it is never a question of its own.
+ */
+export function readPeopleAlsoAsk($: CheerioAPI, query = ''): PeopleAlsoAskItem[] {
   const items: PeopleAlsoAskItem[] = [];
   const seen = new Set<string>();
+  const own = new Set(
+    [
+      query,
+      ...$('[data-initq]')
+        .map((_, e) => $(e).attr('data-initq') ?? '')
+        .get(),
+    ]
+      .map(fold)
+      .filter(Boolean),
+  );
   const pairs = $('.related-question-pair, [jsname="yEVEwb"], [data-q], g-accordion-expander').toArray();
   for (const el of pairs) {
     const pair = $(el);
@@ -17,7 +37,7 @@ export function readPeopleAlsoAsk($: CheerioAPI): PeopleAlsoAskItem[] {
     const expander = pair.find('[aria-expanded], [role="button"], g-accordion-expander').first();
     if (!pair.is('.related-question-pair, g-accordion-expander') && expander.length === 0) continue;
     const question = questionOf(pair, expander);
-    if (!question || question.length > 300 || seen.has(question.toLowerCase())) continue;
+    if (!question || question.length > 300 || seen.has(question.toLowerCase()) || own.has(fold(question))) continue;
     seen.add(question.toLowerCase());
     items.push({ question, ...answerOf($, pair) });
   }

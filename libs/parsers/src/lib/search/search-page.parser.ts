@@ -26,12 +26,17 @@ export function parseSearchPage(html: string, opts: ParseSearchPageOptions = {})
   const images = scriptImageMap($);
   const pageOffset = Math.max(0, Math.trunc(opts.pageOffset ?? 0));
 
-  const peopleAlsoAsk = readPeopleAlsoAsk($);
+  const query = currentQuery($);
+  const peopleAlsoAsk = readPeopleAlsoAsk($, query);
   const result: WebSearchResult = {
     knowledgePanel: readKnowledgePanel($, images),
     location: { htmlLang: clean($('html').attr('lang')) },
     peopleAlsoAsk,
-    relatedSearches: readRelatedSearches($, currentQuery($), peopleAlsoAsk.map((p) => p.question)),
+    relatedSearches: readRelatedSearches(
+      $,
+      query,
+      peopleAlsoAsk.map((p) => p.question),
+    ),
     results: readOrganicResults($, { pageOffset, images }),
   };
   const ads = readAds($);

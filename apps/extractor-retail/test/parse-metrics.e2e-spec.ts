@@ -1,0 +1,81 @@
+// Issue 13, "must show" 4: after traffic, this extractor's /metrics shows the parse-drift families: per-field presence
+// (trawl_parse_field_present_total{parser,field}) and pages parsed (trawl_parse_pages_total{parser}). In-process app
+// on real NATS, the upstream simulator as the upstream, the ops server serving the service's registry.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { MicroserviceOptions } from '@nestjs/microservices';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { ExtractorRetailEnv, loadEnv } from '@trawl/config';
+import { QUEUE_GROUPS, SUBJECTS } from '@trawl/contracts';
+import { connectNats, MessagingClient, natsServerOptions } from '@trawl/messaging';
+import { startOpsServer, TrawlMetrics, type OpsServer } from '@trawl/telemetry';
+import { startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
+import { guardedFetch } from '@trawl/upstream';
+import { AppModule } from '../src/app.module.js';
+
+/** The sum of the samples of `name` whose labels include `labels` (Prometheus text format), or undefined. */
+function sampleOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  let sum: number | undefined;
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum = (sum ?? 0) + Number(m[3]);
+  }
+  return sum;
+}
+
+describe('extractor-retail parse-drift metrics after traffic (in-process, real NATS, upstream simulator)', () => {
+  let nats: TestServer;
+  let sim: { url: string; stop(): Promise<void> };
+  let app: INestMicroservice;
+  let ops: OpsServer;
+  let nc: NatsConnection;
+  let client: MessagingClient;
+
+  beforeAll(async () => {
+    [nats, sim] = await Promise.all([startNats(), startBuiltSimulator()]);
+    const env = loadEnv(ExtractorRetailEnv, {
+      NATS_URL: nats.url,
+      RETAIL_BASE_URL: sim.url,
+      SSRF_ALLOW_HOSTS: '127.0.0.1',
+    });
+    const metrics = new TrawlMetrics({ service: 'extractor-retail', defaultMetrics: false });
+    app = await NestFactory.createMicroservice<MicroserviceOptions>(
+      AppModule.forRoot(env, guardedFetch(env.SSRF_ALLOW_HOSTS), metrics),
+      { ...natsServerOptions([nats.url], QUEUE_GROUPS.extractorRetail, { gracePeriodMs: 10 }), logger: false },
+    );
+    await app.listen();
+    ops = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry: metrics.registry,
+      ready: () => Promise.resolve({ ok: true, details: {} }),
+    });
+    nc = await connectNats([nats.url], 'test-client');
+    client = new MessagingClient(nc);
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await ops?.close();
+    await app?.close();
+    await Promise.all([nats?.stop(), sim?.stop()]);
+  });
+
+  it('counts pages and per-field presence by parser on /metrics', async () => {
+    const before = await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text();
+    expect(sampleOf(before, 'trawl_parse_pages_total') ?? 0).toBe(0);
+    for (const url of ['https://www.amazon.com/dp/B0TEST0001', 'https://www.amazon.com/dp/B0TEST0002']) {
+      await client.send(SUBJECTS.extractRetail, { url, timeout: 10_000 }, { timeoutMs: 10_000 });
+    }
+    const res = await fetch(`http://127.0.0.1:${ops.port}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(sampleOf(text, 'trawl_parse_pages_total', { parser: 'retail', service: 'extractor-retail' })).toBe(2);
+    expect(sampleOf(text, 'trawl_parse_field_present_total', { parser: 'retail', field: 'price' })).toBe(2);
+    expect(sampleOf(text, 'trawl_parse_field_present_total', { parser: 'retail', field: 'best_sellers_rank' })).toBe(2);
+    expect(text).toContain('# TYPE trawl_parse_unrecognised_total counter');
+  });
+});

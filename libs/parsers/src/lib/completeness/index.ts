@@ -1,0 +1,13 @@
+export {
+  classifyRecord,
+  completeness,
+  emptyFields,
+  fieldPresence,
+  isFilled,
+  PARSER_NAMES,
+  PARSER_VERSION,
+  recordKind,
+  withResultMeta,
+  type FieldRate,
+  type ParserName,
+} from './field-presence.js';
