@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { BrowserPool, resolveChromiumPath } from '@trawl/browser-pool';
+import { BrowserPool, resolveChromiumPath, sandboxDecision } from '@trawl/browser-pool';
 import { csv, type ExtractorScrapeEnv } from '@trawl/config';
 import { NATS_TRACING } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
+import type { TrawlMetrics } from '@trawl/telemetry';
+import { ProxyRotation } from '@trawl/upstream';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
 import { RenderController } from './render.controller.js';
@@ -24,18 +26,24 @@ export class AppModule implements OnApplicationShutdown {
     private readonly work: PageWorkPool,
   ) {}
 
-  static forRoot(env: ExtractorScrapeEnv): DynamicModule {
+  /** `metrics`: where proxy health is counted (bootstrap passes the service's; tests may leave it out). */
+  static forRoot(env: ExtractorScrapeEnv, metrics?: TrawlMetrics): DynamicModule {
     const allow = parseAllowList(env.SSRF_ALLOW_HOSTS);
     const settings: ScrapeSettings = {
       defaultEngine: env.SCRAPE_DEFAULT_ENGINE,
       allow,
       maxBodyBytes: env.SCRAPE_MAX_BODY_BYTES,
       edgeId: env.INSTANCE_ID || `${hostname()}-${process.pid}`,
+      settle: { quietMs: env.BROWSER_SETTLE_QUIET_MS, maxMs: env.BROWSER_SETTLE_MAX_MS },
     };
     // Chromium reaches the web only through the guarding proxy (every request and hop checked before it leaves and
     // at connect time); the pool checks the page's navigation and redirect hops too, for a clear URL_NOT_ALLOWED.
+    const proxies = new ProxyRotation(csv(env.PROXY_URLS), { cooldownMs: env.PROXY_COOLDOWN_MS });
     const proxy = async () => {
-      const guardProxy = new GuardProxy({ allow });
+      const guardProxy = new GuardProxy({
+        allow,
+        onUpstream: (p, outcome) => metrics?.proxy.requests.inc({ proxy: p, outcome }),
+      });
       await guardProxy.start();
       return guardProxy;
     };
@@ -49,8 +57,21 @@ export class AppModule implements OnApplicationShutdown {
         blockResources: csv(env.BROWSER_BLOCK_RESOURCES),
         reuseContexts: env.BROWSER_REUSE_CONTEXTS === 'true',
         maxTasksPerContext: env.BROWSER_MAX_TASKS_PER_CONTEXT,
+        sandbox: sandboxDecision(env.BROWSER_NO_SANDBOX === 'true').sandbox,
         guard: async (url) => void (await checkUrl(url, { allow })),
         proxyServer: guardProxy.url,
+        sessionMaxTasks: env.BROWSER_SESSION_MAX_TASKS,
+        sessionMaxAgeMs: env.BROWSER_SESSION_MAX_AGE_MS,
+        // Each session browses through one upstream proxy (when PROXY_URLS is set), through the guard's lane for it.
+        ...(proxies.size > 0
+          ? {
+              upstreamProxies: {
+                next: () => proxies.next(),
+                markBlocked: (p: string) => proxies.markBlocked(p),
+                laneFor: (p: string) => guardProxy.laneFor(p),
+              },
+            }
+          : {}),
       });
     // Markdown conversion, HTML scans and PDF text run off the event loop under a per-page budget (ADR 0007). HTML
     // under INLINE_WORK_BELOW_CHARS is converted inline: the thread hop costs more than the work there.
@@ -69,6 +90,7 @@ export class AppModule implements OnApplicationShutdown {
       providers: [
         NATS_TRACING,
         { provide: SCRAPE_SETTINGS, useValue: settings },
+        { provide: ProxyRotation, useValue: proxies },
         { provide: GuardProxy, useFactory: proxy },
         { provide: BrowserPool, useFactory: pool, inject: [GuardProxy] },
         BrowserScrapeEngine,
@@ -77,7 +99,7 @@ export class AppModule implements OnApplicationShutdown {
         ScrapeService,
         RenderService,
       ],
-      exports: [BrowserPool],
+      exports: [BrowserPool, ProxyRotation],
     };
   }
 

@@ -1,9 +1,10 @@
 import type { INestMicroservice } from '@nestjs/common';
-import { BrowserPool } from '@trawl/browser-pool';
+import { BrowserPool, sandboxDecision } from '@trawl/browser-pool';
 import { loadEnv, ExtractorScrapeEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
 import { runNatsService } from '@trawl/messaging';
 import { TrawlMetrics, type Telemetry } from '@trawl/telemetry';
+import { ProxyRotation } from '@trawl/upstream';
 import { AppModule } from './app.module.js';
 
 const SERVICE = 'extractor-scrape';
@@ -24,13 +25,16 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
     env,
     telemetry,
     metrics,
-    module: AppModule.forRoot(env),
+    module: AppModule.forRoot(env, metrics),
     beforeListen: async (app: INestMicroservice) => {
       const browsers = app.get(BrowserPool);
       pool = browsers;
       await browsers.warmUp();
       const gauges = metrics.browserPool;
+      const proxies = app.get(ProxyRotation);
       sample = setInterval(() => {
+        const cooling = new Set(proxies.resting());
+        for (const p of proxies.all()) metrics.proxy.cooling.set({ proxy: proxyLabel(p) }, cooling.has(p) ? 1 : 0);
         const s = browsers.stats();
         gauges.browsers.set(s.browsers);
         gauges.busyPages.set(s.busyPages);
@@ -44,5 +48,13 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
     },
     onStop: () => clearInterval(sample),
   });
+  const sandbox = sandboxDecision(env.BROWSER_NO_SANDBOX === 'true');
+  if (!sandbox.sandbox) logger.warn({ reason: sandbox.reason }, 'Chromium runs without its sandbox (--no-sandbox)');
   logger.info({ pool: pool?.stats() }, 'browser pool warm');
+}
+
+/** A proxy's name in metrics: host:port, never its credentials. */
+function proxyLabel(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || 80}`;
 }

@@ -1,3 +1,4 @@
+import type { SettleOptions } from '@trawl/browser-pool';
 import type { ScrapeEngine } from '@trawl/contracts';
 import type { AllowList } from '@trawl/safe-fetch';
 
@@ -12,4 +13,6 @@ export interface ScrapeSettings {
   maxBodyBytes: number;
   /** This instance, as the result's `edgeId`. */
   edgeId: string;
+  /** The browser engine's wait after `load` (BROWSER_SETTLE_QUIET_MS, BROWSER_SETTLE_MAX_MS). */
+  settle: SettleOptions;
 }

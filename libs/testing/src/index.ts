@@ -4,3 +4,4 @@ export * from './lib/servers.js';
 export * from './lib/loopback-http.js';
 export * from './lib/fake-responder.js';
 export * from './lib/simulator-process.js';
+export * from './lib/forward-proxy.js';

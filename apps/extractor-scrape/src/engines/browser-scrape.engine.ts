@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TrawlError } from '@trawl/contracts';
-import { BrowserPool } from '@trawl/browser-pool';
+import { BrowserPool, settlePage } from '@trawl/browser-pool';
 import { mediaTypeOf } from '@trawl/safe-fetch';
 import { errors, type Response } from 'playwright-core';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
@@ -16,7 +16,7 @@ export class BrowserScrapeEngine {
 
   render(req: ScrapeEngineRequest): Promise<RenderedPage> {
     return this.pool.run(
-      async ({ page, remainingMs }) => {
+      async ({ page, remainingMs, deadline }) => {
         let response: Response | null;
         // The main frame's last navigation response: a PDF (or any non-document) ends the navigation as a download,
         // which Chromium aborts; its content type still tells the content step what to do with the URL.
@@ -34,6 +34,9 @@ export class BrowserScrapeEngine {
         } finally {
           page.off('response', onResponse);
         }
+        // Content written after load (by script, or from an API the page calls): wait until the page settles, capped,
+        // leaving a quarter of the time left (at most 1 s) for reading it. `waitFor` stays a fixed wait on top.
+        await settlePage(page, { ...this.settings.settle, deadline: deadline - Math.min(1000, remainingMs() / 4) });
         if (req.waitFor) await page.waitForTimeout(Math.min(req.waitFor, remainingMs()));
         const { html, title, length } = await page.evaluate(snapshot, this.settings.maxBodyBytes);
         if (length > this.settings.maxBodyBytes) {

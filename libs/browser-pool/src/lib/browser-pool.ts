@@ -410,7 +410,7 @@ export class BrowserPool {
     trackNetwork(slot.page);
     if (this.opts.proxyServer && this.blocked.size > 0) slot.cdp = await this.blockInBrowser(slot.page);
     slot.cdp ??= await context.newCDPSession(slot.page);
-    await applyIdentity(slot.cdp, identity);
+    await applyIdentity(slot.cdp, identity, headers);
     slot.page.on('crash', () => {
       slot.crashed = true;
       slot.task.abort?.(new TrawlError('UPSTREAM_ERROR', 'the page crashed the browser tab'));
@@ -617,10 +617,16 @@ export class BrowserPool {
  * The identity on a page, over CDP: user agent, Accept-Language list, `navigator.platform` and the client hints
  * (`navigator.userAgentData`, `Sec-CH-UA*`) that Playwright's own `userAgent` option would leave without brands.
  */
-async function applyIdentity(cdp: CDPSession, identity: BrowserIdentity): Promise<void> {
+async function applyIdentity(
+  cdp: CDPSession,
+  identity: BrowserIdentity,
+  headers?: Record<string, string>,
+): Promise<void> {
+  // A caller's own User-Agent or Accept-Language header wins (the emulation would replace extraHTTPHeaders' value).
+  const given = (name: string) => Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
   await cdp.send('Emulation.setUserAgentOverride', {
-    userAgent: identity.userAgent,
-    acceptLanguage: identity.languages.join(','),
+    userAgent: given('user-agent') ?? identity.userAgent,
+    acceptLanguage: given('accept-language') ?? identity.languages.join(','),
     platform: identity.platform,
     userAgentMetadata: identity.userAgentMetadata,
   });

@@ -118,6 +118,7 @@ function domQuiet([quietMs, capMs]: [number, number]): Promise<boolean> {
  * See docs/decisions/0006.
  */
 export async function settlePage(page: Page, options: SettleOptions = DEFAULT_SETTLE): Promise<SettleOutcome> {
+  if (options.quietMs <= 0 || options.maxMs <= 0) return { reason: 'quiet', waitedMs: 0, rounds: 0 }; // turned off
   trackNetwork(page);
   const tracker = trackers.get(page) as NetworkTracker;
   const start = Date.now();

@@ -60,6 +60,53 @@ export class ExtractorScrapeEnv extends BaseEnv {
   @Min(1)
   BROWSER_MAX_TASKS_PER_CONTEXT: number = 500;
 
+  /**
+   * After `load`, the browser engine waits until no request is in flight and the DOM has not changed for this long,
+   * ms (content written by script or filled from an API after load). A static page costs this once. 0 turns it off.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(5000)
+  BROWSER_SETTLE_QUIET_MS: number = 100;
+
+  /** Longest settle wait after `load`, ms (always within the request's timeout). */
+  @IsInt()
+  @Min(0)
+  @Max(30_000)
+  BROWSER_SETTLE_MAX_MS: number = 2500;
+
+  /**
+   * Launch Chromium without its sandbox. Only for a runtime that forbids the sandbox's namespaces; as root the
+   * sandbox is off anyway. Logged as a warning at start.
+   */
+  @IsIn(['true', 'false'])
+  BROWSER_NO_SANDBOX: string = 'false';
+
+  /**
+   * Upstream proxies for the browser, comma-separated `http://user:pass@host:port`: each browser session goes
+   * through one, chained behind the SSRF-guarding proxy. Empty: the browser connects directly.
+   */
+  @IsString()
+  @Matches(/^(http:\/\/[^,\s]+(,\s*http:\/\/[^,\s]+)*)?$/, {
+    message: 'PROXY_URLS must be http:// URLs, comma-separated',
+  })
+  PROXY_URLS: string = '';
+
+  /** How long a proxy whose session was blocked is set aside, ms. */
+  @IsInt()
+  @Min(0)
+  PROXY_COOLDOWN_MS: number = 300_000;
+
+  /** A browser session keeps its identity, proxy and cookies for this many scrapes, then starts afresh. */
+  @IsInt()
+  @Min(1)
+  BROWSER_SESSION_MAX_TASKS: number = 100;
+
+  /** ... and for this long, ms. */
+  @IsInt()
+  @Min(1000)
+  BROWSER_SESSION_MAX_AGE_MS: number = 30 * 60_000;
+
   /** Chromium binary; empty picks Playwright's bundled build when installed, else /usr/bin/chromium. */
   @IsString()
   CHROMIUM_PATH: string = '';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
-import { connect } from 'node:net';
-import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
+import { startForwardProxy, startLoopbackHttp, type LoopbackServer, type TestForwardProxy } from '@trawl/testing';
 import { parseAllowList } from './address-policy.js';
 import type { Resolver } from './check-url.js';
 import { GuardProxy, REFUSED_HEADER } from './guard-proxy.js';
@@ -12,14 +12,20 @@ const resolve: Resolver = async (host) => {
   throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
 };
 
-function viaProxy(proxyUrl: string, target: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function viaProxy(
+  proxyUrl: string,
+  target: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const proxy = new URL(proxyUrl);
   return new Promise((ok, ko) => {
-    const req = request({ host: proxy.hostname, port: proxy.port, path: target, headers: { host: new URL(target).host } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: proxy.hostname, port: proxy.port, path: target, headers: { host: new URL(target).host } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', ko);
     req.end();
   });
@@ -28,7 +34,9 @@ function viaProxy(proxyUrl: string, target: string): Promise<{ status: number; h
 function connectVia(proxyUrl: string, target: string): Promise<string> {
   const proxy = new URL(proxyUrl);
   return new Promise((ok, ko) => {
-    const s = connect({ host: proxy.hostname, port: Number(proxy.port) }, () => s.write(`CONNECT ${target} HTTP/1.1\r\nhost: ${target}\r\n\r\n`));
+    const s = connect({ host: proxy.hostname, port: Number(proxy.port) }, () =>
+      s.write(`CONNECT ${target} HTTP/1.1\r\nhost: ${target}\r\n\r\n`),
+    );
     let out = '';
     s.on('data', (c: Buffer) => {
       out += c.toString();
@@ -47,7 +55,9 @@ describe('GuardProxy', () => {
   let proxyUrl: string;
 
   beforeAll(async () => {
-    site = await startLoopbackHttp((req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`saw ${req.url}`));
+    site = await startLoopbackHttp(
+      (req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`saw ${req.url}`),
+    );
     proxy = new GuardProxy({ allow: parseAllowList('site.test'), resolve });
     proxyUrl = await proxy.start();
   });
@@ -82,3 +92,111 @@ describe('GuardProxy', () => {
     expect(await connectVia(proxyUrl, `site.test:${site.port}`)).toBe('HTTP/1.1 200 Connection Established');
   });
 });
+
+describe('GuardProxy refusals, lanes and timeouts', () => {
+  let site: LoopbackServer;
+  let upstream: TestForwardProxy;
+  let proxy: GuardProxy;
+  const events: string[] = [];
+
+  beforeAll(async () => {
+    site = await startLoopbackHttp(
+      (req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end(`saw ${req.url}`),
+    );
+    upstream = await startForwardProxy({ user: 'alice', pass: 's3cret' });
+    proxy = new GuardProxy({
+      allow: parseAllowList('site.test'),
+      resolve,
+      onUpstream: (p, outcome) => events.push(`${p} ${outcome}`),
+    });
+    await proxy.start();
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await upstream?.close();
+    await site?.close();
+  });
+
+  it('names the refused host but not the internal address it resolved to', async () => {
+    const res = await viaProxy(proxy.url, `http://internal.test:${site.port}/x`);
+    expect(res.status).toBe(403);
+    expect(res.body).toContain('internal.test');
+    expect(res.body).not.toContain('127.0.0.1');
+    expect(await connectVia(proxy.url, `internal.test:${site.port}`)).toBe('HTTP/1.1 403 Forbidden');
+  });
+
+  it('forwards through its lane to the upstream proxy, with credentials: absolute URI for http, CONNECT for tunnels', async () => {
+    const lane = await proxy.laneFor(upstream.url);
+    expect(lane).not.toBe(proxy.url);
+    const res = await viaProxy(lane, `http://site.test:${site.port}/through-upstream`);
+    expect(res.body).toBe('saw /through-upstream');
+    expect(await connectVia(lane, `site.test:${site.port}`)).toBe('HTTP/1.1 200 Connection Established');
+    expect(upstream.calls).toEqual([
+      { method: 'GET', target: `http://site.test:${site.port}/through-upstream`, authorized: true },
+      { method: 'CONNECT', target: `site.test:${site.port}`, authorized: true },
+    ]);
+    // Metrics label: host:port of the proxy, never its credentials.
+    expect(events).toEqual([`127.0.0.1:${upstream.port} ok`, `127.0.0.1:${upstream.port} ok`]);
+    expect(events.join()).not.toContain('s3cret');
+  });
+
+  it('refuses a non-public target on a lane before anything reaches the upstream proxy', async () => {
+    const lane = await proxy.laneFor(upstream.url);
+    const before = upstream.calls.length;
+    expect((await viaProxy(lane, 'http://10.0.0.1/')).status).toBe(403);
+    expect(await connectVia(lane, '10.0.0.1:443')).toBe('HTTP/1.1 403 Forbidden');
+    expect(upstream.calls.length).toBe(before);
+  });
+
+  it('reports an upstream proxy that refuses its credentials as rejected', async () => {
+    const wrong = await proxy.laneFor(upstream.url.replace('s3cret', 'wrong'));
+    events.length = 0;
+    expect(await connectVia(wrong, `site.test:${site.port}`)).toBe('HTTP/1.1 502 Bad Gateway');
+    expect(events).toEqual([`127.0.0.1:${upstream.port} rejected`]);
+  });
+});
+
+describe('GuardProxy timeouts and socket cleanup', () => {
+  it('closes a tunnel on both sides when it stays idle, and the target side when the client goes away', async () => {
+    const targetClosed: string[] = [];
+    const target = createNetServer((s) => s.on('close', () => targetClosed.push('closed')));
+    await new Promise<void>((ok) => target.listen(0, '127.0.0.1', ok));
+    const port = (target.address() as { port: number }).port;
+    const proxy = new GuardProxy({ allow: parseAllowList('site.test'), resolve, idleTimeoutMs: 200 });
+    await proxy.start();
+    try {
+      const idle = await openTunnel(proxy.url, `site.test:${port}`);
+      await new Promise<void>((ok) => idle.once('close', () => ok())); // closed by the proxy: nobody sent a byte
+      const gone = await openTunnel(proxy.url, `site.test:${port}`);
+      gone.destroy();
+      for (let i = 0; i < 50 && targetClosed.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(targetClosed).toEqual(['closed', 'closed']);
+    } finally {
+      await proxy.close();
+      await new Promise<void>((ok) => target.close(() => ok()));
+    }
+  });
+
+  it('answers 504 when the upstream proxy does not answer the CONNECT in time', async () => {
+    const silent = await startForwardProxy({ silent: true });
+    const proxy = new GuardProxy({ allow: parseAllowList('site.test'), resolve, connectTimeoutMs: 200 });
+    await proxy.start();
+    try {
+      expect(await connectVia(await proxy.laneFor(silent.url), 'site.test:443')).toBe('HTTP/1.1 504 Gateway Timeout');
+    } finally {
+      await proxy.close();
+      await silent.close();
+    }
+  });
+});
+
+function openTunnel(proxyUrl: string, target: string): Promise<Socket> {
+  const proxy = new URL(proxyUrl);
+  return new Promise((ok, ko) => {
+    const s = connect({ host: proxy.hostname, port: Number(proxy.port) }, () =>
+      s.write(`CONNECT ${target} HTTP/1.1\r\nhost: ${target}\r\n\r\n`),
+    );
+    s.once('data', (c: Buffer) => (c.toString().startsWith('HTTP/1.1 200') ? ok(s) : ko(new Error(c.toString()))));
+    s.on('error', ko);
+  });
+}

@@ -43,6 +43,14 @@ export interface BrowserPoolMetrics {
   waitQueue: Gauge;
 }
 
+/** Upstream proxies (PROXY_URLS): health per proxy, labelled `host:port` (never credentials). */
+export interface ProxyMetrics {
+  /** `trawl_proxy_requests_total{proxy,outcome}`: requests and tunnels through a proxy (ok, error, timeout, rejected). */
+  requests: Counter<'proxy' | 'outcome'>;
+  /** `trawl_proxy_cooling{proxy}`: 1 while a proxy is set aside after a block, else 0. */
+  cooling: Gauge<'proxy'>;
+}
+
 /** Webhook deliveries (webhook-dispatcher). */
 export interface WebhookMetrics {
   deliveries: Counter<'outcome'>;
@@ -92,6 +100,7 @@ export class TrawlMetrics {
   private queueMetrics?: QueueMetrics;
   private browserPoolMetrics?: BrowserPoolMetrics;
   private webhookMetrics?: WebhookMetrics;
+  private proxyMetrics?: ProxyMetrics;
   private parseMetrics?: ParseMetrics;
 
   constructor(options: TrawlMetricsOptions) {
@@ -193,6 +202,27 @@ export class TrawlMetrics {
       };
     }
     return this.browserPoolMetrics;
+  }
+
+  get proxy(): ProxyMetrics {
+    if (!this.proxyMetrics) {
+      const registers = [this.registry];
+      this.proxyMetrics = {
+        requests: new Counter({
+          name: 'trawl_proxy_requests_total',
+          help: 'Requests and tunnels sent through an upstream proxy, by proxy (host:port) and outcome.',
+          labelNames: ['proxy', 'outcome'] as const,
+          registers,
+        }),
+        cooling: new Gauge({
+          name: 'trawl_proxy_cooling',
+          help: 'Whether an upstream proxy is cooling down after a block (1) or in use (0), by proxy (host:port).',
+          labelNames: ['proxy'] as const,
+          registers,
+        }),
+      };
+    }
+    return this.proxyMetrics;
   }
 
   get webhook(): WebhookMetrics {

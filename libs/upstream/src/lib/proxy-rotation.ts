@@ -29,6 +29,11 @@ export class ProxyRotation {
     return this.urls.length;
   }
 
+  /** Every proxy, cooling or not (e.g. for a per-proxy gauge). */
+  all(): readonly string[] {
+    return this.urls;
+  }
+
   /** The next proxy to use, or undefined when there are none. */
   next(): string | undefined {
     if (this.urls.length === 0) return undefined;

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { TrawlError } from '@trawl/contracts';
+import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
+import { startForwardProxy, startLoopbackHttp, type LoopbackServer, type TestForwardProxy } from '@trawl/testing';
+import { ProxyRotation } from '@trawl/upstream';
+import { BrowserPool } from './browser-pool.js';
+import { resolveChromiumPath } from './chromium-path.js';
+
+// Must-show 3 (issue 12): a browser request goes through the configured upstream proxy (a loopback proxy started here
+// that wants credentials and counts connections), chained behind the SSRF-guarding proxy, which still refuses a
+// private address before anything reaches the upstream. 10.0.0.1 is refused as a literal: nothing ever connects to it.
+const allow = parseAllowList('127.0.0.1');
+const guard = async (url: string) => void (await checkUrl(url, { allow }));
+const soon = () => Date.now() + 20_000;
+
+describe('BrowserPool through upstream proxies (real Chromium)', () => {
+  let site: LoopbackServer;
+  let first: TestForwardProxy;
+  let second: TestForwardProxy;
+  let guardProxy: GuardProxy;
+  let rotation: ProxyRotation;
+  let pool: BrowserPool;
+  const outcomes: string[] = [];
+
+  beforeAll(async () => {
+    site = await startLoopbackHttp(async (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>via</title><p>${req.url}</p>`);
+    });
+    first = await startForwardProxy({ user: 'op', pass: 'first-secret' });
+    second = await startForwardProxy({ user: 'op', pass: 'second-secret' });
+    guardProxy = new GuardProxy({ allow, onUpstream: (p, outcome) => outcomes.push(`${p} ${outcome}`) });
+    await guardProxy.start();
+    rotation = new ProxyRotation([first.url, second.url], { cooldownMs: 60_000 });
+    pool = new BrowserPool({
+      executablePath: resolveChromiumPath(process.env.CHROMIUM_PATH),
+      guard,
+      proxyServer: guardProxy.url,
+      maxPagesPerBrowser: 1,
+      upstreamProxies: {
+        next: () => rotation.next(),
+        markBlocked: (p) => rotation.markBlocked(p),
+        laneFor: (p) => guardProxy.laneFor(p),
+      },
+    });
+  });
+  afterAll(async () => {
+    await pool?.close();
+    await guardProxy?.close();
+    await first?.close();
+    await second?.close();
+    await site?.close();
+  });
+
+  it('sends the page request through the upstream proxy, with its credentials', async () => {
+    const text = await pool.run(
+      async ({ page }) => {
+        await page.goto(`${site.url}/through-proxy`);
+        return page.textContent('p');
+      },
+      { deadline: soon(), session: 'tenant-a:1' },
+    );
+    expect(text).toBe('/through-proxy');
+    expect(first.connections).toBeGreaterThanOrEqual(1);
+    expect(first.calls).toContainEqual({ method: 'GET', target: `${site.url}/through-proxy`, authorized: true });
+    expect(outcomes).toContain(`127.0.0.1:${first.port} ok`);
+    expect(outcomes.join()).not.toContain('secret');
+  });
+
+  it('still refuses a private address in the guard, before anything reaches the upstream proxy', async () => {
+    const before = first.calls.length + second.calls.length;
+    const err = await pool
+      .run(async ({ page }) => void (await page.goto('http://10.0.0.1/internal-secret')), {
+        deadline: soon(),
+        session: 'tenant-a:1',
+      })
+      .catch((e: unknown) => e);
+    expect((err as TrawlError).code).toBe('URL_NOT_ALLOWED');
+    expect(first.calls.length + second.calls.length).toBe(before);
+
+    // The guarding proxy's lane alone (the pool's own check switched off): the request is refused there.
+    const open = new BrowserPool({
+      executablePath: resolveChromiumPath(process.env.CHROMIUM_PATH),
+      guard: async () => undefined,
+      proxyServer: guardProxy.url,
+      upstreamProxies: { next: () => first.url, markBlocked: () => undefined, laneFor: (p) => guardProxy.laneFor(p) },
+    });
+    try {
+      const refusedBefore = guardProxy.refused;
+      const answer = await open.run(
+        async ({ page }) => {
+          const response = await page.goto('http://10.0.0.1/internal-secret');
+          return {
+            status: response?.status(),
+            refused: response?.headers()['x-trawl-refused'],
+            body: await page.textContent('body'),
+          };
+        },
+        { deadline: soon(), session: 'tenant-x' },
+      );
+      expect(answer.status).toBe(403);
+      expect(answer.refused).toBe('1');
+      expect(answer.body).not.toContain('10.0.0.1 (resolves');
+      expect(guardProxy.refused).toBeGreaterThan(refusedBefore);
+      expect([...first.calls, ...second.calls].some((c) => c.target.includes('10.0.0.1'))).toBe(false);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('moves a blocked session to another proxy with a new context, and cools the blocked proxy down', async () => {
+    pool.retireSession('tenant-a:1', { blocked: true });
+    expect(rotation.resting()).toEqual([first.url]);
+    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/after-block`)), {
+      deadline: soon(),
+      session: 'tenant-a:1',
+    });
+    expect(second.calls).toContainEqual({ method: 'GET', target: `${site.url}/after-block`, authorized: true });
+    expect(first.calls.some((c) => c.target.includes('after-block'))).toBe(false);
+  });
+});
