@@ -118,7 +118,7 @@ export async function createGatewayApp(
     new Logger('Admin').log(`queue dashboard ${QUEUE_BOARD_PATH} is off (it needs ADMIN_API_KEY and REDIS_URL)`);
   }
 
-  // The same document as openapi.json (tools/openapi writes it; a test keeps the two equal).
+  // The same document as openapi.json (`npm run openapi` writes it through openapi.cli.ts; a test keeps the two equal).
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { renderApiDocs } from '../../../apps/gateway/src/openapi/index.js';
+import { renderApiDocs } from './index.js';
 
 /** Where `npm run openapi` writes, relative to the workspace root. */
 export const OPENAPI_FILE = 'openapi.json';
