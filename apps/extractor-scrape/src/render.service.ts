@@ -28,10 +28,12 @@ export class RenderService {
       async ({ page, remainingMs }) => {
         if (req.cookies && req.cookies.length > 0)
           await page.context().addCookies(req.cookies.map((c) => ({ ...c, url: req.url })));
-        return renderPage(page, req.url, remainingMs, {
+        const rendered = await renderPage(page, req.url, remainingMs, {
           maxChars: this.settings.maxBodyBytes,
           ...(req.waitFor ? { waitForMs: req.waitFor } : {}),
         });
+        const browserVersion = page.context().browser()?.version();
+        return { ...rendered, ...(browserVersion ? { browserVersion } : {}) };
       },
       {
         deadline,

@@ -195,3 +195,16 @@ export function useChromeVersion(version: string): BrowserIdentities {
   shared = new BrowserIdentities({ version });
   return shared;
 }
+
+/**
+ * `useChromeVersion(version)` unless the process already claims it: called with each render reply's version, so an
+ * HTTP engine without a browser of its own presents the fleet's Chromium from its first render on.
+ */
+export function adoptChromeVersion(version: string): void {
+  if (shared?.version === version.trim()) return;
+  try {
+    useChromeVersion(version);
+  } catch {
+    // not a Chrome version: keep the identity the process has
+  }
+}

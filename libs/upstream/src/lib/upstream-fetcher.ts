@@ -50,8 +50,9 @@ export interface FetchPageOptions {
   /** The request's deadline; or `timeoutMs` for a deadline of its own. */
   deadline?: Deadline;
   timeoutMs?: number;
-  /** Host language: sets Accept-Language. */
+  /** Host language and country: set Accept-Language (as the browser identity for them would). */
   hl?: string;
+  gl?: string;
   referer?: string;
   /** Names the page in error messages ("search page", "product page"). */
   what?: string;
@@ -118,7 +119,12 @@ export class UpstreamFetcher {
       const res = await this.options.fetch(url, {
         method: 'GET',
         headers: {
-          ...browserHeaders({ hl: options.hl, userAgent: this.options.userAgent, referer: options.referer }),
+          ...browserHeaders({
+            hl: options.hl,
+            gl: options.gl,
+            userAgent: this.options.userAgent,
+            referer: options.referer,
+          }),
           ...options.headers,
         },
         signal,

@@ -212,6 +212,18 @@ describe('UpstreamPageSource', () => {
     });
   });
 
+  it("auto: after a render, plain HTTP claims the fleet's Chromium version and sends hl/gl's Accept-Language", async () => {
+    const { fetcher, fetched } = stubHttp((url) => ({ html: url.includes('wall') ? JS_WALL : RESULTS }));
+    const { render } = stubRender(() => ({ html: RESULTS, browserVersion: '171.0.7000.1' }));
+    const source = new UpstreamPageSource({ fetcher, render, defaultEngine: 'auto', browserMemoryMs: 0 });
+    await page(source, { url: 'http://wall.test/search?q=tea' });
+    await page(source, { url: 'http://sim.test/search?q=tea', hl: 'de', gl: 'DE' });
+    const last = fetched[fetched.length - 1].init.headers;
+    expect(last['user-agent']).toContain('Chrome/171.0.0.0');
+    expect(last['sec-ch-ua']).toContain('v="171"');
+    expect(last['accept-language']).toMatch(/^de-DE,de;/);
+  });
+
   it('sends cookies over HTTP as one cookie header', async () => {
     const { fetcher, fetched } = stubHttp(() => ({ html: RESULTS }));
     const source = new UpstreamPageSource({ fetcher, defaultEngine: 'http', browserMemoryMs: 0 });

@@ -5,6 +5,7 @@ import {
   type RenderPageRequestDto,
   type UpstreamEngine,
 } from '@trawl/contracts';
+import { adoptChromeVersion } from '@trawl/browser-identity';
 import type { Deadline } from './deadline.js';
 import { browserMayPass, combineAttempts, type EngineAttempt } from './engine-attempts.js';
 import type { Clock } from './proxy-rotation.js';
@@ -138,6 +139,7 @@ export class UpstreamPageSource {
       {
         deadline: req.deadline,
         hl: req.hl,
+        gl: req.gl,
         referer: req.referer,
         what: req.what,
         headers: { ...req.headers, ...(cookie ? { cookie } : {}) },
@@ -166,6 +168,7 @@ export class UpstreamPageSource {
       },
       timeoutMs,
     );
+    if (reply.browserVersion) adoptChromeVersion(reply.browserVersion);
     const page: UpstreamPage = {
       url: reply.url || url,
       status: reply.status,

@@ -118,4 +118,6 @@ export interface RenderPageReply {
   html: string;
   /** Milliseconds spent in the browser (navigation to snapshot). */
   renderMs: number;
+  /** The fleet's Chromium version (e.g. `156.0.8078.73`): the HTTP engines claim the same browser. */
+  browserVersion?: string;
 }
