@@ -24,6 +24,7 @@ export class RenderService {
     const started = Date.now();
     const deadline = started + replyDeadlineMs(req.timeout);
     await checkUrl(req.url, { allow: this.settings.allow });
+    if (req.retireSession) this.pool.retireSession(req.retireSession, { blocked: true });
     const page = await this.pool.run(
       async ({ page, remainingMs }) => {
         if (req.cookies && req.cookies.length > 0)

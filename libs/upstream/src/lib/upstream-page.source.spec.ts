@@ -97,7 +97,7 @@ describe('UpstreamPageSource', () => {
         what: 'search page',
         cookies: [{ name: 'SOCS', value: 'x' }],
         // One fleet session per upstream host, language and country: its cookies and identity last.
-        session: 'upstream:sim.test:de:DE',
+        session: 'upstream:sim.test:de:DE:0',
       }),
     ]);
     expect(renders[0].timeout).toBeGreaterThan(0);
@@ -222,6 +222,21 @@ describe('UpstreamPageSource', () => {
     expect(last['user-agent']).toContain('Chrome/171.0.0.0');
     expect(last['sec-ch-ua']).toContain('v="171"');
     expect(last['accept-language']).toMatch(/^de-DE,de;/);
+  });
+
+  it('browser: a session the upstream blocked is not used again; the next render asks the fleet to retire it', async () => {
+    const { fetcher } = stubHttp(() => ({ html: RESULTS }));
+    let blocked = true;
+    const { render, renders } = stubRender(() => ({ html: blocked ? CAPTCHA : RESULTS }));
+    const source = new UpstreamPageSource({ fetcher, render, defaultEngine: 'browser', browserMemoryMs: 0 });
+    await expect(page(source)).rejects.toMatchObject({ code: 'UPSTREAM_BLOCKED' });
+    blocked = false;
+    await expect(page(source)).resolves.toMatchObject({ value: 'tea', engine: 'browser' });
+    await page(source);
+    const [first, second, third] = renders;
+    expect(second.session).not.toBe(first.session);
+    expect(second.retireSession).toBe(first.session);
+    expect(third.session).toBe(second.session);
   });
 
   it('sends cookies over HTTP as one cookie header', async () => {

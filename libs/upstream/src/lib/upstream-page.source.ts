@@ -69,6 +69,8 @@ export interface SourcedPage<T> {
 export class UpstreamPageSource {
   /** Host → epoch ms until which it goes straight to the browser. */
   private readonly needsBrowser = new Map<string, number>();
+  /** Fleet session key (host, hl, gl) → how many of its sessions an upstream blocked so far. */
+  private readonly sessionGenerations = new Map<string, number>();
   private readonly now: Clock;
 
   constructor(private readonly options: UpstreamPageSourceOptions) {
@@ -155,12 +157,16 @@ export class UpstreamPageSource {
     req.deadline.check(`${req.what} not rendered`);
     const url = req.browserUrl ?? req.url;
     const timeoutMs = req.deadline.remainingMs();
+    const key = sessionOf(url, req.hl, req.gl);
+    const generation = this.sessionGenerations.get(key) ?? 0;
+    const session = `${key}:${generation}`;
     const reply = await render(
       {
         url,
         timeout: timeoutMs,
         what: req.what,
-        session: sessionOf(url, req.hl, req.gl),
+        session,
+        ...(generation > 0 ? { retireSession: `${key}:${generation - 1}` } : {}),
         ...(req.hl ? { hl: req.hl } : {}),
         ...(req.gl ? { gl: req.gl } : {}),
         ...(req.referer ? { headers: { referer: req.referer } } : {}),
@@ -175,14 +181,23 @@ export class UpstreamPageSource {
       html: reply.html,
       contentType: reply.headers['content-type'] ?? null,
     };
-    if (reply.status < 400) return parse(page);
-    // A wall served with an error status (a 503 robot check) is named by the parser; anything else by the status.
     try {
-      parse(page);
+      if (reply.status < 400) return parse(page);
+      // A wall served with an error status (a 503 robot check) is named by the parser; anything else by the status.
+      try {
+        parse(page);
+      } catch (e) {
+        if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED') throw e;
+      }
+      throw statusError(reply.status, hostOf(page.url), req.what);
     } catch (e) {
-      if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED') throw e;
+      // The upstream blocked this session: the next render uses a new one (a new identity and proxy) and asks the
+      // fleet to retire this one.
+      if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED') {
+        if ((this.sessionGenerations.get(key) ?? 0) === generation) this.sessionGenerations.set(key, generation + 1);
+      }
+      throw e;
     }
-    throw statusError(reply.status, hostOf(page.url), req.what);
   }
 }
 
@@ -201,7 +216,8 @@ function statusError(status: number, host: string, what: string): TrawlError {
  * once per session rather than on every page; the pool gives the session a new identity when it ends.
  */
 export function sessionOf(url: string, hl: string | undefined, gl: string | undefined): string {
-  return `upstream:${hostOf(url)}:${hl ?? ''}:${gl ?? ''}`.replace(/[^\w.:-]/g, '_').slice(0, 100);
+  // 90 characters leave room for the generation suffix within the render contract's 100.
+  return `upstream:${hostOf(url)}:${hl ?? ''}:${gl ?? ''}`.replace(/[^\w.:-]/g, '_').slice(0, 90);
 }
 
 function hostOf(url: string): string {

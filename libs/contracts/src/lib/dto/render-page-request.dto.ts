@@ -94,6 +94,16 @@ export class RenderPageRequestDto {
   @Matches(/^[\w.:-]{1,100}$/, { message: 'session must be 1-100 letters, digits or . _ : -' })
   session?: string;
 
+  /**
+   * A session the caller's upstream blocked (a captcha or block page after a render in it): the fleet replica that
+   * takes this request retires it (its identity is dropped and its upstream proxy cools down); `session` names the
+   * one to use now.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[\w.:-]{1,100}$/, { message: 'retireSession must be 1-100 letters, digits or . _ : -' })
+  retireSession?: string;
+
   /** What the page is, for error messages ("search page"). */
   @IsOptional()
   @IsString()
