@@ -164,7 +164,9 @@ async function main() {
     const siteUrl = `http://127.0.0.1:${site.address().port}`;
 
     // The webhook receiver: per task, the distinct webhook-ids and final statuses it was sent.
-    const wh = new Webhook(SECRET);
+    // The dispatcher signs a bootstrap key's webhooks with the key's own secret, derived from the master (docs/webhooks.md).
+    const { bootstrapKeyId, deriveWebhookSecret } = await import(join(root, 'dist/libs/keys/src/index.js'));
+    const wh = new Webhook(deriveWebhookSecret(SECRET, bootstrapKeyId(API_KEY)));
     const outcomes = new Map();
     let deliveries = 0;
     let badSignatures = 0;

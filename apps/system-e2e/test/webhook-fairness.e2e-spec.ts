@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { eventually, startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
-import { API_KEY, callApi, SIGNING_SECRET, startStack, type Stack } from './support/stack.js';
+import { API_KEY, callApi, signingSecretOf, startStack, type Stack } from './support/stack.js';
 import { readWebhook } from './support/webhook-receiver.js';
 
 const KEY_A = API_KEY;
@@ -33,7 +33,8 @@ describe("webhook delivery: a tenant's hanging receiver does not hold up another
       events.push({ what: 'a-received' });
       req.socket.once('close', () => events.push({ what: 'a-aborted' }));
     });
-    const wh = new Webhook(SIGNING_SECRET);
+    // B's outcomes are signed with B's own secret (derived per key: docs/webhooks.md).
+    const wh = new Webhook(signingSecretOf(KEY_B));
     healthy = await startLoopbackHttp((req, res, body) => {
       const read = readWebhook(wh, req, body);
       events.push({ what: 'b-delivered', taskId: (read.body as { taskId: string }).taskId, verified: read.verified });
