@@ -10,21 +10,9 @@ import { ExtractorMapsEnv, loadEnv } from '@trawl/config';
 import { QUEUE_GROUPS, SUBJECTS } from '@trawl/contracts';
 import { connectNats, MessagingClient, natsServerOptions } from '@trawl/messaging';
 import { startOpsServer, TrawlMetrics, type OpsServer } from '@trawl/telemetry';
-import { startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
+import { metricSample, startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
 import { guardedFetch } from '@trawl/upstream';
 import { AppModule } from '../src/app.module.js';
-
-/** The sum of the samples of `name` whose labels include `labels` (Prometheus text format), or undefined. */
-function sampleOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  let sum: number | undefined;
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum = (sum ?? 0) + Number(m[3]);
-  }
-  return sum;
-}
 
 describe('extractor-maps parse-drift metrics after traffic (in-process, real NATS, upstream simulator)', () => {
   let nats: TestServer;
@@ -66,7 +54,7 @@ describe('extractor-maps parse-drift metrics after traffic (in-process, real NAT
 
   it('counts pages and per-field presence by parser on /metrics', async () => {
     const before = await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text();
-    expect(sampleOf(before, 'trawl_parse_pages_total') ?? 0).toBe(0);
+    expect(metricSample(before, 'trawl_parse_pages_total') ?? 0).toBe(0);
     const listed = await client.send(
       SUBJECTS.searchMaps,
       { q: 'coffee', ll: '40.71,-74.00,14z', hl: 'en', timeout: 10_000 },
@@ -82,12 +70,15 @@ describe('extractor-maps parse-drift metrics after traffic (in-process, real NAT
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(
-      sampleOf(text, 'trawl_parse_pages_total', { parser: 'maps-search', service: 'extractor-maps' }),
+      metricSample(text, 'trawl_parse_pages_total', { parser: 'maps-search', service: 'extractor-maps' }),
     ).toBeGreaterThanOrEqual(1);
-    expect(sampleOf(text, 'trawl_parse_pages_total', { parser: 'maps-place' })).toBe(1);
-    expect(sampleOf(text, 'trawl_parse_field_present_total', { parser: 'maps-place', field: 'mp_rating' })).toBe(1);
+    expect(metricSample(text, 'trawl_parse_pages_total', { parser: 'maps-place' })).toBe(1);
+    expect(metricSample(text, 'trawl_parse_field_present_total', { parser: 'maps-place', field: 'mp_rating' })).toBe(1);
     expect(
-      sampleOf(text, 'trawl_parse_field_present_total', { parser: 'maps-search', field: 'organicResults[].place_id' }),
+      metricSample(text, 'trawl_parse_field_present_total', {
+        parser: 'maps-search',
+        field: 'organicResults[].place_id',
+      }),
     ).toBeGreaterThanOrEqual(1);
     expect(text).toContain('# TYPE trawl_parse_unrecognised_total counter');
   });

@@ -10,21 +10,9 @@ import { ExtractorRetailEnv, loadEnv } from '@trawl/config';
 import { QUEUE_GROUPS, SUBJECTS } from '@trawl/contracts';
 import { connectNats, MessagingClient, natsServerOptions } from '@trawl/messaging';
 import { startOpsServer, TrawlMetrics, type OpsServer } from '@trawl/telemetry';
-import { startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
+import { metricSample, startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
 import { guardedFetch } from '@trawl/upstream';
 import { AppModule } from '../src/app.module.js';
-
-/** The sum of the samples of `name` whose labels include `labels` (Prometheus text format), or undefined. */
-function sampleOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  let sum: number | undefined;
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum = (sum ?? 0) + Number(m[3]);
-  }
-  return sum;
-}
 
 describe('extractor-retail parse-drift metrics after traffic (in-process, real NATS, upstream simulator)', () => {
   let nats: TestServer;
@@ -66,16 +54,18 @@ describe('extractor-retail parse-drift metrics after traffic (in-process, real N
 
   it('counts pages and per-field presence by parser on /metrics', async () => {
     const before = await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text();
-    expect(sampleOf(before, 'trawl_parse_pages_total') ?? 0).toBe(0);
+    expect(metricSample(before, 'trawl_parse_pages_total') ?? 0).toBe(0);
     for (const url of ['https://www.amazon.com/dp/B0TEST0001', 'https://www.amazon.com/dp/B0TEST0002']) {
       await client.send(SUBJECTS.extractRetail, { url, timeout: 10_000 }, { timeoutMs: 10_000 });
     }
     const res = await fetch(`http://127.0.0.1:${ops.port}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(sampleOf(text, 'trawl_parse_pages_total', { parser: 'retail', service: 'extractor-retail' })).toBe(2);
-    expect(sampleOf(text, 'trawl_parse_field_present_total', { parser: 'retail', field: 'price' })).toBe(2);
-    expect(sampleOf(text, 'trawl_parse_field_present_total', { parser: 'retail', field: 'best_sellers_rank' })).toBe(2);
+    expect(metricSample(text, 'trawl_parse_pages_total', { parser: 'retail', service: 'extractor-retail' })).toBe(2);
+    expect(metricSample(text, 'trawl_parse_field_present_total', { parser: 'retail', field: 'price' })).toBe(2);
+    expect(
+      metricSample(text, 'trawl_parse_field_present_total', { parser: 'retail', field: 'best_sellers_rank' }),
+    ).toBe(2);
     expect(text).toContain('# TYPE trawl_parse_unrecognised_total counter');
   });
 });

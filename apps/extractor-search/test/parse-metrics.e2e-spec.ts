@@ -11,21 +11,9 @@ import { QUEUE_GROUPS, SUBJECTS } from '@trawl/contracts';
 import { connectNats, MessagingClient, natsServerOptions } from '@trawl/messaging';
 import { PARSER_VERSION } from '@trawl/parsers';
 import { startOpsServer, TrawlMetrics, type OpsServer } from '@trawl/telemetry';
-import { startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
+import { metricSample, startBuiltSimulator, startNats, type TestServer } from '@trawl/testing';
 import { guardedFetch } from '@trawl/upstream';
 import { AppModule } from '../src/app.module.js';
-
-/** The sum of the samples of `name` whose labels include `labels` (Prometheus text format), or undefined. */
-function sampleOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  let sum: number | undefined;
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum = (sum ?? 0) + Number(m[3]);
-  }
-  return sum;
-}
 
 describe('extractor-search parse-drift metrics after traffic (in-process, real NATS, upstream simulator)', () => {
   let nats: TestServer;
@@ -67,18 +55,22 @@ describe('extractor-search parse-drift metrics after traffic (in-process, real N
 
   it('counts pages and per-field presence by parser on /metrics', async () => {
     const before = await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text();
-    expect(sampleOf(before, 'trawl_parse_pages_total') ?? 0).toBe(0);
+    expect(metricSample(before, 'trawl_parse_pages_total') ?? 0).toBe(0);
     for (const q of ['best hiking boots', 'sourdough starter']) {
       await client.send(SUBJECTS.searchWeb, { q, hl: 'en', gl: 'us', timeout: 10_000 }, { timeoutMs: 10_000 });
     }
     const res = await fetch(`http://127.0.0.1:${ops.port}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(sampleOf(text, 'trawl_parse_pages_total', { parser: 'search', service: 'extractor-search' })).toBe(2);
-    expect(sampleOf(text, 'trawl_parse_field_present_total', { parser: 'search', field: 'results[].title' })).toBe(2);
-    expect(sampleOf(text, 'trawl_parse_field_present_total', { parser: 'search', field: 'peopleAlsoAsk' })).toBe(2);
+    expect(metricSample(text, 'trawl_parse_pages_total', { parser: 'search', service: 'extractor-search' })).toBe(2);
+    expect(metricSample(text, 'trawl_parse_field_present_total', { parser: 'search', field: 'results[].title' })).toBe(
+      2,
+    );
+    expect(metricSample(text, 'trawl_parse_field_present_total', { parser: 'search', field: 'peopleAlsoAsk' })).toBe(2);
     // A field the pages never fill has its series at 0, so an alert can see a rate fall to nothing.
-    expect(sampleOf(text, 'trawl_parse_field_present_total', { parser: 'search', field: 'results[].date' })).toBe(0);
+    expect(metricSample(text, 'trawl_parse_field_present_total', { parser: 'search', field: 'results[].date' })).toBe(
+      0,
+    );
     expect(text).toContain('# TYPE trawl_parse_unrecognised_total counter');
   });
 

@@ -1,24 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { QUEUES, SUBJECTS } from '@trawl/contracts';
-import { eventually, startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
+import { eventually, type LoopbackServer, metricSample, startLoopbackHttp } from '@trawl/testing';
 import { callApi, SIGNING_SECRET, startStack, type ServiceName, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const API = '/api/openapi/v1';
 /** How long the page server holds a /slow page: long enough for the pool's 1 s gauge sampling to see it busy. */
 const SLOW_PAGE_MS = 3000;
-
-/** The sum of the samples of `name` whose labels include `labels` (Prometheus text format), or undefined. */
-function sampleOf(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  let sum: number | undefined;
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum = (sum ?? 0) + Number(m[3]);
-  }
-  return sum;
-}
 
 /**
  * Issue 5, "must show" 2: after real traffic, each service's /metrics shows its families moving: the gateway's HTTP
@@ -70,21 +58,23 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
     const seen = await eventually(
       async () => {
         const text = await metricsOf('extractor-scrape');
-        const busy = sampleOf(text, 'trawl_browser_pool_busy_pages') ?? 0;
-        const waiting = sampleOf(text, 'trawl_browser_pool_wait_queue_length') ?? 0;
+        const busy = metricSample(text, 'trawl_browser_pool_busy_pages') ?? 0;
+        const waiting = metricSample(text, 'trawl_browser_pool_wait_queue_length') ?? 0;
         return busy >= 1 && waiting >= 1 ? text : undefined;
       },
       30_000,
       200,
     );
-    expect(sampleOf(seen, 'trawl_browser_pool_browsers', { service: 'extractor-scrape' })).toBeGreaterThanOrEqual(1);
+    expect(metricSample(seen, 'trawl_browser_pool_browsers', { service: 'extractor-scrape' })).toBeGreaterThanOrEqual(
+      1,
+    );
     for (const res of await scrapes) expect(res.status).toBe(200);
     // Once they are done the pool is idle again.
     await eventually(async () => {
       const text = await metricsOf('extractor-scrape');
       return (
-        sampleOf(text, 'trawl_browser_pool_busy_pages') === 0 &&
-        sampleOf(text, 'trawl_browser_pool_wait_queue_length') === 0
+        metricSample(text, 'trawl_browser_pool_busy_pages') === 0 &&
+        metricSample(text, 'trawl_browser_pool_wait_queue_length') === 0
       );
     }, 15_000);
   }, 60_000);
@@ -103,7 +93,7 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
     ];
     const read = async () => {
       const text = await metricsOf('gateway');
-      return series.map(([name, labels]) => sampleOf(text, name, labels) ?? 0);
+      return series.map(([name, labels]) => metricSample(text, name, labels) ?? 0);
     };
     const before = await read();
 
@@ -131,33 +121,39 @@ describe('metrics of every service after traffic (processes, real Redis and NATS
     ]);
 
     const gateway = await metricsOf('gateway');
-    expect(sampleOf(gateway, 'trawl_http_requests_total', { route: `${API}/extractTask/batch`, status: '200' })).toBe(
-      1,
-    );
     expect(
-      sampleOf(gateway, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.taskSubmit, outcome: 'ok' }),
+      metricSample(gateway, 'trawl_http_requests_total', { route: `${API}/extractTask/batch`, status: '200' }),
+    ).toBe(1);
+    expect(
+      metricSample(gateway, 'trawl_nats_request_duration_seconds_count', {
+        subject: SUBJECTS.taskSubmit,
+        outcome: 'ok',
+      }),
     ).toBe(1);
 
     const tasks = await metricsOf('task-service');
     const scrapeQueue = { queue: QUEUES.scrape, service: 'task-service' };
-    expect(sampleOf(tasks, 'trawl_queue_depth', { ...scrapeQueue, state: 'completed' })).toBe(2);
-    expect(sampleOf(tasks, 'trawl_queue_depth', { ...scrapeQueue, state: 'failed' })).toBe(1);
-    expect(sampleOf(tasks, 'trawl_queue_depth', { ...scrapeQueue, state: 'waiting' })).toBe(0);
-    expect(sampleOf(tasks, 'trawl_queue_depth', { ...scrapeQueue, state: 'active' })).toBe(0);
-    expect(sampleOf(tasks, 'trawl_queue_depth', { queue: QUEUES.batch, state: 'waiting' })).toBe(0);
-    expect(sampleOf(tasks, 'trawl_queue_jobs_total', { ...scrapeQueue, outcome: 'completed' })).toBe(2);
-    expect(sampleOf(tasks, 'trawl_queue_jobs_total', { ...scrapeQueue, outcome: 'failed' })).toBe(1);
+    expect(metricSample(tasks, 'trawl_queue_depth', { ...scrapeQueue, state: 'completed' })).toBe(2);
+    expect(metricSample(tasks, 'trawl_queue_depth', { ...scrapeQueue, state: 'failed' })).toBe(1);
+    expect(metricSample(tasks, 'trawl_queue_depth', { ...scrapeQueue, state: 'waiting' })).toBe(0);
+    expect(metricSample(tasks, 'trawl_queue_depth', { ...scrapeQueue, state: 'active' })).toBe(0);
+    expect(metricSample(tasks, 'trawl_queue_depth', { queue: QUEUES.batch, state: 'waiting' })).toBe(0);
+    expect(metricSample(tasks, 'trawl_queue_jobs_total', { ...scrapeQueue, outcome: 'completed' })).toBe(2);
+    expect(metricSample(tasks, 'trawl_queue_jobs_total', { ...scrapeQueue, outcome: 'failed' })).toBe(1);
     expect(
-      sampleOf(tasks, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'ok' }),
+      metricSample(tasks, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'ok' }),
     ).toBe(2);
     expect(
-      sampleOf(tasks, 'trawl_nats_request_duration_seconds_count', { subject: SUBJECTS.scrapePage, outcome: 'error' }),
+      metricSample(tasks, 'trawl_nats_request_duration_seconds_count', {
+        subject: SUBJECTS.scrapePage,
+        outcome: 'error',
+      }),
     ).toBe(1);
 
     const dispatcher = await metricsOf('webhook-dispatcher');
     const webhook = { service: 'webhook-dispatcher' };
-    expect(sampleOf(dispatcher, 'trawl_webhook_deliveries_total', { ...webhook, outcome: 'retry' })).toBe(3);
-    expect(sampleOf(dispatcher, 'trawl_webhook_deliveries_total', { ...webhook, outcome: 'delivered' })).toBe(3);
-    expect(sampleOf(dispatcher, 'trawl_webhook_delivery_duration_seconds_count', { outcome: 'delivered' })).toBe(3);
+    expect(metricSample(dispatcher, 'trawl_webhook_deliveries_total', { ...webhook, outcome: 'retry' })).toBe(3);
+    expect(metricSample(dispatcher, 'trawl_webhook_deliveries_total', { ...webhook, outcome: 'delivered' })).toBe(3);
+    expect(metricSample(dispatcher, 'trawl_webhook_delivery_duration_seconds_count', { outcome: 'delivered' })).toBe(3);
   });
 });

@@ -5,3 +5,4 @@ export * from './lib/loopback-http.js';
 export * from './lib/fake-responder.js';
 export * from './lib/simulator-process.js';
 export * from './lib/forward-proxy.js';
+export * from './lib/metric-sample.js';

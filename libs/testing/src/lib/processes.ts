@@ -36,7 +36,12 @@ export function startProcess(command: string, args: string[], options: SpawnOpti
 }
 
 /** Resolves once something accepts TCP connections on host:port; rejects after `timeoutMs`. */
-export async function waitForPort(port: number, host = '127.0.0.1', timeoutMs = 20_000, proc?: RunningProcess): Promise<void> {
+export async function waitForPort(
+  port: number,
+  host = '127.0.0.1',
+  timeoutMs = 20_000,
+  proc?: RunningProcess,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
@@ -57,7 +62,11 @@ export async function waitForPort(port: number, host = '127.0.0.1', timeoutMs = 
 }
 
 /** Polls `check` until it returns a value (not undefined/false) or the time runs out. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, intervalMs = 50): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {

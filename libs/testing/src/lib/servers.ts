@@ -66,9 +66,7 @@ export async function startRedis(options: { persist?: boolean } = {}): Promise<R
  * Starts a real nats-server with JetStream (file store in a temp dir) on a free port, with Trawl's `max_payload`
  * (8 MB, as deploy/nats/nats.conf: a 10,000-URL batch reply is about 4.7 MB) unless `maxPayload` says otherwise.
  */
-export async function startNats(
-  options: { maxPayload?: string } = {},
-): Promise<RestartableTestServer> {
+export async function startNats(options: { maxPayload?: string } = {}): Promise<RestartableTestServer> {
   const bin = findBinary('nats-server', ['/usr/bin/nats-server', '/usr/local/bin/nats-server']);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'trawl-nats-'));
