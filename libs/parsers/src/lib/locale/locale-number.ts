@@ -41,8 +41,12 @@ export function numberSymbols(locale: string | undefined): NumberSymbols | undef
   return symbols;
 }
 
-/** Reads a number by its shape alone (`1,234.5`, `1.234,5`, `1 234,5`, `4,5`, `1,234`). */
-function byShape(s: string): number | undefined {
+/**
+ * Reads a number by its shape alone (`1,234.5`, `1.234,5`, `1 234,5`, `4,5`, `1,234`), spaces and apostrophes
+ * already removed: the last separator is the decimal mark unless it is followed by exactly three digits and is the
+ * only one, or the same mark repeats (`1.234.567`).
+ */
+export function numberByShape(s: string): number | undefined {
   const lastDot = s.lastIndexOf('.');
   const lastComma = s.lastIndexOf(',');
   const last = Math.max(lastDot, lastComma);
@@ -99,7 +103,7 @@ export function parseLocaleNumber(text: string | undefined, locale?: string): nu
       if (Number.isFinite(n)) return n;
     }
   }
-  return byShape(token);
+  return numberByShape(token);
 }
 
 /**

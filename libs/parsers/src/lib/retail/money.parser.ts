@@ -1,4 +1,5 @@
 import type { Money } from '@trawl/contracts';
+import { numberByShape } from '../locale/locale-number.js';
 
 /** Currency symbols (longest first when matching) → ISO 4217. `$` depends on the store, see `dollarCurrency`. */
 const SYMBOLS: readonly [string, string][] = [
@@ -76,25 +77,7 @@ export function currencyOf(symbolOrCode: string, pageUrl?: string): string | und
 export function parseAmount(text: string): number | undefined {
   const m = /\d[\d.,\s\u00a0\u202f']*/.exec(text);
   if (!m) return undefined;
-  const s = m[0].replace(/[\s\u00a0\u202f']/g, '').replace(/[.,]+$/, '');
-  const lastDot = s.lastIndexOf('.');
-  const lastComma = s.lastIndexOf(',');
-  const last = Math.max(lastDot, lastComma);
-  let normal: string;
-  if (last < 0) {
-    normal = s;
-  } else {
-    const mark = s[last];
-    const other = mark === '.' ? ',' : '.';
-    const decimals = s.length - last - 1;
-    const onlyOne = s.indexOf(mark) === last && !s.includes(other);
-    if (onlyOne && decimals === 3) normal = s.replace(/[.,]/g, '');
-    else if (s.indexOf(mark) !== last && !s.includes(other))
-      normal = s.replace(/[.,]/g, ''); // 1.234.567
-    else normal = s.slice(0, last).replace(/[.,]/g, '') + '.' + s.slice(last + 1);
-  }
-  const value = Number(normal);
-  return Number.isFinite(value) ? value : undefined;
+  return numberByShape(m[0].replace(/[\s\u00a0\u202f']/g, '').replace(/[.,]+$/, ''));
 }
 
 /**
