@@ -5,7 +5,7 @@ import { BrowserPool } from './browser-pool.js';
 import { resolveChromiumPath } from './chromium-path.js';
 import { settlePage } from './settle-page.js';
 
-// settlePage on real Chromium: what it waits for, and that a static page costs one quiet window (rounds, not times).
+// settlePage on real Chromium: what it waits for, and that a page without scripts waits for nothing (outcomes, not times).
 const allow = parseAllowList('127.0.0.1');
 
 describe('settlePage (real Chromium)', () => {
@@ -50,10 +50,13 @@ describe('settlePage (real Chromium)', () => {
       { deadline: Date.now() + 20_000 },
     );
 
-  it('takes a static page as settled after one quiet window', async () => {
+  it('takes a page without scripts or frames as settled at once, without waiting for a quiet window', async () => {
     const { outcome, text } = await settle('/static');
     expect(outcome).toMatchObject({ reason: 'quiet', rounds: 1 });
     expect(text).toContain('static');
+    // A quiet window longer than the cap: a page that had to wait for one would stop at the cap instead.
+    const { outcome: unwaited } = await settle('/static', { quietMs: 10_000, maxMs: 3_000 });
+    expect(unwaited).toMatchObject({ reason: 'quiet', rounds: 1 });
   });
 
   it('waits for a request in flight after load and for what the page does with its answer', async () => {

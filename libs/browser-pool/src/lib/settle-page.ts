@@ -84,14 +84,15 @@ export function resetNetwork(page: Page, since = Date.now()): void {
 }
 
 /**
- * Resolves once the DOM has had no mutation for `quietMs` (or after `capMs`), in the page: one round trip. Returns
- * true when quiet. Runs in the page's world; a page without a document counts as quiet.
+ * Resolves once the DOM has had no mutation for `quietMs` (or after `capMs`), in the page: one round trip. Answers
+ * `static` at once for a document without scripts or frames (nothing can change it after load), `quiet` when quiet,
+ * `busy` at the cap. Runs in the page's world; a page without a document counts as static.
  */
-function domQuiet([quietMs, capMs]: [number, number]): Promise<boolean> {
+function domQuiet([quietMs, capMs]: [number, number]): Promise<'static' | 'quiet' | 'busy'> {
   return new Promise((resolve) => {
     const root = document.documentElement;
-    if (!root) {
-      resolve(true);
+    if (!root || (document.scripts.length === 0 && document.querySelector('iframe, frame, object, embed') === null)) {
+      resolve('static');
       return;
     }
     let quietTimer: ReturnType<typeof setTimeout>;
@@ -99,7 +100,7 @@ function domQuiet([quietMs, capMs]: [number, number]): Promise<boolean> {
       observer.disconnect();
       clearTimeout(quietTimer);
       clearTimeout(capTimer);
-      resolve(quiet);
+      resolve(quiet ? 'quiet' : 'busy');
     };
     const observer = new MutationObserver(() => {
       clearTimeout(quietTimer);
@@ -113,7 +114,8 @@ function domQuiet([quietMs, capMs]: [number, number]): Promise<boolean> {
 
 /**
  * Waits, after `load`, until the page is settled: no request in flight, then no DOM mutation and no request
- * activity for `quietMs`; at most `maxMs`, and never past `deadline`. A static page costs one quiet window. Content
+ * activity for `quietMs`; at most `maxMs`, and never past `deadline`. A page without scripts or frames is settled as
+ * soon as nothing is in flight (one round trip); one with scripts costs at least one quiet window. Content
  * written by script after load, or filled from an API the page calls after load, is in the DOM when it returns.
  * See docs/decisions/0006.
  */
@@ -130,10 +132,12 @@ export async function settlePage(page: Page, options: SettleOptions = DEFAULT_SE
     if (!(await tracker.idle(capAt - Date.now()))) break;
     const left = capAt - Date.now();
     if (left <= 0) break;
-    const quiet = await page
+    const dom = await page
       .evaluate(domQuiet, [Math.min(options.quietMs, left), left] as [number, number])
-      .catch(() => true);
-    if (!quiet) break;
+      .catch(() => 'quiet' as const);
+    // No scripts, no frames, nothing in flight: the document is final as loaded (a static page waits for nothing).
+    if (dom === 'static') return { reason: 'quiet', waitedMs: Date.now() - start, rounds };
+    if (dom === 'busy') break;
     const sinceNetwork = Date.now() - tracker.lastActivity;
     if (tracker.size === 0 && sinceNetwork >= options.quietMs)
       return { reason: 'quiet', waitedMs: Date.now() - start, rounds };
