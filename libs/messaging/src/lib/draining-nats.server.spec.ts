@@ -78,12 +78,11 @@ describe('DrainingNatsServer (real nats-server)', () => {
 
     let closed = false;
     const closing = app.close().then(() => (closed = true));
-    // Unsubscribed: a new request finds no responder (in production it goes to another replica).
-    const refused = await eventually(async () => {
-      const err = await scrape('http://a.test/late', 0).catch((e: unknown) => e);
-      return err instanceof TrawlError ? err : undefined;
-    });
-    expect(refused.code).toBe('SERVICE_UNAVAILABLE');
+    // Drained: a new request finds no responder (in production it goes to another replica).
+    await eventually(() => !server.acceptingRequests);
+    const refused = await scrape('http://a.test/late', 0).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TrawlError);
+    expect((refused as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
     // Give a close that did not wait time to finish (it would, in a few ms), then check it is still waiting.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(closed).toBe(false);
@@ -93,6 +92,39 @@ describe('DrainingNatsServer (real nats-server)', () => {
     expect(replies.map((r) => r.markdown)).toEqual(['done', 'done']);
     await closing;
     expect(server.requestsInFlight).toBe(0);
+  });
+
+  it('loses no request that reaches it while it closes: each is answered or refused, none times out', async () => {
+    closeGate();
+    gate.open();
+    const { app } = await startServer(600_000);
+    const probe = (i: number) =>
+      client
+        .send(
+          SUBJECTS.scrapePage,
+          { url: `http://a.test/${i}`, formats: ['markdown'], timeout: 30_000 },
+          { timeoutMs: 3_000, rideOutMs: 0 },
+        )
+        .then(
+          (r) => r.markdown,
+          (e: unknown) => (e instanceof TrawlError ? e.code : String(e)),
+        );
+    // Requests keep arriving before, during and after close(); a dropped one would end in UPSTREAM_TIMEOUT.
+    const outcomes: Promise<string | undefined>[] = [];
+    let closing = false;
+    const stream = (async () => {
+      for (let i = 0; i < 400 && (!closing || outcomes.length < 40); i += 1) {
+        outcomes.push(probe(i));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    await eventually(() => outcomes.length >= 20);
+    closing = true;
+    await app.close();
+    await stream;
+    const seen = new Set(await Promise.all(outcomes));
+    expect([...seen].filter((o) => o !== 'done' && o !== 'SERVICE_UNAVAILABLE')).toEqual([]);
+    expect(seen.has('done')).toBe(true);
   });
 
   it('closes an idle server at once instead of sleeping out its grace period', async () => {

@@ -7,13 +7,15 @@ type ServerOptions = Required<NatsOptions>['options'];
  * Nest's NATS server with two changes. `listen()` resolves only once the NATS server holds the subscriptions (one
  * flush round trip; Nest's resolves when they are written to the socket, so a request sent right after on another
  * connection could meet "no responders", and a readiness probe could say ready too early). And a shutdown that
- * waits for the work, not for the clock: on close it unsubscribes (new
- * requests go to the other replicas of the queue group, or meet "no responders"), waits until every request already
- * being handled has sent its reply, at most `gracePeriodMs`, flushes the replies, and closes. Nest's own graceful
+ * waits for the work, not for the clock: on close it drains its subscriptions (the NATS server stops routing to
+ * this replica, and a request already on its way here is still handled rather than dropped; new requests go to
+ * the other replicas of the queue group, or meet "no responders"), waits until every request being handled has
+ * sent its reply, at most `gracePeriodMs`, flushes the replies, and closes. Nest's own graceful
  * shutdown sleeps the whole grace period even when idle, and drops any reply still running when it ends.
  */
 export class DrainingNatsServer extends ServerNats {
   private inFlight = 0;
+  private accepting = true;
   private readonly idleWaiters = new Set<() => void>();
 
   constructor(
@@ -47,11 +49,21 @@ export class DrainingNatsServer extends ServerNats {
     return this.inFlight;
   }
 
+  /** False once close() has drained the subscriptions: the NATS server routes no more requests here. */
+  get acceptingRequests(): boolean {
+    return this.accepting;
+  }
+
   override async close(): Promise<void> {
-    // ServerNats keeps its subscriptions in a private field; unsubscribing them is what its own graceful close does.
+    // ServerNats keeps its subscriptions in a private field. A plain unsubscribe drops the requests the NATS server
+    // sent before it saw the UNSUB (their callers would time out); a drain hands them to their handlers first.
     const { subscriptions } = this as unknown as { subscriptions: Subscription[] };
-    for (const sub of subscriptions) sub.unsubscribe();
+    const drained = subscriptions.map((sub) => sub.drain().catch(() => undefined));
     subscriptions.length = 0;
+    await Promise.all(drained);
+    this.accepting = false;
+    // A request delivered in the last moment of the drain enters its handler (and the in-flight count) on the next tick.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     await this.whenIdle();
     // The last replies are published on the tick after their stream ends; let them out before the connection closes.
     await new Promise<void>((resolve) => setImmediate(resolve));
