@@ -10,10 +10,9 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import { QUEUES, type QueueName, type ScrapeFormat } from '@trawl/contracts';
-import { NATS_CONNECTION, MessagingClient } from '@trawl/messaging';
+import { NATS_CONNECTION, MessagingClient, ensureOutcomeStream } from '@trawl/messaging';
 import {
   DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
-  ensureOutcomeStream,
   FleetMonitor,
   type FleetState,
   OutcomePublisher,

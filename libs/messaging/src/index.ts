@@ -8,3 +8,4 @@ export * from './lib/nats-trace.interceptor.js';
 export * from './lib/draining-nats.server.js';
 export * from './lib/run-nats-service.js';
 export * from './lib/nats-status.js';
+export * from './lib/jetstream-streams.js';

@@ -9,6 +9,5 @@ export * from './lib/task-submitter.js';
 export * from './lib/task-reader.js';
 export * from './lib/task-processors.js';
 export * from './lib/task-workers.js';
-export * from './lib/outcome-stream.js';
 export * from './lib/outcome-publisher.js';
 export * from './lib/fleet-monitor.js';

@@ -3,10 +3,9 @@ import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jets
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Worker, type Job } from 'bullmq';
 import { QUEUES, STREAMS, type TaskFinishedEvent } from '@trawl/contracts';
-import { connectNats } from '@trawl/messaging';
+import { connectNats, ensureOutcomeStream } from '@trawl/messaging';
 import { startNats, startRedis, type TestServer } from '@trawl/testing';
 import { DEFAULT_OUTCOME_PUBLISHER_OPTIONS, OutcomePublisher, outcomeEventId } from './outcome-publisher.js';
-import { ensureOutcomeStream } from './outcome-stream.js';
 import type { TaskJobData } from './task-job-data.js';
 import { jobOptions } from './task-submitter.js';
 import { newJobId } from './task-job-id.js';

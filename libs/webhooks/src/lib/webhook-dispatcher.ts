@@ -12,7 +12,7 @@ import {
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import { CONSUMERS, STREAMS, SUBJECTS, type TaskFinishedEvent, type WebhookDeadLetter } from '@trawl/contracts';
-import { ensureOutcomeStream, ensureStream, DEFAULT_OUTCOME_STREAM_OPTIONS } from '@trawl/tasks';
+import { ensureOutcomeStream, ensureStream, DEFAULT_OUTCOME_STREAM_OPTIONS } from '@trawl/messaging';
 import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import { HostLanes, type HostVerdict } from './host-lanes.js';
 import { retryDelay, type RetryPolicy } from './retry-schedule.js';
