@@ -12,7 +12,7 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-function findBinary(name: string, candidates: string[]): string {
+export function findBinary(name: string, candidates: string[]): string {
   for (const c of candidates) if (existsSync(c)) return c;
   try {
     return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
@@ -67,7 +67,11 @@ export async function startRedis(options: { persist?: boolean } = {}): Promise<R
  * (8 MB, as deploy/nats/nats.conf: a 10,000-URL batch reply is about 4.7 MB) unless `maxPayload` says otherwise.
  */
 export async function startNats(options: { maxPayload?: string } = {}): Promise<RestartableTestServer> {
-  const bin = findBinary('nats-server', ['/usr/bin/nats-server', '/usr/local/bin/nats-server']);
+  const bin = findBinary('nats-server', [
+    '/usr/bin/nats-server',
+    '/usr/sbin/nats-server',
+    '/usr/local/bin/nats-server',
+  ]);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'trawl-nats-'));
   const conf = join(dir, 'nats.conf');
