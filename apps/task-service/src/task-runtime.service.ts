@@ -10,7 +10,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import { QUEUES, type QueueName, type ScrapeFormat } from '@trawl/contracts';
-import { NATS_CONNECTION, MessagingClient, ensureOutcomeStream } from '@trawl/messaging';
+import { NATS_CONNECTION, MessagingClient, ensureOutcomeStream, streamReplicas } from '@trawl/messaging';
 import {
   DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
   FleetMonitor,
@@ -44,10 +44,13 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
 
   async onApplicationBootstrap(): Promise<void> {
     const env = this.env;
-    await ensureOutcomeStream(await jetstreamManager(this.nc), {
+    const replicas = streamReplicas(this.nc, env.NATS_STREAM_REPLICAS, csv(env.NATS_URL));
+    const stream = await ensureOutcomeStream(await jetstreamManager(this.nc), {
       duplicateWindowMs: env.TASK_OUTCOME_DUPLICATE_WINDOW_MS,
       maxAgeMs: env.TASK_OUTCOME_MAX_AGE_MS,
+      replicas,
     });
+    if (stream.action === 'replicas') this.logger.log(`outcome stream: replicas ${stream.from} -> ${stream.to}`);
     const onError = (message: string, e: unknown) =>
       this.logger.error(`${message}: ${e instanceof Error ? e.message : String(e)}`);
     this.outcomes = new OutcomePublisher(

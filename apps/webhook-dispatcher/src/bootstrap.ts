@@ -2,6 +2,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { loadEnv, WebhookDispatcherEnv } from '@trawl/config';
 import { followNatsStatus, NATS_CONNECTION } from '@trawl/messaging';
 import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
+import { DispatcherService } from './dispatcher.service.js';
 import { createWebhookDispatcherApp } from './webhook-dispatcher-app.factory.js';
 
 const SERVICE = 'webhook-dispatcher';
@@ -15,12 +16,20 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   await app.init();
   const nc = app.get<NatsConnection>(NATS_CONNECTION);
   const natsStatus = followNatsStatus(nc);
+  const dispatcher = app.get(DispatcherService);
   const ops =
     env.METRICS_PORT > 0
       ? await startOpsServer({
           port: env.METRICS_PORT,
           registry: metrics.registry,
-          ready: async () => ({ ok: natsStatus() === 'connected', details: { nats: natsStatus() } }),
+          // A lost consumer (its stream's node gone, being rebound) is not ready: no outcome is delivered meanwhile.
+          ready: async () => {
+            const consumer = dispatcher.consumerState();
+            return {
+              ok: natsStatus() === 'connected' && consumer === 'bound',
+              details: { nats: natsStatus(), consumer },
+            };
+          },
         })
       : undefined;
   logger.info(`${SERVICE} consuming task outcomes`);

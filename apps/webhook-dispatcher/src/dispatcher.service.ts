@@ -9,9 +9,15 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Redis } from 'ioredis';
 import { csv, type WebhookDispatcherEnv } from '@trawl/config';
 import { SecretCipher, webhookSecretForKey } from '@trawl/keys';
-import { NATS_CONNECTION } from '@trawl/messaging';
+import { NATS_CONNECTION, streamReplicas } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
-import { parseRetrySchedule, WebhookDispatcher, WebhookSender, WebhookUrlGuard } from '@trawl/webhooks';
+import {
+  parseRetrySchedule,
+  WebhookDispatcher,
+  WebhookSender,
+  WebhookUrlGuard,
+  type DispatcherConsumerState,
+} from '@trawl/webhooks';
 import { WEBHOOK_DISPATCHER_ENV, WEBHOOK_METRICS } from './webhook-dispatcher.tokens.js';
 
 /** Runs the webhook dispatcher for the life of the app; on shutdown finishes the deliveries in flight. */
@@ -51,6 +57,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
         circuitOpenMs: env.WEBHOOK_CIRCUIT_OPEN_MS,
       },
       maxPending: env.WEBHOOK_MAX_PENDING,
+      replicas: streamReplicas(this.nc, env.NATS_STREAM_REPLICAS, csv(env.NATS_URL)),
       ackWaitMs: env.WEBHOOK_TIMEOUT_MS + 30_000,
       retry: {
         schedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
@@ -69,6 +76,11 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
       },
     });
     await this.dispatcher.start();
+  }
+
+  /** Whether the dispatcher takes outcomes from its consumer (`bound`) or has lost it and is rebinding (`lost`). */
+  consumerState(): DispatcherConsumerState | 'starting' {
+    return this.dispatcher?.state() ?? 'starting';
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { IsIn, IsString, Matches } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -19,6 +19,16 @@ export class BaseEnv {
   /** Password of NATS_USER (from a Secret). */
   @IsString()
   NATS_PASSWORD: string = '';
+
+  /**
+   * Replicas of Trawl's JetStream streams (TASK_OUTCOMES, WEBHOOK_DEAD_LETTERS) and of their durable consumers, 1..5;
+   * unset (0): 3 when the NATS cluster has 3 or more servers, else 1. Never more than the cluster has. Existing streams
+   * and consumers are brought to it at start (an unset count only ever raises them).
+   */
+  @IsInt({ message: 'NATS_STREAM_REPLICAS must be an integer 1..5 (unset: follow the cluster)' })
+  @Min(0, { message: 'NATS_STREAM_REPLICAS must be an integer 1..5 (unset: follow the cluster)' })
+  @Max(5, { message: 'NATS_STREAM_REPLICAS must be an integer 1..5 (unset: follow the cluster)' })
+  NATS_STREAM_REPLICAS: number = 0;
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';

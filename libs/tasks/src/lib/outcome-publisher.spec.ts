@@ -88,7 +88,7 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
     });
   }
 
-  const fast = { ...DEFAULT_OUTCOME_PUBLISHER_OPTIONS, publishRetryDelayMs: 10, sweepGraceMs: 0 };
+  const fast = { ...DEFAULT_OUTCOME_PUBLISHER_OPTIONS, publishRetryDelayMs: 10, publishRideOutMs: 0, sweepGraceMs: 0 };
 
   it('publishes the outcome of a finished job once its publish gets through after failures', async () => {
     const job = await finishedJob();

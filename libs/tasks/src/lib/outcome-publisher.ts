@@ -18,6 +18,14 @@ export interface OutcomePublisherOptions {
   publishRetryDelayMs: number;
   /** Deadline of one publish (the JetStream ack), ms. */
   publishTimeoutMs: number;
+  /**
+   * How long a publish keeps being retried past `publishAttempts`, ms: long enough for a JetStream cluster to elect a
+   * new leader for the stream after its leader's node is lost (meanwhile publishes fail with `jetstream is not
+   * enabled`, no responders or time-outs). 0: `publishAttempts` only.
+   */
+  publishRideOutMs: number;
+  /** Outcomes the sweep publishes at once. */
+  sweepConcurrency: number;
   /** How far back the sweep looks for unpublished outcomes; at most the stream's duplicate window. */
   sweepWindowMs: number;
   /** Jobs finished more recently than this are left to their own publish, ms. */
@@ -30,6 +38,8 @@ export const DEFAULT_OUTCOME_PUBLISHER_OPTIONS: OutcomePublisherOptions = {
   publishAttempts: 5,
   publishRetryDelayMs: 200,
   publishTimeoutMs: 5000,
+  publishRideOutMs: 30_000,
+  sweepConcurrency: 32,
   sweepWindowMs: 60 * 60 * 1000,
   sweepGraceMs: 10_000,
   sweepIntervalMs: 30_000,
@@ -98,6 +108,7 @@ export class OutcomePublisher {
     );
     const event = this.eventOf(job, state);
     let delay = this.options.publishRetryDelayMs;
+    const rideOutUntil = Date.now() + this.options.publishRideOutMs;
     for (let attempt = 1; ; attempt++) {
       try {
         await this.js.publish(SUBJECTS.taskFinished, this.encode(event), {
@@ -107,12 +118,12 @@ export class OutcomePublisher {
         });
         break;
       } catch (e) {
-        if (attempt >= this.options.publishAttempts || this.closed) {
+        if ((attempt >= this.options.publishAttempts && Date.now() >= rideOutUntil) || this.closed) {
           this.options.onError?.(`outcome ${event.eventId} not published yet (the sweep will retry)`, e);
           return;
         }
         await new Promise((r) => setTimeout(r, delay));
-        delay *= 2;
+        delay = Math.min(delay * 2, MAX_RETRY_DELAY_MS);
       }
     }
     await this.queues.connection.zadd(this.publishedKey, event.task.finishedOn ?? Date.now(), event.eventId);
@@ -158,11 +169,13 @@ export class OutcomePublisher {
             eventIds.push(outcomeEventId(chunk[k], Number(chunk[k + 1])));
           }
           const marks = await redis.zmscore(this.publishedKey, ...eventIds);
-          for (const [k, id] of ids.entries()) {
-            if (marks[k] !== null) continue;
+          const unpublished = ids.filter((_, k) => marks[k] === null);
+          // Concurrently, at most `sweepConcurrency` at once: after an outage thousands may wait, each a round trip.
+          await inBatches(unpublished, this.options.sweepConcurrency, async (id) => {
+            if (this.closed) return;
             const job = await Job.fromId<TaskJobData>(queue, id);
             if (job?.finishedOn !== undefined) await this.publish(job, state);
-          }
+          });
         }
       }
     }
@@ -200,6 +213,23 @@ export class OutcomePublisher {
     };
     return this.encoder.encode(JSON.stringify(slim));
   }
+}
+
+/** Longest pause between two publish attempts, ms. */
+const MAX_RETRY_DELAY_MS = 2000;
+
+/** Runs `fn` on every item, at most `concurrency` at once; rejects with the first failure once all have settled. */
+async function inBatches<T>(items: readonly T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      await fn(item).catch((error: unknown) => (failure ??= { error }));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, lane));
+  if (failure) throw failure.error;
 }
 
 /** The active trace context as NATS message headers. */

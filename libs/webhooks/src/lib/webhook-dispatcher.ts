@@ -12,7 +12,13 @@ import {
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import { CONSUMERS, STREAMS, SUBJECTS, type TaskFinishedEvent, type WebhookDeadLetter } from '@trawl/contracts';
-import { ensureOutcomeStream, ensureStream, DEFAULT_OUTCOME_STREAM_OPTIONS } from '@trawl/messaging';
+import {
+  ensureOutcomeStream,
+  ensureStream,
+  DEFAULT_OUTCOME_STREAM_OPTIONS,
+  type EnsureStreamResult,
+  type StreamReplicas,
+} from '@trawl/messaging';
 import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import { HostLanes, type HostVerdict } from './host-lanes.js';
 import { retryDelay, type RetryPolicy } from './retry-schedule.js';
@@ -31,7 +37,17 @@ export interface WebhookDispatcherOptions {
   log?: (level: 'info' | 'warn' | 'error', message: string, error?: unknown) => void;
   /** Observes each delivery attempt (metrics): delivered, retry (will be retried) or failed (gone, dead-lettered). */
   observe?: (outcome: 'delivered' | 'retry' | 'failed', seconds: number) => void;
+  /**
+   * Replicas of the outcome and dead-letter streams and of the durable consumer (`NATS_STREAM_REPLICAS`, see
+   * `streamReplicas`); existing ones are brought to it at start. Unset: created with one, existing left as they are.
+   */
+  replicas?: StreamReplicas;
+  /** How often the consumer is checked (consumer info), ms; a lost one is rebound. Default 5000. */
+  watchIntervalMs?: number;
 }
+
+/** Whether the dispatcher is bound to its durable consumer, or has lost it and is rebinding. */
+export type DispatcherConsumerState = 'bound' | 'lost';
 
 /** Per-host sharing of the delivery slots (`WEBHOOK_HOST_*`, `WEBHOOK_CIRCUIT_*`). */
 export interface WebhookHostOptions {
@@ -58,10 +74,11 @@ interface Pending {
 }
 
 /** Ensures the dead-letter stream exists. */
-export function ensureDeadLetterStream(jsm: JetStreamManager): Promise<void> {
+export function ensureDeadLetterStream(jsm: JetStreamManager, replicas?: StreamReplicas): Promise<EnsureStreamResult> {
   return ensureStream(jsm, STREAMS.webhookDeadLetters, {
     ...DEFAULT_OUTCOME_STREAM_OPTIONS,
     maxAgeMs: 30 * 24 * 60 * 60 * 1000,
+    ...(replicas ? { replicas } : {}),
   });
 }
 
@@ -84,7 +101,11 @@ export class WebhookDispatcher {
   private readonly deferrals = new Map<number, number>();
   private readonly waiters = new Set<() => void>();
   private keepAlive: NodeJS.Timeout | undefined;
+  private watch: NodeJS.Timeout | undefined;
   private closing = false;
+  private consumerState: DispatcherConsumerState = 'bound';
+  private rebinding: Promise<void> | undefined;
+  private checking: Promise<void> | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -106,13 +127,8 @@ export class WebhookDispatcher {
   }
 
   async start(): Promise<void> {
-    const jsm = await jetstreamManager(this.nc);
-    await ensureOutcomeStream(jsm);
-    await ensureDeadLetterStream(jsm);
-    await this.ensureConsumer(jsm);
     this.js = jetstream(this.nc);
-    const consumer = await this.js.consumers.get(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher);
-    this.messages = await consumer.consume({ max_messages: this.options.concurrency });
+    await this.bind();
     // Outcomes waiting in a lane keep their messages: JetStream would hand them out again after the ack wait.
     this.keepAlive = setInterval(
       () => {
@@ -121,12 +137,99 @@ export class WebhookDispatcher {
       Math.max(100, this.options.ackWaitMs / 3),
     );
     this.keepAlive.unref();
-    this.loop = this.run(this.messages);
+    this.watch = setInterval(() => void this.check('check'), this.options.watchIntervalMs ?? 5000);
+    this.watch.unref();
+  }
+
+  /** `bound` while the dispatcher takes outcomes from its consumer; `lost` while it rebinds (readiness). */
+  state(): DispatcherConsumerState {
+    return this.consumerState;
+  }
+
+  /** Ensures the streams and the consumer (at their replica count) and starts consuming. */
+  private async bind(): Promise<void> {
+    const jsm = await jetstreamManager(this.nc, { timeout: 5000 });
+    const replicas = this.options.replicas;
+    const outcomes = await ensureOutcomeStream(jsm, {
+      ...DEFAULT_OUTCOME_STREAM_OPTIONS,
+      ...(replicas ? { replicas } : {}),
+    });
+    const letters = await ensureDeadLetterStream(jsm, replicas);
+    for (const [name, r] of [
+      [STREAMS.taskOutcomes.name, outcomes],
+      [STREAMS.webhookDeadLetters.name, letters],
+    ] as const) {
+      if (r.action === 'replicas') this.options.log?.('info', `stream ${name}: replicas ${r.from} -> ${r.to}`);
+    }
+    await this.ensureConsumer(jsm);
+    const consumer = await this.js.consumers.get(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher);
+    const messages = await consumer.consume({ max_messages: this.options.concurrency });
+    this.messages = messages;
+    void this.followStatus(messages);
+    this.loop = this.run(messages).catch((e: unknown) => {
+      if (!this.closing && this.messages === messages) void this.lost(`consumer stopped: ${errorText(e)}`);
+    });
+  }
+
+  /** A notification that the consumer may be gone (missed heartbeats, not found, deleted) triggers a check at once. */
+  private async followStatus(messages: ConsumerMessages): Promise<void> {
+    for await (const s of messages.status()) {
+      if (this.closing || this.messages !== messages) return;
+      if (
+        s.type === 'heartbeats_missed' ||
+        s.type === 'consumer_not_found' ||
+        s.type === 'stream_not_found' ||
+        s.type === 'consumer_deleted' ||
+        s.type === 'no_responders'
+      ) {
+        void this.check(s.type);
+      }
+    }
+  }
+
+  /** Asks JetStream for the consumer; one that is not found or does not answer is lost. */
+  private check(why: string): Promise<void> {
+    if (this.closing || this.rebinding) return Promise.resolve();
+    this.checking ??= (async () => {
+      try {
+        const jsm = await jetstreamManager(this.nc, { timeout: 3000 });
+        await jsm.consumers.info(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher);
+      } catch (e) {
+        await this.lost(`${why}: ${errorText(e)}`);
+      }
+    })().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  /** Warns, says so (state `lost`) and rebinds until it is bound again (or closing). */
+  private lost(reason: string): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    this.rebinding ??= (async () => {
+      this.consumerState = 'lost';
+      this.options.log?.('warn', `lost the outcome consumer (${reason}); rebinding`);
+      const old = this.messages;
+      this.messages = undefined;
+      await old?.close().catch(() => undefined);
+      for (let wait = 250; !this.closing; wait = Math.min(wait * 2, 5000)) {
+        try {
+          await this.bind();
+          this.consumerState = 'bound';
+          this.options.log?.('info', 'outcome consumer bound again; taking outcomes');
+          return;
+        } catch (e) {
+          this.options.log?.('warn', `outcome consumer not bound yet: ${errorText(e)}`);
+          await new Promise((r) => setTimeout(r, wait));
+        }
+      }
+    })().finally(() => (this.rebinding = undefined));
+    return this.rebinding;
   }
 
   /** Stops taking outcomes and waits for deliveries in flight; those still waiting in a lane go back to JetStream. */
   async close(): Promise<void> {
     this.closing = true;
+    clearInterval(this.watch);
+    await this.rebinding;
     await this.messages?.close();
     this.wake();
     await this.loop;
@@ -136,13 +239,22 @@ export class WebhookDispatcher {
   }
 
   private async ensureConsumer(jsm: JetStreamManager): Promise<void> {
+    const replicas = this.options.replicas;
     const config = {
       ack_wait: nanos(this.options.ackWaitMs),
       max_ack_pending: this.options.maxPending,
     };
     try {
-      await jsm.consumers.info(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher);
-      await jsm.consumers.update(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher, config);
+      const info = await jsm.consumers.info(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher);
+      const have = info.config.num_replicas || 0;
+      // 0: the stream's count. Raised to the wanted count; lowered only when that count is explicit.
+      const bring = replicas && have !== replicas.count && (replicas.explicit || replicas.count > (have || 1));
+      await jsm.consumers.update(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher, {
+        ...config,
+        ...(bring ? { num_replicas: replicas.count } : {}),
+      });
+      if (bring)
+        this.options.log?.('info', `consumer ${CONSUMERS.webhookDispatcher}: replicas ${have} -> ${replicas.count}`);
     } catch (e) {
       if (!(e instanceof JetStreamApiError) || e.code !== JetStreamApiCodes.ConsumerNotFound) throw e;
       await jsm.consumers.add(STREAMS.taskOutcomes.name, {
@@ -151,6 +263,7 @@ export class WebhookDispatcher {
         deliver_policy: DeliverPolicy.All,
         filter_subject: SUBJECTS.taskFinished,
         max_deliver: -1,
+        ...(replicas ? { num_replicas: replicas.count } : {}),
         ...config,
       });
     }
@@ -344,4 +457,8 @@ export function attemptsByAge(policy: RetryPolicy, ageMs: number): number {
     attempts += 1;
   }
   return attempts;
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
