@@ -44,6 +44,8 @@ export interface WebhookDispatcherOptions {
   replicas?: StreamReplicas;
   /** How often the consumer is checked (consumer info), ms; a lost one is rebound. Default 5000. */
   watchIntervalMs?: number;
+  /** Told when the consumer is lost and when it is bound again. */
+  onState?: (state: DispatcherConsumerState) => void;
 }
 
 /** Whether the dispatcher is bound to its durable consumer, or has lost it and is rebinding. */
@@ -206,6 +208,7 @@ export class WebhookDispatcher {
     if (this.closing) return Promise.resolve();
     this.rebinding ??= (async () => {
       this.consumerState = 'lost';
+      this.options.onState?.('lost');
       this.options.log?.('warn', `lost the outcome consumer (${reason}); rebinding`);
       const old = this.messages;
       this.messages = undefined;
@@ -214,6 +217,7 @@ export class WebhookDispatcher {
         try {
           await this.bind();
           this.consumerState = 'bound';
+          this.options.onState?.('bound');
           this.options.log?.('info', 'outcome consumer bound again; taking outcomes');
           return;
         } catch (e) {
