@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
 import { EnvValidationError, loadEnv } from './load-env.js';
 import { GatewayEnv } from './gateway.env.js';
+import { TaskServiceEnv } from './task-service.env.js';
 
 describe('loadEnv', () => {
   it('applies defaults and converts numbers', () => {
@@ -20,5 +21,13 @@ describe('loadEnv', () => {
     expect(loadEnv(GatewayEnv, { INSTANCE_ID: '' }).INSTANCE_ID).toBe(`${hostname()}-${process.pid}`);
     expect(loadEnv(GatewayEnv, { INSTANCE_ID: 'gw-1' }).INSTANCE_ID).toBe('gw-1');
     expect(() => loadEnv(GatewayEnv, { INSTANCE_ID: 'gw 1' })).toThrow(/INSTANCE_ID/);
+  });
+
+  it('reads NATS_STREAM_REPLICAS as 1..5, unset (0) following the cluster; anything else names it', () => {
+    expect(loadEnv(TaskServiceEnv, {}).NATS_STREAM_REPLICAS).toBe(0);
+    expect(loadEnv(GatewayEnv, { NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);
+    for (const bad of ['6', '-1', 'three', '2.5']) {
+      expect(() => loadEnv(TaskServiceEnv, { NATS_STREAM_REPLICAS: bad })).toThrow(/NATS_STREAM_REPLICAS/);
+    }
   });
 });
