@@ -7,3 +7,4 @@ export * from './lib/simulator-process.js';
 export * from './lib/forward-proxy.js';
 export * from './lib/metric-sample.js';
 export * from './lib/nats-cluster.js';
+export * from './lib/redis-topologies.js';

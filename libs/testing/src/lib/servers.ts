@@ -12,6 +12,7 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** The path of an installed program (the first existing candidate, else `command -v`); throws naming it. */
 export function findBinary(name: string, candidates: string[]): string {
   for (const c of candidates) if (existsSync(c)) return c;
   try {
