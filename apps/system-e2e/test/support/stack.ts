@@ -5,12 +5,16 @@ import { bootstrapKeyId, deriveWebhookSecret } from '@trawl/keys';
 import {
   freePort,
   startNats,
+  startNatsCluster,
   startProcess,
   startRedis,
+  startRedisSentinelGroup,
   waitForPort,
   eventually,
+  type RedisSentinelGroup,
   type RestartableTestServer,
   type RunningProcess,
+  type TestNatsCluster,
 } from '@trawl/testing';
 
 export const WORKSPACE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -34,10 +38,23 @@ export type ServiceName =
   | 'task-service'
   | 'webhook-dispatcher';
 
+/** What the stack runs NATS and Redis as: by default one nats-server and one redis-server. */
+export interface StackInfra {
+  /** A JetStream cluster of this many nats-servers; every one of them is in the services' `NATS_URL`. */
+  natsNodes?: number;
+  /** Redis as a master with replicas watched by Sentinels; the services get `REDIS_SENTINELS`, no `REDIS_URL`. */
+  redisSentinel?: { replicas: number; sentinels: number };
+}
+
 export interface Stack {
   baseUrl: string;
   natsUrl: string;
+  /** The Redis URL the services get; with Sentinels, the master's at start (for the test's own reads only). */
   redisUrl: string;
+  /** The NATS cluster, when `natsNodes` was given. */
+  natsCluster?: TestNatsCluster;
+  /** The Sentinel group, when `redisSentinel` was given. */
+  redisGroup?: RedisSentinelGroup;
   services: Map<ServiceName, RunningProcess>;
   /** Where each service answers `/metrics`: its METRICS_PORT (the gateway: its PORT). */
   metricsPorts: Map<ServiceName, number>;
@@ -62,19 +79,28 @@ export function serviceBuilt(name: ServiceName): boolean {
  * Starts real Redis and NATS (JetStream) on free ports and the given services as separate Node processes from the
  * build output, and waits until the gateway answers. `env` is given to every service.
  */
-export async function startStack(names: ServiceName[], env: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(
+  names: ServiceName[],
+  env: Record<string, string> = {},
+  infra: StackInfra = {},
+): Promise<Stack> {
   for (const n of names) {
     if (!serviceBuilt(n)) throw new Error(`${serviceMain(n)} is missing: run \`npm run build\` first (npm test does)`);
   }
-  const nats: RestartableTestServer = await startNats();
-  const redis: RestartableTestServer = await startRedis();
+  const natsCluster = infra.natsNodes ? await startNatsCluster({ nodes: infra.natsNodes }) : undefined;
+  const redisGroup = infra.redisSentinel ? await startRedisSentinelGroup(infra.redisSentinel) : undefined;
+  const nats: RestartableTestServer | undefined = natsCluster ? undefined : await startNats();
+  const redis: RestartableTestServer | undefined = redisGroup ? undefined : await startRedis();
+  const natsUrl = natsCluster?.url ?? nats?.url ?? '';
+  const redisUrl = redisGroup ? `redis://${redisGroup.dataNodes[0].address}` : (redis?.url ?? '');
+  const redisEnv: Record<string, string> = redisGroup ? { ...redisGroup.env } : { REDIS_URL: redisUrl };
   const port = await freePort();
   const services = new Map<ServiceName, RunningProcess>();
   const metricsPorts = new Map<ServiceName, number>();
   const baseEnv: Record<string, string> = {
     ...(process.env as Record<string, string>),
-    NATS_URL: nats.url,
-    REDIS_URL: redis.url,
+    NATS_URL: natsUrl,
+    ...redisEnv,
     API_KEYS: API_KEY,
     WEBHOOK_SIGNING_SECRET: MASTER_SIGNING_SECRET,
     LOG_LEVEL: 'warn',
@@ -105,17 +131,22 @@ export async function startStack(names: ServiceName[], env: Record<string, strin
   await Promise.all(names.map((n) => startService(n)));
   const stack: Stack = {
     baseUrl: `http://127.0.0.1:${port}/api/openapi/v1`,
-    natsUrl: nats.url,
-    redisUrl: redis.url,
+    natsUrl,
+    redisUrl,
+    ...(natsCluster ? { natsCluster } : {}),
+    ...(redisGroup ? { redisGroup } : {}),
     services,
     metricsPorts,
     startService,
-    restartNats: (whileDown) => nats.restart(whileDown),
-    restartRedis: (whileDown) => redis.restart(whileDown),
+    restartNats: (whileDown) => (nats ? nats.restart(whileDown) : Promise.reject(new Error('NATS is a cluster'))),
+    restartRedis: (whileDown) =>
+      redis ? redis.restart(whileDown) : Promise.reject(new Error('Redis is a Sentinel group')),
     async stop() {
       await Promise.all([...services.values()].map((p) => p.stop()));
-      await nats.stop();
-      await redis.stop();
+      await nats?.stop();
+      await natsCluster?.stop();
+      await redis?.stop();
+      await redisGroup?.stop();
     },
   };
   try {
