@@ -5,7 +5,7 @@
 // as before issue 15). A URL batch of --tasks pages of a slow local site goes through gateway, task-service,
 // extractor-scrape (plain-HTTP engine) and webhook-dispatcher to a local webhook receiver that verifies every Standard
 // Webhooks signature. --nats-kill-after ms after submission the NATS node leading the TASK_OUTCOMES stream is
-// SIGKILLed; --redis-kill-after ms after submission, the Redis master. No service is restarted (one that exits is
+// SIGKILLed; --redis-kill-after ms after submission, the Redis master (0: Redis is not killed). No service is restarted (one that exits is
 // counted, not replaced). It waits (at most --timeout s) for every task's outcome and prints one JSON line: completed,
 // failed, lost (no outcome), duplicates (a task with two different outcomes), bad signatures, and the services that
 // exited.
@@ -364,23 +364,28 @@ async function main() {
     await natsNode.proc.kill();
     kills.push({ part: `nats ${leader} (leader of ${STREAM})`, atMs: Date.now() - submittedAt, outcomesSoFar: have() });
     log(`SIGKILL nats ${leader}, leader of ${STREAM} (${have()} of ${ids.length} outcomes so far)`);
-    await new Promise((r) => setTimeout(r, Math.max(0, submittedAt + REDIS_KILL_AFTER_MS - Date.now())));
-    const master = await redis.master();
-    if (!master) throw new Error('no Sentinel names a master');
-    await master.proc.kill();
-    const killedMasterAt = Date.now();
-    kills.push({ part: `redis master :${master.port}`, atMs: killedMasterAt - submittedAt, outcomesSoFar: have() });
-    log(`SIGKILL redis master :${master.port} (${have()} of ${ids.length} outcomes so far)`);
-    const promoted = await waitFor(
-      async () => {
-        const m = await redis.master();
-        return m && m.port !== master.port ? m : undefined;
-      },
-      'a Sentinel failover',
-      60_000,
-    ).catch(() => undefined);
-    const promotedAfterMs = promoted ? Date.now() - killedMasterAt : null;
-    log(promoted ? `Sentinels promoted :${promoted.port} after ${promotedAfterMs} ms` : 'no replica promoted');
+    let promotedAfterMs = null;
+    if (REDIS_KILL_AFTER_MS > 0) promotedAfterMs = await killRedisMaster();
+    async function killRedisMaster() {
+      await new Promise((r) => setTimeout(r, Math.max(0, submittedAt + REDIS_KILL_AFTER_MS - Date.now())));
+      const master = await redis.master();
+      if (!master) throw new Error('no Sentinel names a master');
+      await master.proc.kill();
+      const killedMasterAt = Date.now();
+      kills.push({ part: `redis master :${master.port}`, atMs: killedMasterAt - submittedAt, outcomesSoFar: have() });
+      log(`SIGKILL redis master :${master.port} (${have()} of ${ids.length} outcomes so far)`);
+      const promoted = await waitFor(
+        async () => {
+          const m = await redis.master();
+          return m && m.port !== master.port ? m : undefined;
+        },
+        'a Sentinel failover',
+        60_000,
+      ).catch(() => undefined);
+      const after = promoted ? Date.now() - killedMasterAt : null;
+      log(promoted ? `Sentinels promoted :${promoted.port} after ${after} ms` : 'no replica promoted');
+      return after;
+    }
 
     let last = -1;
     for (;;) {
