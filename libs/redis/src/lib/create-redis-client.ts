@@ -136,3 +136,17 @@ export function createRedisClient(topology: RedisTopology, options: CreateRedisC
   watchRedisErrors(client, options.name, options.logger);
   return client;
 }
+
+/**
+ * A second connection like `client` (same topology and options) for another role and name: a subscriber, a blocking
+ * reader. It gets its own error listeners.
+ */
+export function duplicateRedisClient(client: RedisClient, options: CreateRedisClientOptions): RedisClient {
+  const own = { connectionName: options.name, maxRetriesPerRequest: RETRIES[options.role] };
+  const copy =
+    client instanceof Cluster
+      ? client.duplicate(undefined, { redisOptions: { ...client.options.redisOptions, ...own } })
+      : client.duplicate(own);
+  watchRedisErrors(copy, options.name, options.logger);
+  return copy;
+}

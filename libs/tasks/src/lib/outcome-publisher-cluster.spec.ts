@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Worker, type Job } from 'bullmq';
 import { QUEUES, STREAMS, type TaskFinishedEvent } from '@trawl/contracts';
 import { connectNats, ensureOutcomeStream, streamReplicas } from '@trawl/messaging';
+import { standaloneRedisTopology } from '@trawl/redis';
 import { startNatsCluster, startRedis, type TestNatsCluster, type TestServer } from '@trawl/testing';
 import { DEFAULT_OUTCOME_PUBLISHER_OPTIONS, OutcomePublisher, outcomeEventId } from './outcome-publisher.js';
 import type { TaskJobData } from './task-job-data.js';
@@ -28,9 +29,10 @@ describe('OutcomePublisher on a 3-node JetStream cluster (real Redis and nats-se
     const replicas = streamReplicas(nc, undefined);
     expect(replicas).toEqual({ count: 3, explicit: false });
     await ensureOutcomeStream(await jetstreamManager(nc), { ...DEFAULT_OUTCOME_STREAM, replicas });
-    queues = new TaskQueues({ redisUrl: redis.url });
+    queues = new TaskQueues({ topology: standaloneRedisTopology(redis.url) });
     worker = new Worker(QUEUES.retail, async (job: Job) => ({ title: `product ${job.id}` }), {
       connection: (workerConnection = queues.workerConnection('cluster-spec-worker')),
+      prefix: queues.prefixOf(QUEUES.retail),
       concurrency: 50,
     });
   });
