@@ -51,6 +51,17 @@ describe('a lost NATS node and a lost Redis master mid-batch (3-node JetStream c
     await Promise.all([site?.close(), receiver?.close()]);
   });
 
+  /** How many of `ids` GET /extractTask/{id} answers in each status (`http <code>` when it answers no task). */
+  async function statesOf(ids: string[]): Promise<Record<string, number>> {
+    const states: Record<string, number> = {};
+    for (const id of ids) {
+      const lookup = await callApi(stack, 'GET', `/extractTask/${encodeURIComponent(id)}`).catch(() => undefined);
+      const status = lookup?.status === 200 ? String(lookup.body.data.status) : `http ${lookup?.status ?? 'error'}`;
+      states[status] = (states[status] ?? 0) + 1;
+    }
+    return states;
+  }
+
   function logs(): string {
     return [...stack.services.entries()].map(([n, p]) => `--- ${n}\n${p.output().slice(-3000)}`).join('\n');
   }
@@ -95,8 +106,12 @@ describe('a lost NATS node and a lost Redis master mid-batch (3-node JetStream c
       expect(deliveredAtNatsKill).toBeLessThan(TASKS);
       expect(deliveredAtRedisKill).toBeLessThan(TASKS);
 
-      const outcomes = await receiver.outcomesOf(ids, 240_000, 2000).catch((e: unknown) => {
-        throw new Error(`${String(e)}\n${logs()}`);
+      const outcomes = await receiver.outcomesOf(ids, 240_000, 2000).catch(async (e: unknown) => {
+        const missing = ids.filter((id) => !receiver.deliveriesOf(id).some((d) => d.status < 300));
+        throw new Error(
+          `${String(e)}\noutcomes when the NATS leader was killed: ${deliveredAtNatsKill}, when the Redis master was: ` +
+            `${deliveredAtRedisKill}; the tasks without one, by status: ${JSON.stringify(await statesOf(missing))}\n${logs()}`,
+        );
       });
       for (const [i, deliveries] of outcomes.entries()) {
         const accepted = deliveries.filter((d) => d.status < 300);
@@ -120,13 +135,7 @@ describe('a lost NATS node and a lost Redis master mid-batch (3-node JetStream c
     }
 
     // Every task reads completed; 0 lost.
-    const states = new Map<string, number>();
-    for (const id of ids) {
-      const lookup = await callApi(stack, 'GET', `/extractTask/${encodeURIComponent(id)}`);
-      const status = lookup.status === 200 ? String(lookup.body.data.status) : `http ${lookup.status}`;
-      states.set(status, (states.get(status) ?? 0) + 1);
-    }
-    expect(Object.fromEntries(states)).toEqual({ completed: TASKS });
+    expect(await statesOf(ids)).toEqual({ completed: TASKS });
     // No service was restarted: the processes started at the beginning are the ones still running.
     for (const [name, proc] of processes) {
       expect({ name, exitCode: proc.child.exitCode, signal: proc.child.signalCode }).toEqual({
