@@ -21,6 +21,8 @@ describe('WebhookDispatcher (real NATS JetStream, loopback receiver)', () => {
   /** Status to answer per request path; a function of the attempt number on that path. */
   const answers = new Map<string, (attempt: number) => number>();
   const seen = new Map<string, number>();
+  /** Secret lookups still to fail, per API key id (the key store away). */
+  const secretFailures = new Map<string, number>();
 
   beforeAll(async () => {
     nats = await startNats();
@@ -32,7 +34,18 @@ describe('WebhookDispatcher (real NATS JetStream, loopback receiver)', () => {
       res.statusCode = (answers.get(path) ?? (() => 200))(attempt);
       res.end();
     });
-    sender = new WebhookSender(new WebhookUrlGuard(['127.0.0.1']), async () => SECRET, { timeoutMs: 2000 });
+    sender = new WebhookSender(
+      new WebhookUrlGuard(['127.0.0.1']),
+      async (apiKeyId) => {
+        const left = secretFailures.get(apiKeyId ?? '') ?? 0;
+        if (left > 0) {
+          secretFailures.set(apiKeyId ?? '', left - 1);
+          throw new Error('connect ECONNREFUSED (key store)');
+        }
+        return SECRET;
+      },
+      { timeoutMs: 2000 },
+    );
     dispatcher = new WebhookDispatcher(nc, sender, {
       concurrency: 8,
       maxPending: 1000,
@@ -53,12 +66,13 @@ describe('WebhookDispatcher (real NATS JetStream, loopback receiver)', () => {
   afterEach(() => answers.clear());
 
   let n = 0;
-  async function publish(path: string, webhookBase = receiver.url): Promise<TaskFinishedEvent> {
+  async function publish(path: string, webhookBase = receiver.url, apiKeyId?: string): Promise<TaskFinishedEvent> {
     n++;
     const event: TaskFinishedEvent = {
       eventId: `scrape_evt${n}-1`,
       event: 'task.completed',
       webhook: `${webhookBase}${path}`,
+      ...(apiKeyId ? { apiKeyId } : {}),
       task: {
         taskId: `scrape_evt${n}`,
         status: 'completed',
@@ -126,5 +140,18 @@ describe('WebhookDispatcher (real NATS JetStream, loopback receiver)', () => {
     );
     expect(letter.letter).toMatchObject({ attempts: 1, lastStatus: null });
     expect(letter.letter.reason).toContain('10.1.2.3');
+  });
+
+  it('waits, without using an attempt, while the signing secret cannot be read (key store away), then delivers once', async () => {
+    // More failed lookups than the schedule has attempts (4): were they attempts, the outcome would be dead-lettered.
+    secretFailures.set('key-away', 6);
+    const event = await publish('/secret-away', receiver.url, 'key-away');
+    await eventually(() => requestsTo('/secret-away').length === 1, 30_000);
+    expect(secretFailures.get('key-away')).toBe(0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(requestsTo('/secret-away')).toHaveLength(1);
+    expect((await new WebhookDeadLetters(nc).list()).some((d) => d.letter.outcome.eventId === event.eventId)).toBe(
+      false,
+    );
   });
 });

@@ -66,6 +66,9 @@ const SLOW_HOST_AFTER_MS = 1000;
 /** How long such an outcome is deferred. */
 const SLOW_HOST_DEFER_MS = 5000;
 
+/** How long an outcome whose signing secret could not be read waits before it is tried again, ms. */
+const UNAVAILABLE_DEFER_MS = 1000;
+
 /** Stream-sequence → deliveries that were deferrals (not attempts) we remember at most. */
 const MAX_DEFERRALS_REMEMBERED = 100_000;
 
@@ -107,6 +110,7 @@ export class WebhookDispatcher {
   private closing = false;
   private consumerState: DispatcherConsumerState = 'bound';
   private rebinding: Promise<void> | undefined;
+  private lastUnavailableLog = 0;
   private checking: Promise<void> | undefined;
 
   constructor(
@@ -338,6 +342,13 @@ export class WebhookDispatcher {
     m.nak(ms + jitter);
   }
 
+  /** Logs that secrets cannot be read, at most every 10 s (every outcome meets it while the key store is away). */
+  private noteUnavailable(reason: string): void {
+    if (Date.now() - this.lastUnavailableLog < 10_000) return;
+    this.lastUnavailableLog = Date.now();
+    this.options.log?.('warn', `outcomes wait (not an attempt): ${reason}`);
+  }
+
   /** Starts what the lanes allow. */
   private pump(): void {
     if (this.closing) return;
@@ -394,6 +405,11 @@ export class WebhookDispatcher {
       case 'refused':
         await this.deadLetter(m, event, result.reason, attempt, null);
         observe('failed');
+        return 'neutral';
+      case 'unavailable':
+        // Our side (the key store) is away: the outcome waits, without using an attempt or blaming its host.
+        this.noteUnavailable(result.reason);
+        this.defer(m, UNAVAILABLE_DEFER_MS);
         return 'neutral';
       case 'retry': {
         const delay = retryDelay(this.options.retry, attempt, result.retryAfterMs);

@@ -12,7 +12,12 @@ export type DeliveryResult =
   | { outcome: 'gone'; status: number }
   /** The URL may not be called (SSRF guard): retrying will not help. */
   | { outcome: 'refused'; reason: string }
-  | { outcome: 'retry'; status: number | null; reason: string; retryAfterMs?: number };
+  | { outcome: 'retry'; status: number | null; reason: string; retryAfterMs?: number }
+  /**
+   * Not sent: its signing secret could not be read (the key store unreachable, e.g. during a Redis failover). Nothing
+   * was asked of the receiver, so it is neither an attempt nor the receiver's failure.
+   */
+  | { outcome: 'unavailable'; reason: string };
 
 /** The signing secret of an outcome: by the API key that submitted the task (`whsec_...`). */
 export type WebhookSecretResolver = (apiKeyId: string | undefined) => Promise<string>;
@@ -57,8 +62,17 @@ export class WebhookSender {
       return { outcome: 'retry', status: null, reason: e instanceof Error ? e.message : String(e) };
     }
     const body = webhookBody(event);
+    let signer: WebhookSigner;
     try {
-      const signed = (await this.signerFor(event.apiKeyId)).sign(event.eventId, Math.floor(now / 1000), body);
+      signer = await this.signerFor(event.apiKeyId);
+    } catch (e) {
+      return {
+        outcome: 'unavailable',
+        reason: `signing secret unavailable: ${e instanceof Error ? e.message : String(e)}`,
+      };
+    }
+    try {
+      const signed = signer.sign(event.eventId, Math.floor(now / 1000), body);
       const res = await request(event.webhook, {
         method: 'POST',
         body,
