@@ -172,9 +172,15 @@ export class WebhookDispatcher {
     const messages = await consumer.consume({ max_messages: this.options.concurrency });
     this.messages = messages;
     void this.followStatus(messages);
-    this.loop = this.run(messages).catch((e: unknown) => {
-      if (!this.closing && this.messages === messages) void this.lost(`consumer stopped: ${errorText(e)}`);
-    });
+    // Messages that end by themselves (not closed by us) mean the consumer is gone.
+    this.loop = this.run(messages).then(
+      () => {
+        if (!this.closing && this.messages === messages) void this.lost('consumer stopped');
+      },
+      (e: unknown) => {
+        if (!this.closing && this.messages === messages) void this.lost(`consumer stopped: ${errorText(e)}`);
+      },
+    );
   }
 
   /** A notification that the consumer may be gone (missed heartbeats, not found, deleted) triggers a check at once. */
