@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
-import { TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
+import { TaskCanceller, TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
 import { TaskRuntimeService } from './task-runtime.service.js';
@@ -44,6 +44,7 @@ export class AppModule {
           inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION],
         },
         { provide: TaskReader, useFactory: (queues: TaskQueues) => new TaskReader(queues), inject: [TaskQueues] },
+        { provide: TaskCanceller, useFactory: (queues: TaskQueues) => new TaskCanceller(queues), inject: [TaskQueues] },
         TaskRuntimeService,
       ],
     };
