@@ -16,8 +16,8 @@ function extractor() {
   const client: ExtractorClient = {
     send: ((subject: string) => {
       calls.push(subject);
-      return new Promise((resolve) => (answer = resolve));
-    }) as ExtractorClient['send'],
+      return new Promise<unknown>((resolve) => (answer = resolve));
+    }) as unknown as ExtractorClient['send'],
   };
   return { client, calls, answer: (value: unknown) => answer(value) };
 }
