@@ -37,8 +37,8 @@ describe('idempotency, cancel and maxAge (issue 10, must show 3, 4, 5)', () => {
 
   beforeAll(async () => {
     site = await startLoopbackHttp(async (req, res) => {
-      // /slow/*: answers after 20 s (it is cancelled long before); anything else at once.
-      if (req.url?.startsWith('/slow/')) {
+      // /slow/* and searches (SEARCH_BASE_URL): answered after 20 s (cancelled long before); anything else at once.
+      if (req.url?.startsWith('/slow/') || req.url?.startsWith('/search')) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 20_000);
           res.on('close', () => {
@@ -67,13 +67,18 @@ describe('idempotency, cancel and maxAge (issue 10, must show 3, 4, 5)', () => {
     await admin.config('SET', 'maxmemory', '32mb');
     await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
     admin.disconnect();
-    stack = await startStack(['gateway', 'task-service', 'webhook-dispatcher', 'extractor-scrape'], {
-      API_KEYS: `${API_KEY},${OTHER_KEY}`,
-      SSRF_ALLOW_HOSTS: '127.0.0.1',
-      TASK_SCRAPE_ENGINE: 'http',
-      TASK_CONCURRENCY_SCRAPE: '1',
-      CACHE_REDIS_URL: cacheRedis.url,
-    });
+    stack = await startStack(
+      ['gateway', 'task-service', 'webhook-dispatcher', 'extractor-scrape', 'extractor-search'],
+      {
+        SEARCH_BASE_URL: site.url,
+        TASK_CONCURRENCY_SEARCH: '1',
+        API_KEYS: `${API_KEY},${OTHER_KEY}`,
+        SSRF_ALLOW_HOSTS: '127.0.0.1',
+        TASK_SCRAPE_ENGINE: 'http',
+        TASK_CONCURRENCY_SCRAPE: '1',
+        CACHE_REDIS_URL: cacheRedis.url,
+      },
+    );
     const recording: typeof fetch = async (input, init) => {
       const res = await fetch(input, init);
       lastHeaders = res.headers;
@@ -159,6 +164,23 @@ describe('idempotency, cancel and maxAge (issue 10, must show 3, 4, 5)', () => {
     // A finished task cannot be cancelled.
     await expect(trawl.cancelTask(waiting!.id)).rejects.toMatchObject({ status: 409, code: 'TASK_FINISHED' });
     expect(delivered(waiting!.id)).toHaveLength(1);
+  }, 90_000);
+
+  it('a cancelled batch cancels its queries: the waiting ones never reach the upstream, one TASK_CANCELLED webhook', async () => {
+    const webhook = `${hooks.url}/hook`;
+    const searches = () => site.requests.filter((r) => r.url.startsWith('/search')).length;
+    const [batch] = await trawl.submitSearchBatch({ querys: ['q one', 'q two', 'q three'], engine: 'http', webhook });
+    // One search worker: the first query is at the upstream, the other two wait.
+    await eventually(() => searches() === 1, 30_000);
+    await trawl.cancelTask(batch!.id);
+    await eventually(() => delivered(batch!.id).length > 0, 30_000);
+    const [outcome] = delivered(batch!.id);
+    expect(outcome).toMatchObject({ event: 'task.failed', status: 'failed', data: null });
+    expect(outcome?.error?.code).toBe('TASK_CANCELLED');
+    expect((await trawl.getTask(batch!.id)).error?.code).toBe('TASK_CANCELLED');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(searches()).toBe(1);
+    expect(delivered(batch!.id)).toHaveLength(1);
   }, 90_000);
 
   it('maxAge: a second call within it does not reach the page, with its age in headers; maxAge 0 does', async () => {

@@ -40,9 +40,12 @@ function ownerOf(req: AuthenticatedRequest): { apiKeyId?: string; maxOutstanding
   return { apiKeyId: principal.id, ...(cap !== undefined ? { maxOutstanding: cap } : {}) };
 }
 
+/** `Retry-After` (seconds) when the first request with the same Idempotency-Key is still being submitted. */
+const IN_PROGRESS_RETRY_AFTER_SEC = 1;
+
 /**
  * A submission refused with RATE_LIMITED (the key's cap of queued plus running jobs, TASK_MAX_OUTSTANDING_PER_KEY) is
- * answered with `Retry-After`, as the gateway's own rate limits are.
+ * answered with `Retry-After`, as the gateway's own rate limits are; so is IDEMPOTENCY_KEY_IN_PROGRESS.
  */
 async function withRetryAfter<T>(reply: FastifyReply, submit: Promise<T>): Promise<T> {
   try {
@@ -50,6 +53,8 @@ async function withRetryAfter<T>(reply: FastifyReply, submit: Promise<T>): Promi
   } catch (e) {
     if (e instanceof TrawlError && e.code === 'RATE_LIMITED')
       void reply.header('retry-after', OUTSTANDING_RETRY_AFTER_SEC);
+    if (e instanceof TrawlError && e.code === 'IDEMPOTENCY_KEY_IN_PROGRESS')
+      void reply.header('retry-after', IN_PROGRESS_RETRY_AFTER_SEC);
     throw e;
   }
 }
