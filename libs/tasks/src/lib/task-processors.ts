@@ -83,7 +83,7 @@ export class TaskProcessors {
   async runBatch(job: Job<TaskJobData>): Promise<BatchTaskResult> {
     const data = job.data;
     if (data.kind === 'url') throw new UnrecoverableError(`INTERNAL: job ${job.id} is not a batch`);
-    if (await this.options.isCancelled?.(String(job.id))) throw toAttemptError(taskCancelledError(String(job.id)));
+    if (await this.cancelled(String(job.id))) throw toAttemptError(taskCancelledError(String(job.id)));
     const results: (BatchQueryOutcome | undefined)[] = new Array(data.querys.length).fill(undefined);
     const values = await job.getChildrenValues<QueryJobResult>();
     for (const [key, value] of Object.entries(values)) {
@@ -118,31 +118,33 @@ export class TaskProcessors {
    * waiting (the late answer is discarded); an answer that arrives after the cancel is discarded too.
    */
   private async unlessCancelled<T>(job: Job, work: () => Promise<T>): Promise<T> {
-    const isCancelled = this.options.isCancelled;
-    if (!isCancelled) return work();
+    if (!this.options.isCancelled) return work();
     const id = String(job.id);
-    if (await isCancelled(id)) throw taskCancelledError(id);
+    const isCancelled = () => this.cancelled(id);
+    if (await isCancelled()) throw taskCancelledError(id);
     let timer: NodeJS.Timeout | undefined;
     let done = false;
     const watch = new Promise<never>((_, reject) => {
       const tick = () => {
         timer = setTimeout(() => {
-          void isCancelled(id).then(
-            (cancelled) => (cancelled ? reject(taskCancelledError(id)) : done || tick()),
-            () => done || tick(),
-          );
+          void isCancelled().then((cancelled) => (cancelled ? reject(taskCancelledError(id)) : done || tick()));
         }, this.options.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS);
       };
       tick();
     });
     try {
       const result = await Promise.race([work(), watch]);
-      if (await isCancelled(id)) throw taskCancelledError(id);
+      if (await isCancelled()) throw taskCancelledError(id);
       return result;
     } finally {
       done = true;
       clearTimeout(timer);
     }
+  }
+
+  /** Whether job `id` was cancelled; a failed read (Redis away) is "no": it must not fail the job. */
+  private async cancelled(id: string): Promise<boolean> {
+    return (await this.options.isCancelled?.(id).catch(() => false)) ?? false;
   }
 
   private deadline(timeoutMs: number) {
