@@ -9,6 +9,8 @@ export * from './lib/task-submit-request.js';
 export * from './lib/task-admission.js';
 export * from './lib/task-submitter.js';
 export * from './lib/task-reader.js';
+export * from './lib/task-idempotency.js';
+export * from './lib/task-canceller.js';
 export * from './lib/task-processors.js';
 export * from './lib/task-workers.js';
 export * from './lib/outcome-publisher.js';

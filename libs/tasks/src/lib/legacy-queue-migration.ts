@@ -2,6 +2,7 @@ import { Cluster } from 'ioredis';
 import { QUEUES, type QueueName } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
 import {
+  IDEMPOTENCY_KEYS,
   LEGACY_QUEUE_PREFIX,
   outstandingSetKey,
   prefixOfJobId,
@@ -21,6 +22,7 @@ export interface LegacyQueueMigration {
 
 const LEGACY_OUTSTANDING = `${LEGACY_QUEUE_PREFIX}:trawl:outstanding:`;
 const LEGACY_PUBLISHED = `${LEGACY_QUEUE_PREFIX}:trawl:outcomes:published`;
+const LEGACY_IDEMPOTENCY = `${LEGACY_QUEUE_PREFIX}:trawl:idempotency:`;
 
 /** `bull:<queue>` → `bull:{<tag>}:<queue>` wherever a value names a legacy queue key (parent keys, dependencies). */
 function rewriteQueueKeys(value: string): string {
@@ -131,6 +133,11 @@ export async function migrateLegacyQueueKeys(redis: RedisClient): Promise<Legacy
       report.outstandingIds += 1;
     }
     await redis.del(key);
+  }
+  // Idempotency records: single keys, renamed (a record already under the new name wins).
+  for (const key of await scanAll(redis, `${LEGACY_IDEMPOTENCY}*`)) {
+    if ((await redis.renamenx(key, `${IDEMPOTENCY_KEYS}${key.slice(LEGACY_IDEMPOTENCY.length)}`)) === 0)
+      await redis.del(key);
   }
   if ((await redis.exists(LEGACY_PUBLISHED)) === 1) {
     report.publishedMarks = await redis.zcard(LEGACY_PUBLISHED);
