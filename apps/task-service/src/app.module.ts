@@ -1,8 +1,9 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
-import { TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
+import { Redis } from 'ioredis';
+import { ReplicaAcks, TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
 import { TaskRuntimeService } from './task-runtime.service.js';
@@ -31,17 +32,32 @@ export class AppModule {
         { provide: TASK_SERVICE_ENV, useValue: env },
         { provide: TASK_METRICS, useValue: metrics },
         { provide: TaskQueues, useFactory: () => new TaskQueues({ redisUrl: env.REDIS_URL }) },
+        {
+          // Accepted means replicated (docs/decisions/0015): a batch answers once its jobs are on the replicas.
+          provide: ReplicaAcks,
+          useFactory: () =>
+            new ReplicaAcks((name) => new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectionName: name }), {
+              timeoutMs: env.REDIS_REPLICAS_ACK_TIMEOUT_MS,
+              ...(env.REDIS_MIN_REPLICAS_ACK !== undefined ? { minReplicas: env.REDIS_MIN_REPLICAS_ACK } : {}),
+            }),
+        },
         { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)) },
         {
           provide: TaskSubmitter,
-          useFactory: (queues: TaskQueues, guard: WebhookUrlGuard, nc: NatsConnection) =>
-            new TaskSubmitter(
+          useFactory: (queues: TaskQueues, guard: WebhookUrlGuard, nc: NatsConnection, acks: ReplicaAcks) => {
+            const logger = new Logger('TaskSubmitter');
+            return new TaskSubmitter(
               queues,
               (url) => guard.check(url),
               () => nc.info?.max_payload ?? 1024 * 1024,
-              { maxOutstandingPerKey: env.TASK_MAX_OUTSTANDING_PER_KEY },
-            ),
-          inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION],
+              {
+                maxOutstandingPerKey: env.TASK_MAX_OUTSTANDING_PER_KEY,
+                acks,
+                onError: (message, e) => logger.error(`${message}: ${e instanceof Error ? e.message : String(e)}`),
+              },
+            );
+          },
+          inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION, ReplicaAcks],
         },
         { provide: TaskReader, useFactory: (queues: TaskQueues) => new TaskReader(queues), inject: [TaskQueues] },
         TaskRuntimeService,

@@ -16,6 +16,7 @@ import {
   FleetMonitor,
   type FleetState,
   OutcomePublisher,
+  ReplicaAcks,
   TaskProcessors,
   TaskQueues,
   TaskWorkers,
@@ -39,6 +40,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly messaging: MessagingClient,
     private readonly queues: TaskQueues,
+    private readonly acks: ReplicaAcks,
     @Inject(TASK_METRICS) private readonly metrics: TrawlMetrics | null,
   ) {}
 
@@ -124,6 +126,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
   async beforeApplicationShutdown(): Promise<void> {
     await this.stopWorkers();
     await this.outcomes?.close();
+    await this.acks.close();
     await this.queues.close();
   }
 }

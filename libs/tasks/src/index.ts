@@ -5,6 +5,7 @@ export * from './lib/task-views.js';
 export * from './lib/task-queues.js';
 export * from './lib/task-submit-request.js';
 export * from './lib/task-admission.js';
+export * from './lib/replica-acks.js';
 export * from './lib/task-submitter.js';
 export * from './lib/task-reader.js';
 export * from './lib/task-processors.js';

@@ -10,6 +10,9 @@ export interface TaskQueuesOptions {
   prefix?: string;
 }
 
+/** Promotions sent per MULTI when held jobs are released. */
+const RELEASE_CHUNK = 5000;
+
 /** Every BullMQ queue of Trawl and the flow producer of batches, on one Redis connection. */
 export class TaskQueues {
   readonly connection: Redis;
@@ -41,11 +44,15 @@ export class TaskQueues {
     name: QueueName,
     jobs: { name: string; data: T; opts: JobsOptions & { jobId: string } }[],
     alongside?: (multi: IRedisTransaction) => void,
+    /** Held: no worker takes the jobs for this long unless `releaseHeld` releases them sooner (see ADR 0015). */
+    holdMs?: number,
   ): Promise<Job<T>[]> {
     const queue = this.queue(name);
     const backend = queue.backend;
     const multi = (await backend.client).multi();
-    const created = jobs.map((j) => new Job<T>(queue, j.name, j.data, j.opts, j.opts.jobId));
+    const created = jobs.map(
+      (j) => new Job<T>(queue, j.name, j.data, holdMs ? { ...j.opts, delay: holdMs } : j.opts, j.opts.jobId),
+    );
     for (const job of created) await backend.addJobToTransaction(multi, job.asJSON(), job.opts.jobId ?? '');
     alongside?.(multi);
     const results = await multi.exec();
@@ -57,6 +64,54 @@ export class TaskQueues {
       created[i].id = String(id);
     }
     return created;
+  }
+
+  /**
+   * Releases held jobs (added with `holdMs`, or children held by `heldJobOptions`) at once: BullMQ's promote of each,
+   * in one MULTI, so they are taken as if they had been added now. A job no longer held (its hold ran out) is left as
+   * it is.
+   */
+  async releaseHeld(name: QueueName, ids: string[]): Promise<void> {
+    const queue = this.queue(name);
+    const backend = queue.backend;
+    const k = queue.keys;
+    const keys = [k.delayed, k.wait, k.paused, k.meta, k.prioritized, k.active, k.pc, k.events, k.marker];
+    for (let i = 0; i < ids.length; i += RELEASE_CHUNK) {
+      const multi = (await backend.client).multi();
+      for (const id of ids.slice(i, i + RELEASE_CHUNK))
+        backend.execCommand(multi, 'promote', [...keys, queue.toKey(''), id]);
+      for (const [err] of (await multi.exec()) ?? []) if (err) throw err;
+    }
+  }
+
+  /**
+   * Removes held jobs (with their children) all in one MULTI, with `alongside`'s commands. Returns the ids that could
+   * not be removed because a worker holds them (their hold ran out before the removal: see ADR 0015).
+   */
+  async discardHeld(
+    name: QueueName,
+    ids: string[],
+    alongside?: (multi: IRedisTransaction) => void,
+  ): Promise<string[]> {
+    const queue = this.queue(name);
+    const backend = queue.backend;
+    const multi = (await backend.client).multi();
+    for (const id of ids)
+      backend.execCommand(multi, 'removeJob', [queue.toKey(id), queue.toKey('repeat'), id, 1, queue.toKey('')]);
+    alongside?.(multi);
+    const results = await multi.exec();
+    if (!results) throw new Error(`removing ${ids.length} held jobs of ${name} was aborted`);
+    const kept: string[] = [];
+    for (const [i, [err, removed]] of results.slice(0, ids.length).entries()) {
+      if (err) throw err;
+      if (removed === 0) kept.push(ids[i]);
+    }
+    return kept;
+  }
+
+  /** A key in the slot of queue `name`'s keys (so, in a Cluster, on the same master), for replica confirmations. */
+  ackKey(name: QueueName): string {
+    return this.queue(name).toKey('trawl-acks');
   }
 
   /** The job with this id (in whichever queue its id names), or undefined. */
