@@ -1,3 +1,4 @@
+import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseEnv } from './base.env.js';
 
@@ -19,6 +20,7 @@ export class TaskServiceEnv extends BaseEnv {
    * (Sentinel, or a replica seen connected), 0 for a server without replicas. See docs/decisions/0015.
    */
   @IsOptional()
+  @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(100)

@@ -88,11 +88,7 @@ export class TaskQueues {
    * Removes held jobs (with their children) all in one MULTI, with `alongside`'s commands. Returns the ids that could
    * not be removed because a worker holds them (their hold ran out before the removal: see ADR 0015).
    */
-  async discardHeld(
-    name: QueueName,
-    ids: string[],
-    alongside?: (multi: IRedisTransaction) => void,
-  ): Promise<string[]> {
+  async discardHeld(name: QueueName, ids: string[], alongside?: (multi: IRedisTransaction) => void): Promise<string[]> {
     const queue = this.queue(name);
     const backend = queue.backend;
     const multi = (await backend.client).multi();

@@ -169,9 +169,13 @@ export class TaskSubmitter {
     try {
       return await acks.required();
     } catch (e) {
-      throw new TrawlError('SERVICE_UNAVAILABLE', `Redis did not answer: ${e instanceof Error ? e.message : String(e)}`, {
-        cause: e,
-      });
+      throw new TrawlError(
+        'SERVICE_UNAVAILABLE',
+        `Redis did not answer: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          cause: e,
+        },
+      );
     }
   }
 
@@ -216,7 +220,10 @@ export class TaskSubmitter {
         return;
       } catch (e) {
         if (Date.now() >= until) {
-          this.options.onError?.('an unconfirmed batch could not be removed; its jobs will run when their hold ends', e);
+          this.options.onError?.(
+            'an unconfirmed batch could not be removed; its jobs will run when their hold ends',
+            e,
+          );
           return;
         }
       }
@@ -289,7 +296,11 @@ export class TaskSubmitter {
             queueName: childQueue,
             data: child,
             // A failed query must not leave the batch waiting forever: the parent runs once every child settled.
-            opts: { ...jobOptions(childJobId(childQueue, parentId, i), i + 1), ignoreDependencyOnFailure: true, ...hold },
+            opts: {
+              ...jobOptions(childJobId(childQueue, parentId, i), i + 1),
+              ignoreDependencyOnFailure: true,
+              ...hold,
+            },
           })),
         });
         return { jobs: [toBatchJob(node.job)] };
