@@ -2,7 +2,6 @@ import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
-import { Redis } from 'ioredis';
 import { ReplicaAcks, TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
@@ -35,11 +34,13 @@ export class AppModule {
         {
           // Accepted means replicated (docs/decisions/0015): a batch answers once its jobs are on the replicas.
           provide: ReplicaAcks,
-          useFactory: () =>
-            new ReplicaAcks((name) => new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectionName: name }), {
+          useFactory: (queues: TaskQueues) =>
+            new ReplicaAcks((name) => queues.connect(name, 'command'), {
               timeoutMs: env.REDIS_REPLICAS_ACK_TIMEOUT_MS,
+              expectReplicas: queues.topology.kind === 'sentinel',
               ...(env.REDIS_MIN_REPLICAS_ACK !== undefined ? { minReplicas: env.REDIS_MIN_REPLICAS_ACK } : {}),
             }),
+          inject: [TaskQueues],
         },
         { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)) },
         {

@@ -1,5 +1,5 @@
 import type { IRedisTransaction } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@trawl/redis';
 import { TrawlError } from '@trawl/contracts';
 
 /** BullMQ's largest job priority (2^21); a larger one is clamped to it. */
@@ -21,7 +21,7 @@ export function outstandingSetKey(prefix: string, apiKeyId: string | undefined):
  * against the key's cap. Idempotent (a re-published outcome removes nothing more). Called where outcomes are published.
  */
 export async function releaseOutstanding(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   apiKeyId: string | undefined,
   jobId: string,
@@ -54,7 +54,7 @@ export class TaskAdmission {
   private readonly chains = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     /** The cap of a key's outstanding jobs when it has none of its own (TASK_MAX_OUTSTANDING_PER_KEY). */
     private readonly defaultCap: number,

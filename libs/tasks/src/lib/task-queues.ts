@@ -1,11 +1,13 @@
 import { FlowProducer, Job, Queue, type IRedisTransaction, type JobsOptions } from 'bullmq';
-import { Redis } from 'ioredis';
 import { QUEUES, type QueueName } from '@trawl/contracts';
+import { createRedisClient, type RedisClient, type RedisRole, type RedisTopology } from '@trawl/redis';
 import { queueOfJobId } from './task-job-id.js';
 import type { TaskJobData } from './task-job-data.js';
 
 export interface TaskQueuesOptions {
-  redisUrl: string;
+  /** Where Redis is: standalone, Sentinel or Cluster (`@trawl/redis`); or `redisUrl`, a standalone server. */
+  topology?: RedisTopology;
+  redisUrl?: string;
   /** BullMQ key prefix; `bull` unless told. */
   prefix?: string;
 }
@@ -15,14 +17,22 @@ const RELEASE_CHUNK = 5000;
 
 /** Every BullMQ queue of Trawl and the flow producer of batches, on one Redis connection. */
 export class TaskQueues {
-  readonly connection: Redis;
+  readonly connection: RedisClient;
+  readonly topology: RedisTopology;
   readonly flows: FlowProducer;
   readonly prefix: string;
   private readonly byName: Map<QueueName, Queue>;
 
   constructor(readonly options: TaskQueuesOptions) {
     this.prefix = options.prefix ?? 'bull';
-    this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: 3, connectionName: 'trawl-task-queues' });
+    const url = options.redisUrl;
+    if (!options.topology && !url) throw new Error('TaskQueues needs a Redis topology or URL');
+    this.topology = options.topology ?? {
+      kind: 'standalone',
+      url: url ?? '',
+      tls: url?.startsWith('rediss://') ?? false,
+    };
+    this.connection = this.connect('trawl-task-queues', 'queue');
     const shared = { connection: this.connection, prefix: this.prefix };
     this.byName = new Map(Object.values(QUEUES).map((name) => [name, new Queue(name, shared)]));
     this.flows = new FlowProducer(shared);
@@ -123,9 +133,14 @@ export class TaskQueues {
     return name ? this.queue(name).toKey(id) : undefined;
   }
 
+  /** A new connection to this Redis (`@trawl/redis`'s factory), named `name`, for `role`. */
+  connect(name: string, role: RedisRole): RedisClient {
+    return createRedisClient(this.topology, { name, role });
+  }
+
   /** A Redis connection for workers: blocking commands wait for Redis to come back instead of failing. */
-  workerConnection(name: string): Redis {
-    return new Redis(this.options.redisUrl, { maxRetriesPerRequest: null, connectionName: name });
+  workerConnection(name: string): RedisClient {
+    return this.connect(name, 'blocking');
   }
 
   async close(): Promise<void> {
