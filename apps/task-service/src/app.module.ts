@@ -1,5 +1,6 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
-import { csv, type TaskServiceEnv } from '@trawl/config';
+import { csv, TASK_SERVICE_DEFAULT_REDIS_URL, type TaskServiceEnv } from '@trawl/config';
+import { redisTopologyFromEnv } from '@trawl/redis';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
 import { ReplicaAcks, TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
@@ -30,7 +31,14 @@ export class AppModule {
         NATS_TRACING,
         { provide: TASK_SERVICE_ENV, useValue: env },
         { provide: TASK_METRICS, useValue: metrics },
-        { provide: TaskQueues, useFactory: () => new TaskQueues({ redisUrl: env.REDIS_URL }) },
+        {
+          provide: TaskQueues,
+          useFactory: () => {
+            const topology = redisTopologyFromEnv(env, { defaultUrl: TASK_SERVICE_DEFAULT_REDIS_URL });
+            if (!topology) throw new Error('task-service needs Redis');
+            return new TaskQueues({ topology });
+          },
+        },
         {
           // Accepted means replicated (docs/decisions/0015): a batch answers once its jobs are on the replicas.
           provide: ReplicaAcks,
