@@ -20,6 +20,7 @@ import {
   TaskProcessors,
   TaskQueues,
   TaskWorkers,
+  type WorkerHealth,
 } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { TASK_METRICS, TASK_SERVICE_ENV } from './task-service.tokens.js';
@@ -103,6 +104,10 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
       maxStalledCount: env.TASK_MAX_STALLED_COUNT,
       onError,
       onAttempt: (queue, outcome) => this.metrics?.queue.jobs.inc({ queue, outcome }),
+      onWorkerChange: (queue, health) => {
+        if (health.state === 'taking-jobs') this.logger.log(`${queue}: rebuilt worker takes jobs`);
+        else this.logger.warn(`${queue}: worker takes no jobs (${health.reason}); rebuilding it`);
+      },
     });
     this.workers.start();
     this.outcomes.startSweeping();
@@ -112,6 +117,11 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
   /** Each extractor queue's fleet as this replica sees it (readiness details): serving, paused or expired. */
   fleetStates(): Partial<Record<QueueName, FleetState>> {
     return this.fleets?.states() ?? {};
+  }
+
+  /** Each queue's worker in this replica (readiness details): taking jobs, or being rebuilt and why. */
+  workerStates(): Partial<Record<QueueName, WorkerHealth>> {
+    return this.workers?.states() ?? {};
   }
 
   /**

@@ -12,3 +12,4 @@ export * from './lib/task-processors.js';
 export * from './lib/task-workers.js';
 export * from './lib/outcome-publisher.js';
 export * from './lib/fleet-monitor.js';
+export * from './lib/worker-watch.js';

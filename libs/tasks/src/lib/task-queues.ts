@@ -36,6 +36,10 @@ export class TaskQueues {
     const shared = { connection: this.connection, prefix: this.prefix };
     this.byName = new Map(Object.values(QUEUES).map((name) => [name, new Queue(name, shared)]));
     this.flows = new FlowProducer(shared);
+    // The connection's own listener (@trawl/redis) logs an outage once; BullMQ re-emits each error on every queue,
+    // where without a listener it would be printed as unhandled.
+    for (const q of this.byName.values()) q.on('error', () => undefined);
+    this.flows.on('error', () => undefined);
   }
 
   queue(name: QueueName): Queue {
