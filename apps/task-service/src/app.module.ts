@@ -1,9 +1,9 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { csv, TASK_SERVICE_DEFAULT_REDIS_URL, type TaskServiceEnv } from '@trawl/config';
-import { redisTopologyFromEnv } from '@trawl/redis';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
-import { ReplicaAcks, TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
+import { redisTopologyFromEnv } from '@trawl/redis';
+import { ReplicaAcks, TaskCanceller, TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
 import { TaskRuntimeService } from './task-runtime.service.js';
@@ -69,6 +69,7 @@ export class AppModule {
           inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION, ReplicaAcks],
         },
         { provide: TaskReader, useFactory: (queues: TaskQueues) => new TaskReader(queues), inject: [TaskQueues] },
+        { provide: TaskCanceller, useFactory: (queues: TaskQueues) => new TaskCanceller(queues), inject: [TaskQueues] },
         TaskRuntimeService,
       ],
     };

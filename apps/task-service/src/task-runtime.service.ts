@@ -17,6 +17,7 @@ import {
   type FleetState,
   OutcomePublisher,
   ReplicaAcks,
+  TaskCanceller,
   TaskProcessors,
   TaskQueues,
   TaskWorkers,
@@ -42,6 +43,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     private readonly messaging: MessagingClient,
     private readonly queues: TaskQueues,
     private readonly acks: ReplicaAcks,
+    private readonly canceller: TaskCanceller,
     @Inject(TASK_METRICS) private readonly metrics: TrawlMetrics | null,
   ) {}
 
@@ -73,6 +75,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     if (env.TASK_WORKERS_ENABLED !== 'true') return;
     const processors = new TaskProcessors(this.messaging, {
       scrapeFormats: csv(env.TASK_SCRAPE_FORMATS) as ScrapeFormat[],
+      isCancelled: (jobId) => this.canceller.isCancelled(jobId),
       ...(env.TASK_SCRAPE_ENGINE ? { scrapeEngine: env.TASK_SCRAPE_ENGINE } : {}),
     });
     const concurrency: Record<QueueName, number> = {

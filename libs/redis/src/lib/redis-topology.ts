@@ -150,3 +150,8 @@ export function describeRedisTopology(topology: RedisTopology): string {
       return `cluster via ${list(topology.nodes)}${tls}`;
   }
 }
+
+/** A standalone server's topology from its URL (`rediss://` turns TLS on): tests, tools, the default. */
+export function standaloneRedisTopology(url: string): StandaloneRedisTopology {
+  return { kind: 'standalone', url, tls: url.startsWith('rediss://') };
+}

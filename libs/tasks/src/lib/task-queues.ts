@@ -1,45 +1,57 @@
 import { FlowProducer, Job, Queue, type IRedisTransaction, type JobsOptions } from 'bullmq';
 import { QUEUES, type QueueName } from '@trawl/contracts';
-import { createRedisClient, type RedisClient, type RedisRole, type RedisTopology } from '@trawl/redis';
+import {
+  createRedisClient,
+  type RedisClient,
+  type RedisLogger,
+  type RedisRole,
+  type RedisTopology,
+} from '@trawl/redis';
 import { queueOfJobId } from './task-job-id.js';
 import type { TaskJobData } from './task-job-data.js';
+import { queuePrefix } from './task-redis-keys.js';
 
 export interface TaskQueuesOptions {
-  /** Where Redis is: standalone, Sentinel or Cluster (`@trawl/redis`); or `redisUrl`, a standalone server. */
-  topology?: RedisTopology;
-  redisUrl?: string;
-  /** BullMQ key prefix; `bull` unless told. */
-  prefix?: string;
+  /** Where Redis is (`redisTopologyFromEnv`): standalone, Sentinel or Cluster. */
+  topology: RedisTopology;
+  /** Where the connections report trouble (default: JSON lines on stderr). */
+  logger?: RedisLogger;
 }
 
 /** Promotions sent per MULTI when held jobs are released. */
 const RELEASE_CHUNK = 5000;
 
-/** Every BullMQ queue of Trawl and the flow producer of batches, on one Redis connection. */
+/**
+ * Every BullMQ queue of Trawl and the flow producer of batches, on one Redis connection (role `queue`). Each queue has
+ * the prefix of its hash tag (`queuePrefix`), so it lives in one Redis Cluster slot.
+ */
 export class TaskQueues {
   readonly connection: RedisClient;
-  readonly topology: RedisTopology;
   readonly flows: FlowProducer;
-  readonly prefix: string;
   private readonly byName: Map<QueueName, Queue>;
 
   constructor(readonly options: TaskQueuesOptions) {
-    this.prefix = options.prefix ?? 'bull';
-    const url = options.redisUrl;
-    if (!options.topology && !url) throw new Error('TaskQueues needs a Redis topology or URL');
-    this.topology = options.topology ?? {
-      kind: 'standalone',
-      url: url ?? '',
-      tls: url?.startsWith('rediss://') ?? false,
-    };
     this.connection = this.connect('trawl-task-queues', 'queue');
-    const shared = { connection: this.connection, prefix: this.prefix };
-    this.byName = new Map(Object.values(QUEUES).map((name) => [name, new Queue(name, shared)]));
-    this.flows = new FlowProducer(shared);
+    const connection = this.connection;
+    this.byName = new Map(
+      Object.values(QUEUES).map((name) => [name, new Queue(name, { connection, prefix: queuePrefix(name) })]),
+    );
+    // A flow's parent (batch) and children (maps, search) share one prefix: see QUEUE_HASH_TAGS.
+    this.flows = new FlowProducer({ connection, prefix: queuePrefix(QUEUES.batch) });
     // The connection's own listener (@trawl/redis) logs an outage once; BullMQ re-emits each error on every queue,
     // where without a listener it would be printed as unhandled.
     for (const q of this.byName.values()) q.on('error', () => undefined);
     this.flows.on('error', () => undefined);
+  }
+
+  /** Where Redis is. */
+  get topology(): RedisTopology {
+    return this.options.topology;
+  }
+
+  /** The BullMQ prefix of a queue (its hash tag). */
+  prefixOf(name: QueueName): string {
+    return queuePrefix(name);
   }
 
   queue(name: QueueName): Queue {
@@ -52,7 +64,8 @@ export class TaskQueues {
    * Adds `jobs` to queue `name` all-or-nothing: one MULTI holding BullMQ's own insert of each job, so Redis applies
    * every insert or none. (BullMQ 6's `Queue.addBulk` sends the same inserts as a plain pipeline, which Redis may apply
    * in part; `FlowProducer.addBulk` is atomic too but measured 30 % slower on 10,000 jobs.) Every job needs a `jobId`.
-   * `alongside` adds commands of the caller's to the same MULTI (after the inserts), applied with them or not at all.
+   * `alongside` adds commands of the caller's to the same MULTI (after the inserts), applied with them or not at all;
+   * on a Redis Cluster its keys must carry the queue's hash tag (`queuePrefix(name)`), or Redis refuses with CROSSSLOT.
    */
   async addAllOrNothing<T>(
     name: QueueName,
@@ -139,10 +152,14 @@ export class TaskQueues {
 
   /** A new connection to this Redis (`@trawl/redis`'s factory), named `name`, for `role`. */
   connect(name: string, role: RedisRole): RedisClient {
-    return createRedisClient(this.topology, { name, role });
+    return createRedisClient(this.options.topology, {
+      name,
+      role,
+      ...(this.options.logger ? { logger: this.options.logger } : {}),
+    });
   }
 
-  /** A Redis connection for workers: blocking commands wait for Redis to come back instead of failing. */
+  /** A Redis connection for workers (role `blocking`): blocking commands wait for Redis to come back, not fail. */
   workerConnection(name: string): RedisClient {
     return this.connect(name, 'blocking');
   }

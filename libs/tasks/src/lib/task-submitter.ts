@@ -9,6 +9,7 @@ import {
   type MapsBatchRequestDto,
   type SearchBatchRequestDto,
   type TaskSubmitReply,
+  type TaskSubmitRequest,
   type UrlBatchRequestDto,
 } from '@trawl/contracts';
 import { injectTraceHeaders } from '@trawl/telemetry';
@@ -16,6 +17,7 @@ import { childJobId, newJobId } from './task-job-id.js';
 import type { QueryJobData, TaskJobData, TaskJobMeta } from './task-job-data.js';
 import { clampPriority, TaskAdmission } from './task-admission.js';
 import type { ReplicaAcks } from './replica-acks.js';
+import { submissionFingerprint, TaskIdempotency } from './task-idempotency.js';
 import { parseTaskSubmitRequest } from './task-submit-request.js';
 import type { TaskQueues } from './task-queues.js';
 import { toBatchJob } from './task-views.js';
@@ -63,6 +65,7 @@ export const DEFAULT_TASK_SUBMITTER_OPTIONS: TaskSubmitterOptions = { maxOutstan
 export class TaskSubmitter {
   readonly admission: TaskAdmission;
   private readonly options: TaskSubmitterOptions;
+  readonly idempotency: TaskIdempotency;
 
   constructor(
     private readonly queues: TaskQueues,
@@ -72,9 +75,8 @@ export class TaskSubmitter {
     options: TaskSubmitterOptions = DEFAULT_TASK_SUBMITTER_OPTIONS,
   ) {
     this.options = options;
-    this.admission = new TaskAdmission(queues.connection, queues.prefix, options.maxOutstandingPerKey, (id) =>
-      queues.jobHashKey(id),
-    );
+    this.admission = new TaskAdmission(queues.connection, options.maxOutstandingPerKey, (id) => queues.jobHashKey(id));
+    this.idempotency = new TaskIdempotency(queues.connection);
   }
 
   /**
@@ -98,6 +100,16 @@ export class TaskSubmitter {
   async submit(payload: unknown): Promise<TaskSubmitReply> {
     const req = parseTaskSubmitRequest(payload);
     await this.checkWebhook(req.request.webhook);
+    // With an Idempotency-Key, a replay of the same request answers the first reply and creates nothing.
+    if (req.idempotencyKey !== undefined) {
+      return this.idempotency.run(req.apiKeyId, req.idempotencyKey, submissionFingerprint(req), () =>
+        this.submitParsed(req),
+      );
+    }
+    return this.submitParsed(req);
+  }
+
+  private async submitParsed(req: TaskSubmitRequest): Promise<TaskSubmitReply> {
     // The trace the jobs continue: the handler's own span (it continues the caller's trace from the NATS headers),
     // else whatever the payload carried. Empty with tracing off.
     const current = injectTraceHeaders();
@@ -153,10 +165,7 @@ export class TaskSubmitter {
       await this.confirmOrDiscard(queue, required, holdMs, {
         release: () => this.queues.releaseHeld(queue, ids),
         discard: () =>
-          this.queues.discardHeld(queue, ids, (multi) => {
-            const key = this.admission.setKey(meta.apiKeyId);
-            for (let i = 0; i < ids.length; i += 1000) multi.runCommand('srem', [key, ...ids.slice(i, i + 1000)]);
-          }),
+          this.queues.discardHeld(queue, ids, (multi) => this.admission.untrackIn(multi, meta.apiKeyId, ids)),
       });
     }
     return { jobs: added.map(toBatchJob) };
@@ -316,7 +325,7 @@ export class TaskSubmitter {
         release: () => this.queues.releaseHeld(childQueue, childIds),
         discard: () =>
           this.queues.discardHeld(QUEUES.batch, [parentId], (multi) =>
-            multi.runCommand('srem', [this.admission.setKey(apiKeyId), parentId]),
+            this.admission.untrackIn(multi, apiKeyId, [parentId]),
           ),
       });
     }

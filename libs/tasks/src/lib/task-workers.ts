@@ -1,5 +1,6 @@
 import { DelayedError, Job, UnrecoverableError, Worker, type Processor } from 'bullmq';
 import { QUEUES, type QueueName, type TraceCarrier } from '@trawl/contracts';
+import type { RedisClient } from '@trawl/redis';
 import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import { OUTCOME_QUEUES, type OutcomePublisher } from './outcome-publisher.js';
 import type { FleetMonitor } from './fleet-monitor.js';
@@ -58,6 +59,8 @@ export class TaskWorkers {
   private watching: Promise<void> | undefined;
   /** When this replica last saw Redis go away or change master (ms since the epoch; 0: never). */
   private lastOutageAt = 0;
+  /** Each worker's own connection (BullMQ copies it), disconnected when the worker is dropped or at close(). */
+  private readonly connectionOf = new Map<Worker, RedisClient>();
   /** What runs after a job settles (outcome publishing, parent progress); awaited by close(). */
   private readonly afterWork = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
@@ -91,13 +94,14 @@ export class TaskWorkers {
 
   /** A new worker of queue `name` with its listeners (not yet running). */
   private createWorker(name: QueueName): Worker {
+    const connection = this.connectionFor(name);
     const worker = new Worker(
       name,
       consumerSpan(name, this.withStalls(name, this.withOutages(name, this.processorOf(name)))),
       {
         ...(this.options.name ? { name: this.options.name } : {}),
-        connection: this.queues.workerConnection(`trawl-worker-${name}`),
-        prefix: this.queues.prefix,
+        connection,
+        prefix: this.queues.prefixOf(name),
         concurrency: this.options.concurrency[name],
         lockDuration: this.options.lockDurationMs,
         stalledInterval: this.options.stalledIntervalMs,
@@ -105,6 +109,7 @@ export class TaskWorkers {
         autorun: false,
       },
     );
+    this.connectionOf.set(worker, connection);
     const outcomeQueue = OUTCOME_QUEUES.includes(name);
     const after = (job: Job | undefined, work: (job: Job) => Promise<void>) => {
       if (!job) return;
@@ -162,7 +167,10 @@ export class TaskWorkers {
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all([...this.retiring]);
       while (this.afterWork.size > 0) await Promise.all([...this.afterWork]);
-      await Promise.all(workers.map((w) => w.disconnect()));
+      // The connections are ours: disconnected directly (BullMQ's Worker.disconnect() waits for an `end` event that a
+      // Cluster client already closed by Worker.close() never emits).
+      for (const w of workers) this.connectionOf.get(w)?.disconnect();
+      this.connectionOf.clear();
     })();
     return this.closing;
   }
@@ -223,7 +231,10 @@ export class TaskWorkers {
     const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.lockDurationMs)));
     await Promise.race([worker.close().catch(() => undefined), late]);
     clearTimeout(timer);
-    await worker.disconnect().catch(() => undefined);
+    this.connectionOf.get(worker)?.disconnect();
+    this.connectionOf.delete(worker);
+    // Not awaited: a worker stuck on a lost node may never see its connections end.
+    void worker.disconnect().catch(() => undefined);
   }
 
   private setHealth(name: QueueName, slot: Slot, health: WorkerHealth): void {
@@ -284,6 +295,10 @@ export class TaskWorkers {
       error.stack = line;
       throw error;
     }
+  }
+
+  private connectionFor(name: QueueName): RedisClient {
+    return this.queues.workerConnection(`trawl-worker-${name}`);
   }
 
   /**
