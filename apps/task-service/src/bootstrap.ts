@@ -28,11 +28,19 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
       ? await startOpsServer({
           port: env.METRICS_PORT,
           registry: metrics.registry,
-          ready: async () => ({
-            ok: natsStatus === 'connected' && redis.status === 'ready',
-            // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
-            details: { nats: natsStatus, redis: redis.status, fleets: runtime.fleetStates() },
-          }),
+          ready: async () => {
+            const workers = runtime.workerStates();
+            return {
+              // A worker being rebuilt (it took no jobs: its connection ended, or it sat on a demoted master) is not
+              // ready until its replacement is.
+              ok:
+                natsStatus === 'connected' &&
+                redis.status === 'ready' &&
+                Object.values(workers).every((w) => w.state === 'taking-jobs'),
+              // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
+              details: { nats: natsStatus, redis: redis.status, fleets: runtime.fleetStates(), workers },
+            };
+          },
         })
       : undefined;
   logger.info({ workers: env.TASK_WORKERS_ENABLED }, `${SERVICE} listening on NATS`);
