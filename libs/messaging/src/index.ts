@@ -9,3 +9,4 @@ export * from './lib/draining-nats.server.js';
 export * from './lib/run-nats-service.js';
 export * from './lib/nats-status.js';
 export * from './lib/jetstream-streams.js';
+export * from './lib/reply-deadline.js';
