@@ -1,6 +1,14 @@
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
+import { QUEUES } from '@trawl/contracts';
 import { TaskQueues } from '@trawl/tasks';
-import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
+import {
+  createLogger,
+  NestLoggerAdapter,
+  startOpsServer,
+  TrawlMetrics,
+  type OpsMount,
+  type Telemetry,
+} from '@trawl/telemetry';
 import { closeTaskServiceApp, createTaskServiceApp } from './task-service-app.factory.js';
 import { TaskRuntimeService } from './task-runtime.service.js';
 
@@ -17,11 +25,27 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   await app.listen();
   const redis = app.get(TaskQueues).connection;
   const runtime = app.get(TaskRuntimeService);
+  const mounts: OpsMount[] = [];
+  if (env.ADMIN_API_KEY && env.METRICS_PORT > 0) {
+    // Loaded only when on: Bull Board brings @fastify/static along.
+    const { queueBoardMount } = await import('./queue-board.js');
+    const queues = app.get(TaskQueues);
+    mounts.push(
+      await queueBoardMount({
+        queues: Object.values(QUEUES).map((name) => queues.queue(name)),
+        adminKey: env.ADMIN_API_KEY,
+        readOnly: env.BULL_BOARD_READ_ONLY === 'true',
+      }),
+    );
+  } else {
+    logger.info('queue dashboard /admin/queues is off (it needs ADMIN_API_KEY and METRICS_PORT)');
+  }
   const ops =
     env.METRICS_PORT > 0
       ? await startOpsServer({
           port: env.METRICS_PORT,
           registry: metrics.registry,
+          mounts,
           ready: async () => ({
             ok: natsStatus === 'connected' && redis.status === 'ready',
             // A paused queue (its extractors away) is not this service's fault: shown, but still ready.

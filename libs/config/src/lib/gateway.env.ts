@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseEnv } from './base.env.js';
 
 export class GatewayEnv extends BaseEnv {
@@ -42,13 +42,4 @@ export class GatewayEnv extends BaseEnv {
   @IsInt()
   @Min(0)
   API_KEY_CACHE_MS: number = 5000;
-
-  /** Key of the queue dashboard at /admin/queues (header x-admin-key, or basic auth password). Empty: not mounted. */
-  @IsString()
-  @Matches(/^(\S{16,})?$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces, or empty' })
-  ADMIN_API_KEY: string = '';
-
-  /** `true` (default): the queue dashboard only shows queues and jobs; `false` lets it retry, remove, pause, clean. */
-  @IsIn(['true', 'false'], { message: 'BULL_BOARD_READ_ONLY must be true or false' })
-  BULL_BOARD_READ_ONLY: 'true' | 'false' = 'true';
 }

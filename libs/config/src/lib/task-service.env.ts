@@ -13,6 +13,15 @@ export class TaskServiceEnv extends BaseEnv {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be redis://host:port (or rediss://)' })
   REDIS_URL: string = 'redis://127.0.0.1:6379';
 
+  /** Key of the queue dashboard at /admin/queues on the ops server (METRICS_PORT) (header x-admin-key, or basic auth password). Empty: not mounted. */
+  @IsString()
+  @Matches(/^(\S{16,})?$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces, or empty' })
+  ADMIN_API_KEY: string = '';
+
+  /** `true` (default): the queue dashboard only shows queues and jobs; `false` lets it retry, remove, pause, clean. */
+  @IsIn(['true', 'false'], { message: 'BULL_BOARD_READ_ONLY must be true or false' })
+  BULL_BOARD_READ_ONLY: 'true' | 'false' = 'true';
+
   /** Run the queue workers in this process (false: submission and lookup only). */
   @IsIn(['true', 'false'])
   TASK_WORKERS_ENABLED: 'true' | 'false' = 'true';
