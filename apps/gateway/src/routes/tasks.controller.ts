@@ -105,7 +105,7 @@ export class TasksController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<RawJson> {
-    // Up to 10,000 job objects (4.7 MB): forwarded as the JSON text task-service sent, not parsed and re-serialised.
+    // Up to 10,000 job objects (4.7 MB): forwarded as JSON text, written once into the envelope (RawJson).
     const reply = await withRetryAfter(
       res,
       this.messaging.sendRaw(
