@@ -1,6 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiParam, ApiTags } from '@nestjs/swagger';
 import {
+  JOB_ID_PATTERN,
+  JOB_ID_RULE,
   MapsBatchRequestDto,
   SearchBatchRequestDto,
   SUBJECTS,
@@ -121,11 +123,8 @@ export class TasksController {
   @ApiParam({ name: 'jobId', description: 'Job id from a batch submission.' })
   @ApiOperationDoc('Look up a task', 'Only the key that submitted a task finds it; any other key gets 404.')
   lookup(@Param('jobId') jobId: string, @Req() req: AuthenticatedRequest): Promise<TaskRecord> {
-    if (!/^[A-Za-z0-9:_-]{1,200}$/.test(jobId)) {
-      throw new TrawlError('VALIDATION_FAILED', 'jobId must be 1-200 letters, digits, ":", "_" or "-"', {
-        field: 'jobId',
-      });
-    }
+    // The rule task-service applies too: an id it would refuse is refused here, with the same message.
+    if (!JOB_ID_PATTERN.test(jobId)) throw new TrawlError('VALIDATION_FAILED', JOB_ID_RULE, { field: 'jobId' });
     return this.messaging.send(
       SUBJECTS.taskGet,
       { jobId, apiKeyId: req.principal?.id },
