@@ -2,6 +2,7 @@ export * from './lib/subjects.constants.js';
 export * from './lib/queues.constants.js';
 export * from './lib/extract-type.js';
 export * from './lib/job-id.js';
+export * from './lib/extract-routing.js';
 export * from './lib/limits.constants.js';
 export * from './lib/error-codes.js';
 export * from './lib/envelope.js';
