@@ -104,7 +104,6 @@ export async function createGatewayApp(
   });
   const origins = csv(env.CORS_ORIGINS);
   if (origins.length > 0) app.enableCors({ origin: origins });
-  app.enableShutdownHooks();
 
   // The same document as openapi.json (`npm run openapi` writes it through openapi.cli.ts; a test keeps the two equal).
   const document = buildOpenApiDocument(app);

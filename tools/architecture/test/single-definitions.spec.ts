@@ -59,6 +59,31 @@ describe('each rule defined once', () => {
     ]);
   });
 
+  it('boots every service through one runtime: signals, ops server and Nest log levels exist once', () => {
+    const services = FILES.filter((f) => /^apps\/(?!system-e2e)[^/]+\/src\/bootstrap\.ts$/.test(f.path));
+    expect(services.map((f) => f.path.split('/')[1])).toEqual([
+      'extractor-maps',
+      'extractor-retail',
+      'extractor-scrape',
+      'extractor-search',
+      'gateway',
+      'task-service',
+      'webhook-dispatcher',
+    ]);
+    for (const f of services) expect(f.text).toMatch(/\brun(Nats)?Service\(/);
+    const apps = (paths: string[]) => paths.filter((path) => path.startsWith('apps/') || path.startsWith('libs/'));
+    expect(apps(filesMatching(/process\.(once|on)\('SIGTERM'/))).toEqual([
+      'libs/service-runtime/src/lib/run-service.ts',
+    ]);
+    expect(apps(filesMatching(/process\.exit\(0\)/))).toEqual(['libs/service-runtime/src/lib/run-service.ts']);
+    expect(filesMatching(/await startOpsServer\(/)).toEqual(['libs/service-runtime/src/lib/run-service.ts']);
+    expect(filesMatching(/NEST_LOG_LEVELS\s*[:=]/)).toEqual(['libs/service-runtime/src/lib/nest-log-levels.ts']);
+    expect(filesMatching(/NestFactory\.createMicroservice/)).toEqual([
+      'apps/task-service/src/task-service-app.factory.ts',
+      'libs/service-runtime/src/lib/run-nats-service.ts',
+    ]);
+  });
+
   it('defines the job-id pattern and the engine names once', () => {
     expect(filesMatching(/JOB_ID_PATTERN\s*=/)).toEqual(['libs/contracts/src/lib/job-id.ts']);
     expect(filesMatching(/\[\s*'(http|browser|auto)',\s*'(http|browser|auto)',\s*'(http|browser|auto)'\s*\]/)).toEqual([
