@@ -59,7 +59,7 @@ function boundaries(inTests) {
 const QUEUE_IMPORTS = {
   patterns: [
     {
-      group: ['bullmq', 'bullmq/*', '@bull-board/*', '@nestjs/bullmq'],
+      group: ['bullmq', 'bullmq/*', '@bull-board/*', '@nestjs/bullmq', '@trawl/tasks'],
       message: 'Only task-service (and libs/tasks) touch BullMQ; go through its NATS subjects instead.',
     },
   ],
