@@ -118,7 +118,12 @@ describe('WebhookDispatcher on a 3-node JetStream cluster (real nats-servers, lo
     expect((await jsm.streams.info(STREAMS.webhookDeadLetters.name)).config.num_replicas).toBe(3);
     const consumer = await jsm.consumers.info(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher);
     expect(consumer.config.num_replicas).toBe(3);
-    expect(consumer.cluster?.replicas).toHaveLength(2);
+    await eventually(
+      async () =>
+        (await jsm.consumers.info(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher)).cluster?.replicas?.length ===
+        2,
+      30_000,
+    );
   });
 
   it('raises an existing one-replica stream and its consumer to 3 replicas at start, keeping their outcomes', async () => {
@@ -163,7 +168,8 @@ describe('WebhookDispatcher on a 3-node JetStream cluster (real nats-servers, lo
     await eventually(() => logs.some((l) => l.startsWith('warn: lost the outcome consumer')), 20_000);
     await eventually(() => dispatcher?.state() === 'bound', 30_000);
     expect(logs).toContain('info: outcome consumer bound again; taking outcomes');
-    expect(states).toEqual(['lost', 'bound']);
+    // (Under load a later check may time out and rebind once more: the first two are this loss and its rebinding.)
+    expect(states.slice(0, 2)).toEqual(['lost', 'bound']);
     const after = outcome('/rebound');
     await publish(after);
     await eventually(() => deliveredIds('/rebound').has(after.eventId), 30_000);
