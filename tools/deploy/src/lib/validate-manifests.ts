@@ -4,12 +4,14 @@ import type { KubeObject } from './render-manifests.js';
 /**
  * KEDA's ScaledObject CRD types a trigger's `metadata` as a plain string map, so its schema (from
  * @kubernetes-models/keda) cannot catch a misspelt scaler parameter. These schemas are written from KEDA's scaler
- * documentation (cpu, redis lists, nats-jetstream, prometheus; KEDA 2.x) and close each parameter set.
+ * documentation (cpu, redis lists on a standalone server, behind Sentinel and on a Cluster, nats-jetstream, prometheus;
+ * KEDA 2.x) and close each parameter set.
  */
 const INT = { type: 'string', pattern: '^[0-9]+$' };
 const NUM = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' };
 const BOOL = { enum: ['true', 'false'] };
 const HOST_PORT = { type: 'string', pattern: '^[^:/\\s]+:[0-9]{1,5}$' };
+const HOST_PORT_LIST = { type: 'string', pattern: '^[^:/,\\s]+:[0-9]{1,5}(, ?[^:/,\\s]+:[0-9]{1,5})*$' };
 export const KEDA_TRIGGER_METADATA_SCHEMAS: Record<string, object> = {
   cpu: {
     type: 'object',
@@ -33,6 +35,49 @@ export const KEDA_TRIGGER_METADATA_SCHEMAS: Record<string, object> = {
       listLength: INT,
       activationListLength: INT,
       databaseIndex: INT,
+      enableTLS: BOOL,
+      unsafeSsl: BOOL,
+    },
+  },
+  'redis-sentinel': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['listName'],
+    anyOf: [{ required: ['addresses'] }, { required: ['addressesFromEnv'] }, { required: ['hosts', 'ports'] }],
+    properties: {
+      addresses: HOST_PORT_LIST,
+      addressesFromEnv: { type: 'string' },
+      hosts: { type: 'string' },
+      ports: { type: 'string' },
+      usernameFromEnv: { type: 'string' },
+      passwordFromEnv: { type: 'string' },
+      sentinelUsernameFromEnv: { type: 'string' },
+      sentinelPasswordFromEnv: { type: 'string' },
+      sentinelMaster: { type: 'string', minLength: 1 },
+      sentinelMasterFromEnv: { type: 'string' },
+      listName: { type: 'string', minLength: 1 },
+      listLength: INT,
+      activationListLength: INT,
+      databaseIndex: INT,
+      enableTLS: BOOL,
+      unsafeSsl: BOOL,
+    },
+  },
+  'redis-cluster': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['listName'],
+    anyOf: [{ required: ['addresses'] }, { required: ['addressesFromEnv'] }, { required: ['hosts', 'ports'] }],
+    properties: {
+      addresses: HOST_PORT_LIST,
+      addressesFromEnv: { type: 'string' },
+      hosts: { type: 'string' },
+      ports: { type: 'string' },
+      usernameFromEnv: { type: 'string' },
+      passwordFromEnv: { type: 'string' },
+      listName: { type: 'string', minLength: 1 },
+      listLength: INT,
+      activationListLength: INT,
       enableTLS: BOOL,
       unsafeSsl: BOOL,
     },

@@ -1,0 +1,520 @@
+#!/usr/bin/env node
+// Capacity bench (issue 15, item 7; the model is docs/scaling.md). What one task costs in each part of a running
+// stack, measured as deltas around a batch of N tasks:
+//  - Redis: INFO commandstats (calls and Redis's own usec per command), INFO stats (commands processed, network bytes
+//    in and out), used_memory left behind (finished jobs are kept for lookups), redis-server CPU time;
+//  - NATS: /varz (messages and bytes in and out), /jsz (JetStream API calls, stored messages and bytes),
+//    nats-server CPU time;
+//  - CPU time of each service process (gateway, task-service, extractor-scrape, webhook-dispatcher), from /proc.
+// Rounds: `url` (POST /extractTask/batch, type scrape, the real extractor-scrape on the plain-HTTP engine against
+// ../shared/bench/site.mjs) and `url-noop` (extractor-scrape stopped, an instant stand-in answers scrape.page.v1:
+// the task machinery alone). An idle window before the rounds gives the background rate (BullMQ's blocking waits,
+// stalled checks, JetStream heartbeats), reported per second apart from the batch figures.
+// Then what one core of each server does on loopback: redis-benchmark (SET, LPUSH, RPOP, ZADD, HSET; one
+// connection per client, no pipelining) with redis-server's CPU time, and JetStream acknowledged publishes of an
+// outcome-sized message to a file-stored R1 stream with nats-server's CPU time.
+// Prints one JSON line per round and probe and a summary line (machine, date, load average). Loopback only; every
+// process it starts is stopped at the end.
+//
+// Usage: node bench/capacity/run.mjs [--tasks 2000] [--concurrency 16] [--idle 10] [--no-build]
+// Env: TRAWL_SHARED_DIR (default ../shared), SKIP_BUILD=1.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Redis } from 'ioredis';
+import { Webhook } from 'standardwebhooks';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const argv = process.argv.slice(2);
+const arg = (name, def) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : def);
+const N = Number(arg('tasks', 2000));
+const concurrency = Number(arg('concurrency', 16));
+const IDLE_S = Number(arg('idle', 10));
+const skipBuild = argv.includes('--no-build') || process.env.SKIP_BUILD === '1';
+const shared = resolve(process.env.TRAWL_SHARED_DIR ?? join(root, '..', 'shared'));
+const distDir = join(root, 'dist');
+const log = (...m) => console.error(`[bench:capacity ${new Date().toISOString().slice(11, 19)}]`, ...m);
+const SECRET = `whsec_${Buffer.from('bench-capacity-signing-secret-0123').toString('base64')}`;
+const API_KEY = 'bench-capacity-key';
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+const started = [];
+let stopping = false;
+
+function freePort() {
+  return new Promise((ok, ko) => {
+    const s = createServer().once('error', ko);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+const tcpOpen = (port) =>
+  new Promise((ok) => {
+    const s = createServer();
+    s.once('error', () => ok(true));
+    s.listen(port, '127.0.0.1', () => s.close(() => ok(false)));
+  });
+
+async function waitFor(check, what, ms = 60_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function start(name, cmd, args, opts = {}) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  let out = '';
+  const keep = (d) => {
+    out += d;
+    if (out.length > 100_000) out = out.slice(-50_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const proc = { name, child, output: () => out, exited: new Promise((r) => child.once('exit', r)) };
+  child.once('exit', (code, signal) => {
+    if (!stopping && !proc.expectedExit) log(`${name} exited (${code ?? signal}):\n${out.slice(-3000)}`);
+  });
+  started.push(proc);
+  return proc;
+}
+
+async function stopAll() {
+  stopping = true;
+  for (const proc of [...started].reverse()) {
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) continue;
+    proc.child.kill('SIGTERM');
+    const t = setTimeout(() => proc.child.kill('SIGKILL'), 10_000);
+    await proc.exited;
+    clearTimeout(t);
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime, stime (fields 14 and 15 of the line)
+  } catch {
+    return NaN;
+  }
+}
+
+function parseInfo(text) {
+  const out = {};
+  for (const line of text.split('\r\n')) {
+    const i = line.indexOf(':');
+    if (i > 0 && !line.startsWith('#')) out[line.slice(0, i)] = line.slice(i + 1);
+  }
+  return out;
+}
+
+const round3 = (x) => Number(x.toFixed(3));
+const perTask = (x, n) => round3(x / n);
+
+async function main() {
+  if (!skipBuild) {
+    log('building');
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'trawl-bench-capacity-'));
+  try {
+    // Redis as production runs it for BullMQ (AOF, fsync every second, noeviction) and NATS with JetStream (file
+    // store) and its monitoring port.
+    const redisPort = await freePort();
+    const redisProc = start('redis', 'redis-server', [
+      '--port',
+      String(redisPort),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--maxmemory-policy',
+      'noeviction',
+      '--dir',
+      dir,
+    ]);
+    await waitFor(() => tcpOpen(redisPort), 'redis');
+    const natsPort = await freePort();
+    const monitorPort = await freePort();
+    writeFileSync(
+      join(dir, 'nats.conf'),
+      `listen: 127.0.0.1:${natsPort}\nhttp: 127.0.0.1:${monitorPort}\nmax_payload: 8MB\n` +
+        `jetstream { store_dir: "${join(dir, 'js')}" }\n`,
+    );
+    const natsProc = start('nats', 'nats-server', ['-c', join(dir, 'nats.conf')]);
+    await waitFor(() => tcpOpen(natsPort), 'nats');
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    const natsUrl = `nats://127.0.0.1:${natsPort}`;
+    const monitor = async (path) => (await fetch(`http://127.0.0.1:${monitorPort}${path}`)).json();
+
+    const site = start('site', process.execPath, [join(shared, 'bench', 'site.mjs'), '--port', '0']);
+    const sitePort = await waitFor(async () => JSON.parse(site.output().split('\n')[0] || 'null')?.port, 'site.mjs');
+    const siteUrl = `http://127.0.0.1:${sitePort}`;
+
+    // Webhook receiver: verifies every delivery, counts distinct webhook-ids per round.
+    // Each key signs with its own secret, derived from the master (docs/webhooks.md).
+    const { bootstrapKeyId, deriveWebhookSecret } = await import(join(distDir, 'libs/keys/src/index.js'));
+    const wh = new Webhook(deriveWebhookSecret(SECRET, bootstrapKeyId(API_KEY)));
+    let round = null;
+    const receiver = createHttpServer((req, res) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        let good = true;
+        try {
+          wh.verify(body, req.headers);
+        } catch {
+          good = false;
+        }
+        res.statusCode = 200;
+        res.end();
+        if (!round) return;
+        if (!good) round.badSignatures++;
+        const id = req.headers['webhook-id'];
+        if (round.ids.has(id)) round.duplicates++;
+        else {
+          round.ids.add(id);
+          if (JSON.parse(body).status !== 'completed') round.failed++;
+          if (round.ids.size === round.n) round.done();
+        }
+      });
+    });
+    await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+    const webhook = `http://127.0.0.1:${receiver.address().port}/hook`;
+
+    // The services as production runs them: gateway, task-service and dispatcher on Redis (keys, limits, queues,
+    // key store), everyone on NATS.
+    const common = {
+      NATS_URL: natsUrl,
+      LOG_LEVEL: 'warn',
+      SSRF_ALLOW_HOSTS: '127.0.0.1',
+      METRICS_PORT: '0',
+      PATH: process.env.PATH,
+    };
+    const mainOf = (name) => join(distDir, 'apps', name, 'src', 'main.js');
+    const services = {};
+    services['extractor-scrape'] = start('extractor-scrape', process.execPath, [mainOf('extractor-scrape')], {
+      env: { ...common, SCRAPE_DEFAULT_ENGINE: 'http', INSTANCE_ID: 'capacity-scrape' },
+    });
+    services['task-service'] = start('task-service', process.execPath, [mainOf('task-service')], {
+      env: {
+        ...common,
+        REDIS_URL: redisUrl,
+        TASK_CONCURRENCY_SCRAPE: String(concurrency),
+        TASK_SCRAPE_ENGINE: 'http',
+        TASK_SCRAPE_FORMATS: 'markdown',
+        TASK_SHUTDOWN_GRACE_MS: '1000',
+      },
+    });
+    services['webhook-dispatcher'] = start('webhook-dispatcher', process.execPath, [mainOf('webhook-dispatcher')], {
+      env: { ...common, REDIS_URL: redisUrl, WEBHOOK_SIGNING_SECRET: SECRET, WEBHOOK_CONCURRENCY: '64' },
+    });
+    const gatewayPort = await freePort();
+    services.gateway = start('gateway', process.execPath, [mainOf('gateway')], {
+      env: { ...common, REDIS_URL: redisUrl, API_KEYS: API_KEY, PORT: String(gatewayPort), HOST: '127.0.0.1' },
+    });
+    const base = `http://127.0.0.1:${gatewayPort}/api/openapi/v1`;
+    await waitFor(() => tcpOpen(gatewayPort), 'gateway');
+    await waitFor(async () => {
+      const r = await fetch(`${base}/extractTask/scrape_00000000-0000-4000-8000-000000000000`, {
+        headers: { 'x-api-key': API_KEY },
+      });
+      return r.status === 404;
+    }, 'task-service answering lookups');
+
+    const redis = new Redis(redisUrl, { lazyConnect: false });
+    const nc = await connect({ servers: natsUrl, name: 'bench-capacity' });
+    const processes = () => ({
+      ...Object.fromEntries(
+        Object.entries(services)
+          .filter(([, p]) => p.child.exitCode === null && p.child.signalCode === null)
+          .map(([name, p]) => [name, p.child.pid]),
+      ),
+      'redis-server': redisProc.child.pid,
+      'nats-server': natsProc.child.pid,
+    });
+
+    async function snapshot() {
+      const [commandstats, stats, memory, varz, jsz] = await Promise.all([
+        redis.info('commandstats'),
+        redis.info('stats'),
+        redis.info('memory'),
+        monitor('/varz'),
+        monitor('/jsz'),
+      ]);
+      const cmds = {};
+      for (const [k, v] of Object.entries(parseInfo(commandstats))) {
+        const m = /calls=(\d+),usec=(\d+)/.exec(v);
+        if (m) cmds[k.replace(/^cmdstat_/, '')] = { calls: Number(m[1]), usec: Number(m[2]) };
+      }
+      const s = parseInfo(stats);
+      return {
+        t: performance.now(),
+        cmds,
+        redis: {
+          commands: Number(s['total_commands_processed']),
+          netIn: Number(s['total_net_input_bytes']),
+          netOut: Number(s['total_net_output_bytes']),
+          usedMemory: Number(parseInfo(memory)['used_memory']),
+        },
+        nats: {
+          inMsgs: varz.in_msgs,
+          outMsgs: varz.out_msgs,
+          inBytes: varz.in_bytes,
+          outBytes: varz.out_bytes,
+          jsApi: jsz.api?.total ?? 0,
+          jsMessages: jsz.messages ?? 0,
+          jsBytes: jsz.bytes ?? 0,
+        },
+        cpu: Object.fromEntries(Object.entries(processes()).map(([name, pid]) => [name, cpuSeconds(pid)])),
+      };
+    }
+
+    /** The cost between two snapshots, divided by `n` (tasks) or by the seconds elapsed (idle). */
+    function costs(a, b, n) {
+      const usecTotal = Object.keys(b.cmds).reduce((sum, k) => sum + b.cmds[k].usec - (a.cmds[k]?.usec ?? 0), 0);
+      const calls = Object.entries(b.cmds)
+        .map(([k, v]) => [k, v.calls - (a.cmds[k]?.calls ?? 0)])
+        .filter(([, c]) => c > 0)
+        .sort((x, y) => y[1] - x[1]);
+      const cpu = Object.fromEntries(
+        Object.keys(b.cpu)
+          .filter((k) => k in a.cpu)
+          .map((k) => [k, round3(((b.cpu[k] - a.cpu[k]) * 1000) / n)]),
+      );
+      return {
+        redisCommands: perTask(b.redis.commands - a.redis.commands, n),
+        redisCommandsByName: Object.fromEntries(calls.slice(0, 12).map(([k, c]) => [k, perTask(c, n)])),
+        redisUsec: perTask(usecTotal, n),
+        redisBytesIn: Math.round((b.redis.netIn - a.redis.netIn) / n),
+        redisBytesOut: Math.round((b.redis.netOut - a.redis.netOut) / n),
+        natsMsgsIn: perTask(b.nats.inMsgs - a.nats.inMsgs, n),
+        natsMsgsOut: perTask(b.nats.outMsgs - a.nats.outMsgs, n),
+        natsBytesIn: Math.round((b.nats.inBytes - a.nats.inBytes) / n),
+        natsBytesOut: Math.round((b.nats.outBytes - a.nats.outBytes) / n),
+        jsApiCalls: perTask(b.nats.jsApi - a.nats.jsApi, n),
+        jsStoredMessages: perTask(b.nats.jsMessages - a.nats.jsMessages, n),
+        jsStoredBytes: Math.round((b.nats.jsBytes - a.nats.jsBytes) / n),
+        cpuMs: cpu,
+      };
+    }
+
+    // Idle: what the stack costs with nothing to do (per second), once start-up work (browser launch) is over.
+    await new Promise((r) => setTimeout(r, 5000));
+    const i0 = await snapshot();
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+    const i1 = await snapshot();
+    const idle = { round: 'idle', seconds: IDLE_S, perSecond: costs(i0, i1, (i1.t - i0.t) / 1000) };
+    idle.load = loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
+    console.log(JSON.stringify(idle));
+
+    async function batchRound(kind, n) {
+      let standIn;
+      if (kind === 'url-noop') {
+        standIn = nc.subscribe('scrape.page.v1', {
+          queue: 'extractor-scrape',
+          callback: (_e, m) => {
+            const frame = JSON.parse(new TextDecoder().decode(m.data));
+            const url = frame.data.url;
+            const response = {
+              sourceURL: url,
+              taskId: 'noop',
+              edgeId: 'noop',
+              status: 200,
+              rawStatus: 200,
+              markdown: '# noop',
+              metadata: { title: 'noop', url, engine: 'http', contentType: 'text/html' },
+            };
+            m.respond(JSON.stringify({ id: frame.id, response, isDisposed: true }));
+          },
+        });
+        await nc.flush();
+      }
+      let done;
+      const finished = new Promise((r) => (done = r));
+      round = { n, ids: new Set(), duplicates: 0, failed: 0, badSignatures: 0, done };
+      const urls = Array.from({ length: n }, (_, i) => `${siteUrl}/p/${i}?r=${kind}`);
+      const a = await snapshot();
+      const res = await fetch(`${base}/extractTask/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+        body: JSON.stringify({ urls, webhook, type: 'scrape', timeout: 25000 }),
+      });
+      const body = await res.json();
+      if (res.status !== 200 || body.data?.length !== n)
+        throw new Error(`submission failed: ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
+      await Promise.race([
+        finished,
+        new Promise((_, ko) => setTimeout(() => ko(new Error(`only ${round.ids.size} of ${n} webhooks`)), 900_000)),
+      ]);
+      const tDone = performance.now();
+      // Let acknowledgements, completions and the outcome stream's bookkeeping land before the second snapshot.
+      await new Promise((r) => setTimeout(r, 3000));
+      const b = await snapshot();
+      standIn?.unsubscribe();
+      const seconds = (tDone - a.t) / 1000;
+      const out = {
+        round: kind,
+        tasks: n,
+        concurrency,
+        seconds: round3(seconds),
+        tasksPerSecond: round3(n / seconds),
+        webhooks: round.ids.size,
+        failed: round.failed,
+        duplicates: round.duplicates,
+        badSignatures: round.badSignatures,
+        perTask: costs(a, b, n),
+        redisMemoryRetainedBytesPerTask: Math.round((b.redis.usedMemory - a.redis.usedMemory) / n),
+        load: loadavg()
+          .map((x) => x.toFixed(2))
+          .join(' '),
+      };
+      round = null;
+      console.log(JSON.stringify(out));
+      return out;
+    }
+
+    log('warm-up batch');
+    await batchRound('warm-up', 100);
+    const results = [];
+    results.push(await batchRound('url', N));
+    services['extractor-scrape'].expectedExit = true;
+    services['extractor-scrape'].child.kill('SIGTERM');
+    await services['extractor-scrape'].exited;
+    delete services['extractor-scrape'];
+    results.push(await batchRound('url-noop', N));
+
+    // What one core of Redis does: redis-benchmark on loopback, redis-server CPU time around it.
+    log('redis-benchmark');
+    const rb0 = cpuSeconds(redisProc.child.pid);
+    const t0 = performance.now();
+    const csv = execFileSync('redis-benchmark', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(redisPort),
+      '-n',
+      '100000',
+      '-c',
+      '50',
+      '-t',
+      'set,lpush,rpop,zadd,hset',
+      '--csv',
+    ]).toString();
+    const rbSeconds = (performance.now() - t0) / 1000;
+    const rbCpu = cpuSeconds(redisProc.child.pid) - rb0;
+    const rbOps = {};
+    for (const line of csv.trim().split('\n').slice(1)) {
+      const [test, rps] = line.split(',').map((x) => x.replace(/"/g, ''));
+      rbOps[test] = Math.round(Number(rps));
+    }
+    const rbTotal = 100_000 * Object.keys(rbOps).length;
+    const redisProbe = {
+      probe: 'redis-benchmark',
+      clients: 50,
+      pipeline: 1,
+      opsPerSecond: rbOps,
+      opsPerRedisCpuSecond: Math.round(rbTotal / rbCpu),
+      redisCpuShare: round3(rbCpu / rbSeconds),
+      load: loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' '),
+    };
+    console.log(JSON.stringify(redisProbe));
+
+    // What one NATS server does with JetStream: acknowledged publishes of an outcome-sized message (the measured
+    // stored bytes per outcome) to a file-stored R1 stream, 256 in flight, nats-server CPU time around it.
+    log('jetstream publish probe');
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: 'CAPACITY_PROBE', subjects: ['capacity.probe'], storage: 'file', num_replicas: 1 });
+    const js = jetstream(nc);
+    const size = Math.max(256, results[0].perTask.jsStoredBytes || 1024);
+    const payload = new Uint8Array(size).fill(120);
+    const M = 20_000;
+    const n0 = cpuSeconds(natsProc.child.pid);
+    const c0 = process.cpuUsage();
+    const p0 = performance.now();
+    let sent = 0;
+    const inflight = new Set();
+    while (sent < M) {
+      const p = js.publish('capacity.probe', payload).finally(() => inflight.delete(p));
+      inflight.add(p);
+      sent++;
+      if (inflight.size >= 256) await Promise.race(inflight);
+    }
+    await Promise.all(inflight);
+    const pSeconds = (performance.now() - p0) / 1000;
+    const nCpu = cpuSeconds(natsProc.child.pid) - n0;
+    const c1 = process.cpuUsage(c0);
+    await jsm.streams.delete('CAPACITY_PROBE');
+    const natsProbe = {
+      probe: 'jetstream-publish',
+      messages: M,
+      bytes: size,
+      inFlight: 256,
+      publishesPerSecond: Math.round(M / pSeconds),
+      publishesPerNatsCpuSecond: Math.round(M / nCpu),
+      natsCpuShare: round3(nCpu / pSeconds),
+      clientCpuShare: round3((c1.user + c1.system) / 1e6 / pSeconds),
+      load: loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' '),
+    };
+    console.log(JSON.stringify(natsProbe));
+
+    const url = results[0].perTask;
+    const summary = {
+      summary: true,
+      tasks: N,
+      redisCommandsPerTask: url.redisCommands,
+      redisCpuMsPerTask: url.cpuMs['redis-server'],
+      natsCpuMsPerTask: url.cpuMs['nats-server'],
+      // One single-threaded Redis master: tasks per second of its CPU, from the batch and from redis-benchmark.
+      tasksPerRedisCore: Math.round(1000 / url.cpuMs['redis-server']),
+      tasksPerRedisCoreFromBenchmark: Math.round(redisProbe.opsPerRedisCpuSecond / url.redisCommands),
+      tasksPerNatsCore: Math.round(1000 / url.cpuMs['nats-server']),
+      machine: `${cpus().length} x ${cpus()[0]?.model ?? '?'}, Node ${process.version}, ${execFileSync('redis-server', ['--version']).toString().trim().split(' ').slice(0, 3).join(' ')}, ${execFileSync('nats-server', ['--version']).toString().trim()}`,
+      date: new Date().toISOString(),
+      load: loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' '),
+    };
+    console.log(JSON.stringify(summary));
+    await nc.close();
+    redis.disconnect();
+    receiver.closeAllConnections();
+    receiver.close();
+  } finally {
+    await stopAll();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  async (e) => {
+    log(e);
+    await stopAll();
+    process.exit(1);
+  },
+);
