@@ -2,7 +2,8 @@
 // Capacity bench (issue 15, item 7; the model is docs/scaling.md). What one task costs in each part of a running
 // stack, measured as deltas around a batch of N tasks:
 //  - Redis: INFO commandstats (calls and Redis's own usec per command), INFO stats (commands processed, network bytes
-//    in and out), used_memory left behind (finished jobs are kept for lookups), redis-server CPU time;
+//    in and out), redis-server CPU time, and the memory a finished job keeps (MEMORY USAGE of a sample of the batch's
+//    job hashes; BullMQ keeps the last 300,000 completed jobs of a queue) and the queue's event stream's entries;
 //  - NATS: /varz (messages and bytes in and out), /jsz (JetStream API calls, stored messages and bytes),
 //    nats-server CPU time;
 //  - CPU time of each service process (gateway, task-service, extractor-scrape, webhook-dispatcher), from /proc.
@@ -253,10 +254,9 @@ async function main() {
     });
 
     async function snapshot() {
-      const [commandstats, stats, memory, varz, jsz] = await Promise.all([
+      const [commandstats, stats, varz, jsz] = await Promise.all([
         redis.info('commandstats'),
         redis.info('stats'),
-        redis.info('memory'),
         monitor('/varz'),
         monitor('/jsz'),
       ]);
@@ -273,7 +273,6 @@ async function main() {
           commands: Number(s['total_commands_processed']),
           netIn: Number(s['total_net_input_bytes']),
           netOut: Number(s['total_net_output_bytes']),
-          usedMemory: Number(parseInfo(memory)['used_memory']),
         },
         nats: {
           inMsgs: varz.in_msgs,
@@ -372,6 +371,17 @@ async function main() {
       await new Promise((r) => setTimeout(r, 3000));
       const b = await snapshot();
       standIn?.unsubscribe();
+      // What a finished job keeps in Redis (BullMQ keeps the last 300,000 completed jobs of a queue, with their
+      // return value): MEMORY USAGE of a sample of this batch's job hashes, and of the queue's event stream.
+      const sample = body.data.filter((_j, i) => i % Math.max(1, Math.floor(n / 200)) === 0);
+      const sizes = await Promise.all(
+        sample.map((j) => redis.call('MEMORY', 'USAGE', `${j.queueQualifiedName}:${j.id}`, 'SAMPLES', '0')),
+      );
+      const events = `${body.data[0].queueQualifiedName}:events`;
+      const [eventsBytes, eventsLength] = await Promise.all([
+        redis.call('MEMORY', 'USAGE', events, 'SAMPLES', '0'),
+        redis.xlen(events),
+      ]);
       const seconds = (tDone - a.t) / 1000;
       const out = {
         round: kind,
@@ -384,7 +394,8 @@ async function main() {
         duplicates: round.duplicates,
         badSignatures: round.badSignatures,
         perTask: costs(a, b, n),
-        redisMemoryRetainedBytesPerTask: Math.round((b.redis.usedMemory - a.redis.usedMemory) / n),
+        redisBytesPerFinishedJob: Math.round(sizes.reduce((x, y) => x + Number(y ?? 0), 0) / sizes.length),
+        redisEventStream: { entries: eventsLength, bytesPerEntry: Math.round(Number(eventsBytes) / eventsLength) },
         load: loadavg()
           .map((x) => x.toFixed(2))
           .join(' '),

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,5 +182,123 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     expect(await keda.llen(`bull:${QUEUES.scrape}:wait`)).toBe(1);
     await expect(keda.get('trawl:apikey:abc')).rejects.toThrow(/NOPERM/);
     await expect(keda.lpop(`bull:${QUEUES.scrape}:wait`)).rejects.toThrow(/NOPERM/);
+  });
+});
+
+/** Polls `check` every 100 ms until it returns true, at most `ms`. */
+async function eventually(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('the rendered Redis ACL behind Sentinel: a real master, replica and Sentinel on loopback', () => {
+  // The default values (redis.topology: sentinel): the replica replicates as the replication user, the Sentinel
+  // watches as the Sentinel user, and a service finds the master through the Sentinel as its own user.
+  const sentinelValues = loadValues(findRepoRoot(import.meta.dirname));
+  let dir = '';
+  const servers: RunningProcess[] = [];
+  const clients: Redis[] = [];
+  let masterPort = 0;
+  let replicaPort = 0;
+  let sentinelPort = 0;
+
+  beforeAll(async () => {
+    expect(sentinelValues.redis.topology).toBe('sentinel');
+    dir = mkdtempSync(join(tmpdir(), 'trawl-redis-sentinel-acl-'));
+    const acl = redisAclTemplate(sentinelValues).replace(/\$\{REDIS_PASSWORD_([A-Z_]+)\}/g, (_m, name: string) =>
+      password(name.toLowerCase().replace(/_/g, '-')),
+    );
+    [masterPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
+    const node = (name: string, port: number, extra: string[]) => {
+      const nodeDir = join(dir, name);
+      mkdirSync(nodeDir);
+      writeFileSync(join(nodeDir, 'users.acl'), acl);
+      return startProcess('redis-server', [
+        ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', nodeDir],
+        ...['--aclfile', join(nodeDir, 'users.acl'), '--replica-announce-ip', '127.0.0.1'],
+        ...extra,
+      ]);
+    };
+    servers.push(node('master', masterPort, []));
+    await waitForPort(masterPort, '127.0.0.1', 20_000, servers[0]);
+    servers.push(
+      node('replica', replicaPort, [
+        ...['--replicaof', '127.0.0.1', String(masterPort)],
+        ...['--masteruser', 'trawl-replication', '--masterauth', password('replication')],
+      ]),
+    );
+    const name = sentinelValues.redis.sentinelName ?? 'mymaster';
+    writeFileSync(
+      join(dir, 'sentinel.conf'),
+      [
+        `port ${sentinelPort}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        'sentinel announce-ip 127.0.0.1',
+        `sentinel monitor ${name} 127.0.0.1 ${masterPort} 1`,
+        `sentinel auth-user ${name} trawl-sentinel`,
+        `sentinel auth-pass ${name} ${password('sentinel')}`,
+        `sentinel down-after-milliseconds ${name} 5000`,
+        '',
+      ].join('\n'),
+    );
+    servers.push(startProcess('redis-server', [join(dir, 'sentinel.conf'), '--sentinel']));
+    await waitForPort(sentinelPort, '127.0.0.1', 20_000, servers[2]);
+  });
+
+  afterAll(async () => {
+    for (const r of clients) r.disconnect();
+    for (const s of servers.reverse()) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lets the replica replicate as the replication user, and the Sentinel see the master and its replica', async () => {
+    const connectAs = (port: number, user?: string) => {
+      const r = new Redis({
+        host: '127.0.0.1',
+        port,
+        maxRetriesPerRequest: 1,
+        ...(user ? { username: `trawl-${user}`, password: password(user) } : {}),
+      });
+      clients.push(r);
+      return r;
+    };
+    // The replication user may not even read INFO; the master's view (read as the Sentinel user) shows the link.
+    const master = connectAs(masterPort, 'sentinel');
+    const sentinel = connectAs(sentinelPort);
+    await eventually(
+      async () => /connected_slaves:1/.test(await master.info('replication')),
+      20_000,
+      'the replica to sync',
+    );
+    await eventually(
+      async () => {
+        const fields = (await sentinel.call('SENTINEL', 'MASTER', sentinelValues.redis.sentinelName ?? '')) as string[];
+        const info = Object.fromEntries(fields.flatMap((v, i) => (i % 2 === 0 ? [[v, fields[i + 1]]] : [])));
+        return info['num-slaves'] === '1' && !/disconnected|s_down/.test(info['flags'] ?? '');
+      },
+      20_000,
+      'the Sentinel to watch the master and find the replica',
+    );
+  });
+
+  it('lets task-service reach the master through the Sentinel as its own user and run BullMQ', async () => {
+    const connection = {
+      sentinels: [{ host: '127.0.0.1', port: sentinelPort }],
+      name: sentinelValues.redis.sentinelName ?? 'mymaster',
+      username: 'trawl-task-service',
+      password: password('task-service'),
+      maxRetriesPerRequest: null,
+    };
+    const queue = new Queue(QUEUES.scrape, { connection });
+    try {
+      await queue.add('scrape', { url: 'https://example.test/' });
+      expect(await queue.count()).toBe(1);
+    } finally {
+      await queue.close();
+    }
   });
 });

@@ -156,7 +156,16 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
       .split('\n')
       .filter((l) => l.startsWith('user '))
       .map((l) => l.split(' ')[1]);
-    expect(users).toEqual(['default', 'trawl-gateway', 'trawl-task-service', 'trawl-webhook-dispatcher', 'trawl-keda']);
+    // Behind Sentinel (the default) the replicas and the Sentinels have users of their own.
+    expect(users).toEqual([
+      'default',
+      'trawl-gateway',
+      'trawl-task-service',
+      'trawl-webhook-dispatcher',
+      'trawl-keda',
+      'trawl-replication',
+      'trawl-sentinel',
+    ]);
     expect(acl).toContain('user default off');
     expect(acl).toMatch(/user trawl-gateway on >\$\{REDIS_PASSWORD_GATEWAY\} resetkeys ~trawl:apikey:\* /);
     expect(acl).toMatch(/user trawl-keda on .* %R~bull:\*:wait resetchannels -@all \+llen/);

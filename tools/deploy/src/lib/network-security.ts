@@ -205,8 +205,8 @@ function topologyRules(v: TrawlValues): string {
 
 /**
  * Redis ACL file template (for `aclfile`, or `ACL SETUSER` lines): the default user off, one user per Redis-using
- * service with its key patterns (ServiceSpec.redisAcl) and no dangerous commands, and a read-only KEDA user that
- * may only read BullMQ wait-list lengths. `${REDIS_PASSWORD_<USER>}` placeholders are substituted at deploy time
+ * service with its key patterns (ServiceSpec.redisAcl) and no dangerous commands, a read-only KEDA user that
+ * may only read BullMQ wait-list lengths, and with replicas a replication user (and a Sentinel user). `${REDIS_PASSWORD_<USER>}` placeholders are substituted at deploy time
  * (e.g. `envsubst`); the extractors have no user.
  */
 export function redisAclTemplate(v: TrawlValues, services: readonly ServiceSpec[] = SERVICE_CATALOG): string {
@@ -225,5 +225,13 @@ export function redisAclTemplate(v: TrawlValues, services: readonly ServiceSpec[
   lines.push(
     `user ${redisUser(v, 'keda')} on >\${REDIS_PASSWORD_KEDA} resetkeys %R~${waitListsPattern(v.redis.bullPrefix)} resetchannels -@all +llen +ping +info +hello +auth +client|setname +select${extra}`,
   );
+  // With default off, the replicas (masteruser) and the Sentinels (sentinel auth-user) need users of their own: the
+  // rules Redis documents for them ("ACL rules for Sentinel and Replicas").
+  if (v.redis.topology !== 'standalone')
+    lines.push(`user ${redisUser(v, 'replication')} on >\${REDIS_PASSWORD_REPLICATION} -@all +psync +replconf +ping`);
+  if (v.redis.topology === 'sentinel')
+    lines.push(
+      `user ${redisUser(v, 'sentinel')} on >\${REDIS_PASSWORD_SENTINEL} allchannels -@all +multi +slaveof +ping +exec +subscribe +config|rewrite +role +publish +info +client|setname +client|kill +script|kill`,
+    );
   return lines.join('\n') + '\n';
 }

@@ -6,10 +6,13 @@ import { waitListKey } from './queue-keys.js';
 import type { ServiceName, TrawlValues } from './trawl-values.js';
 
 /** `extractor-scrape` → `EXTRACTOR_SCRAPE`, for Secret keys and variables named after a service. */
-export const envSuffix = (name: ServiceName | 'keda'): string => name.toUpperCase().replace(/-/g, '_');
+export const envSuffix = (name: ServiceName | RedisInfraUser): string => name.toUpperCase().replace(/-/g, '_');
 
-/** Name of a service's Redis ACL user. */
-export const redisUser = (v: TrawlValues, name: ServiceName | 'keda'): string => `${v.release}-${name}`;
+/** Redis users that are not a service: KEDA's reader, the replicas' and the Sentinels' (ACL template). */
+export type RedisInfraUser = 'keda' | 'replication' | 'sentinel';
+
+/** Name of a service's (or KEDA's, the replicas', the Sentinels') Redis ACL user. */
+export const redisUser = (v: TrawlValues, name: ServiceName | RedisInfraUser): string => `${v.release}-${name}`;
 
 function secretEnv(v: TrawlValues, key: string, optional: boolean, name = key): IEnvVar {
   return { name, valueFrom: { secretKeyRef: { name: v.secrets.name, key, ...(optional ? { optional: true } : {}) } } };
