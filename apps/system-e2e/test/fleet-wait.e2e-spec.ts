@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import { QUEUES } from '@trawl/contracts';
+import { queuePrefix } from '@trawl/tasks';
 import { eventually, startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { callApi, SIGNING_SECRET, startStack, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -38,7 +39,10 @@ describe('waiting for an absent extractor fleet (processes, real Redis and NATS)
       TASK_FLEET_MAX_WAIT_MS: String(FLEET_MAX_WAIT_MS),
       TASK_FLEET_PROBE_INTERVAL_MS: '250',
     });
-    queue = new Queue(QUEUES.scrape, { connection: { url: stack.redisUrl, maxRetriesPerRequest: null } });
+    queue = new Queue(QUEUES.scrape, {
+      connection: { url: stack.redisUrl, maxRetriesPerRequest: null },
+      prefix: queuePrefix(QUEUES.scrape),
+    });
   }, 90_000);
 
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { QUEUES } from '@trawl/contracts';
+import { queuePrefix } from '@trawl/tasks';
 import { eventually, startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { callApi, SIGNING_SECRET, startStack, type ServiceName, type Stack } from './support/stack.js';
 import { readWebhook } from './support/webhook-receiver.js';
@@ -102,7 +103,10 @@ describe('losing nothing when NATS, the dispatcher or Redis fail mid-batch (proc
       // Outcomes not published (NATS was away) are found by the sweep; in production every 30 s.
       TASK_OUTCOME_SWEEP_INTERVAL_MS: '1000',
     });
-    queue = new Queue(QUEUES.scrape, { connection: { url: stack.redisUrl, maxRetriesPerRequest: null } });
+    queue = new Queue(QUEUES.scrape, {
+      connection: { url: stack.redisUrl, maxRetriesPerRequest: null },
+      prefix: queuePrefix(QUEUES.scrape),
+    });
     queue.on('error', () => undefined); // Redis restarts under it
   }, 90_000);
 

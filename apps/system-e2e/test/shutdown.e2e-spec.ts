@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import { QUEUES } from '@trawl/contracts';
+import { queuePrefix } from '@trawl/tasks';
 import { eventually, startLoopbackHttp, type LoopbackServer, type RunningProcess } from '@trawl/testing';
 import { callApi, SIGNING_SECRET, startStack, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -138,7 +139,7 @@ describe('graceful shutdown mid-batch (processes, real Redis and NATS)', () => {
     // Both old processes stopped on their own (no SIGKILL), and no job is left behind in any state but completed.
     expect(await scrapeExit).toEqual({ code: 0, signal: null });
     expect(await tasksExit).toEqual({ code: 0, signal: null });
-    const queue = new Queue(QUEUES.scrape, { connection: { url: stack.redisUrl } });
+    const queue = new Queue(QUEUES.scrape, { connection: { url: stack.redisUrl }, prefix: queuePrefix(QUEUES.scrape) });
     try {
       const counts = await queue.getJobCounts();
       expect(counts).toMatchObject({ completed: TASKS, active: 0, waiting: 0, delayed: 0, failed: 0 });

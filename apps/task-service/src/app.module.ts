@@ -1,7 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { csv, type TaskServiceEnv } from '@trawl/config';
+import { csv, TASK_SERVICE_DEFAULT_REDIS_URL, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
+import { redisTopologyFromEnv } from '@trawl/redis';
 import { TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
@@ -30,7 +31,11 @@ export class AppModule {
         NATS_TRACING,
         { provide: TASK_SERVICE_ENV, useValue: env },
         { provide: TASK_METRICS, useValue: metrics },
-        { provide: TaskQueues, useFactory: () => new TaskQueues({ redisUrl: env.REDIS_URL }) },
+        {
+          provide: TaskQueues,
+          useFactory: () =>
+            new TaskQueues({ topology: redisTopologyFromEnv(env, { defaultUrl: TASK_SERVICE_DEFAULT_REDIS_URL })! }),
+        },
         { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)) },
         {
           provide: TaskSubmitter,

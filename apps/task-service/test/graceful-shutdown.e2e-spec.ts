@@ -4,6 +4,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Queue } from 'bullmq';
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { QUEUES, STREAMS, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
+import { queuePrefix } from '@trawl/tasks';
 import { connectNats, MessagingClient } from '@trawl/messaging';
 import { eventually, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
 import { closeTaskServiceApp, createTaskServiceApp } from '../src/task-service-app.factory.js';
@@ -79,7 +80,7 @@ describe('task-service: stopping (SIGTERM) with a job in flight', () => {
 
     // Only the job that was active ran; the others wait for another replica.
     expect(calls).toEqual(['https://site.test/1']);
-    const queue = new Queue(QUEUES.scrape, { connection: { url: redis.url } });
+    const queue = new Queue(QUEUES.scrape, { connection: { url: redis.url }, prefix: queuePrefix(QUEUES.scrape) });
     try {
       expect(await queue.getJobState(jobs[0].id)).toBe('completed');
       expect((await queue.getJob(jobs[0].id))?.processedBy).toBe('stopping-replica');

@@ -5,6 +5,7 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { QUEUES, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
+import { queuePrefix } from '@trawl/tasks';
 import { connectNats, MessagingClient } from '@trawl/messaging';
 import { TrawlMetrics } from '@trawl/telemetry';
 import { eventually, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
@@ -79,7 +80,12 @@ describe('task-service: a job held by a worker that died', () => {
 
     // A worker takes the job, then dies without finishing it (its lock is no longer renewed).
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
-    const doomed = new Worker(QUEUES.scrape, null, { connection, lockDuration: 1000, autorun: false });
+    const doomed = new Worker(QUEUES.scrape, null, {
+      connection,
+      prefix: queuePrefix(QUEUES.scrape),
+      lockDuration: 1000,
+      autorun: false,
+    });
     const taken = await doomed.getNextJob('doomed-token');
     expect(taken?.id).toBe(id);
     await doomed.close(true);

@@ -12,6 +12,7 @@ import {
   type ScrapeResult,
   type TaskRecord,
 } from '@trawl/contracts';
+import { queuePrefix } from '@trawl/tasks';
 import { connectNats, MessagingClient } from '@trawl/messaging';
 import { eventually, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
 import { parseRetrySchedule, WebhookDispatcher, WebhookSender, WebhookUrlGuard } from '@trawl/webhooks';
@@ -125,7 +126,7 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
   async function totalJobs(): Promise<number> {
     let n = 0;
     for (const name of Object.values(QUEUES)) {
-      const q = new Queue(name, { connection: { url: redis.url } });
+      const q = new Queue(name, { connection: { url: redis.url }, prefix: queuePrefix(name) });
       const counts = await q.getJobCounts();
       n += Object.values(counts).reduce((a, b) => a + b, 0);
       await q.close();
@@ -178,7 +179,7 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       priority: 1,
       attemptsStarted: 0,
       attemptsMade: 0,
-      queueQualifiedName: `bull:${QUEUES.scrape}`,
+      queueQualifiedName: `${queuePrefix(QUEUES.scrape)}:${QUEUES.scrape}`,
     });
     expect(job.opts).toEqual(DEFAULT_JOB_OPTIONS);
     expect(job.data).not.toHaveProperty('apiKeyId');
@@ -236,7 +237,7 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       opts: SPEC_OPTS,
       progress: 0,
       attemptsMade: 0,
-      queueQualifiedName: `bull:${QUEUES.batch}`,
+      queueQualifiedName: `${queuePrefix(QUEUES.batch)}:${QUEUES.batch}`,
     });
     expect((await lookup(parent.id)).status).toBe('waiting-children');
     releaseMaps();

@@ -6,10 +6,10 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { Redis } from 'ioredis';
 import { csv, type WebhookDispatcherEnv } from '@trawl/config';
 import { SecretCipher, webhookSecretForKey } from '@trawl/keys';
 import { NATS_CONNECTION } from '@trawl/messaging';
+import { createRedisClient, redisTopologyFromEnv, type RedisClient } from '@trawl/redis';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { parseRetrySchedule, WebhookDispatcher, WebhookSender, WebhookUrlGuard } from '@trawl/webhooks';
 import { WEBHOOK_DISPATCHER_ENV, WEBHOOK_METRICS } from './webhook-dispatcher.tokens.js';
@@ -18,7 +18,7 @@ import { WEBHOOK_DISPATCHER_ENV, WEBHOOK_METRICS } from './webhook-dispatcher.to
 @Injectable()
 export class DispatcherService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('WebhookDispatcher');
-  private redis: Redis | null = null;
+  private redis: RedisClient | null = null;
   private sender: WebhookSender | undefined;
   private dispatcher: WebhookDispatcher | undefined;
 
@@ -30,9 +30,8 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     const env = this.env;
-    const redis = env.REDIS_URL
-      ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, connectionName: 'webhook-dispatcher' })
-      : null;
+    const topology = redisTopologyFromEnv(env);
+    const redis = topology ? createRedisClient(topology, { name: 'webhook-dispatcher', role: 'command' }) : null;
     this.redis = redis;
     const cipher = env.KEYS_ENCRYPTION_KEY ? new SecretCipher(env.KEYS_ENCRYPTION_KEY) : undefined;
     if (redis && !cipher) {

@@ -1,5 +1,6 @@
 export * from './lib/load-env.js';
 export * from './lib/base.env.js';
+export * from './lib/redis.env.js';
 export * from './lib/gateway.env.js';
 export * from './lib/task-service.env.js';
 export * from './lib/webhook-dispatcher.env.js';

@@ -3,6 +3,7 @@ export * from './lib/task-job-data.js';
 export * from './lib/task-error.js';
 export * from './lib/task-views.js';
 export * from './lib/task-queues.js';
+export * from './lib/task-redis-keys.js';
 export * from './lib/task-submit-request.js';
 export * from './lib/task-admission.js';
 export * from './lib/task-submitter.js';

@@ -6,3 +6,4 @@ export * from './lib/fake-responder.js';
 export * from './lib/simulator-process.js';
 export * from './lib/forward-proxy.js';
 export * from './lib/metric-sample.js';
+export * from './lib/redis-topologies.js';

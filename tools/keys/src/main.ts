@@ -1,12 +1,13 @@
 import { loadEnv } from '@trawl/config';
 import { ApiKeyStore, SecretCipher } from '@trawl/keys';
-import { Redis } from 'ioredis';
-import { KeysCliEnv } from './lib/keys-cli.env.js';
+import { createRedisClient, redisTopologyFromEnv } from '@trawl/redis';
+import { KEYS_CLI_DEFAULT_REDIS_URL, KeysCliEnv } from './lib/keys-cli.env.js';
 import { USAGE, UsageError, runKeysCli } from './lib/keys-cli.js';
 
 async function main(): Promise<number> {
   const env = loadEnv(KeysCliEnv);
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: true });
+  const topology = redisTopologyFromEnv(env, { defaultUrl: KEYS_CLI_DEFAULT_REDIS_URL })!;
+  const redis = createRedisClient(topology, { name: 'trawl-keys-cli', role: 'command', lazyConnect: true });
   try {
     await redis.connect();
     const cipher = env.KEYS_ENCRYPTION_KEY ? new SecretCipher(env.KEYS_ENCRYPTION_KEY) : undefined;

@@ -3,18 +3,18 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter as BoardAdapter } from '@bull-board/fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { QUEUES } from '@trawl/contracts';
+import { createRedisClient, type RedisTopology } from '@trawl/redis';
+import { queuePrefix } from '@trawl/tasks';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { adminKeyHook } from './admin-key.hook.js';
 import { QUEUE_BOARD_PATH } from './queue-board.constants.js';
 
 export interface QueueBoardOptions {
-  redisUrl: string;
+  /** The task-service's Redis (the gateway's own topology variables). */
+  topology: RedisTopology;
   adminKey: string;
   /** Bull Board's read-only mode on every queue: no retry, remove, promote, pause or clean (BULL_BOARD_READ_ONLY). */
   readOnly: boolean;
-  /** BullMQ key prefix of the task-service's queues. */
-  prefix?: string;
 }
 
 /**
@@ -23,9 +23,8 @@ export interface QueueBoardOptions {
  * Bull Board pulls in @fastify/static, which only the gateway process needs when the dashboard is on.
  */
 export async function mountQueueBoard(app: NestFastifyApplication, options: QueueBoardOptions): Promise<void> {
-  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null, connectionName: 'trawl-gateway-board' });
-  connection.on('error', () => undefined);
-  const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection, prefix: options.prefix ?? 'bull' }));
+  const connection = createRedisClient(options.topology, { name: 'trawl-gateway-board', role: 'queue' });
+  const queues = Object.values(QUEUES).map((name) => new Queue(name, { connection, prefix: queuePrefix(name) }));
   const board = new BoardAdapter();
   board.setBasePath(QUEUE_BOARD_PATH);
   createBullBoard({

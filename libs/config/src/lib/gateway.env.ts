@@ -1,7 +1,9 @@
 import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseEnv } from './base.env.js';
+import { withRedisEnv } from './redis.env.js';
 
-export class GatewayEnv extends BaseEnv {
+/** The gateway's variables; Redis (key store, shared limits) is optional: no topology set, API_KEYS only. */
+export class GatewayEnv extends withRedisEnv(BaseEnv) {
   @IsInt()
   @Min(0)
   @Max(65535)
@@ -22,11 +24,6 @@ export class GatewayEnv extends BaseEnv {
   /** Comma-separated origins allowed by CORS; empty turns CORS off. */
   @IsString()
   CORS_ORIGINS: string = '';
-
-  /** Redis of the key store and the shared rate/concurrency counters. Empty: API_KEYS only, limits per process. */
-  @IsString()
-  @Matches(/^(rediss?:\/\/\S+)?$/, { message: 'REDIS_URL must be redis://host:port (or rediss://), or empty' })
-  REDIS_URL: string = '';
 
   /** Rate limit of bootstrap keys (API_KEYS), `<requests>/<window>` with the window in s, m or h. */
   @IsString()

@@ -1,17 +1,17 @@
 import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { BaseEnv } from './base.env.js';
+import { withRedisEnv } from './redis.env.js';
 
-export class TaskServiceEnv extends BaseEnv {
+/** Redis of the task-service when no topology variable is set. */
+export const TASK_SERVICE_DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** The task-service's variables; Redis holds the BullMQ queues (TASK_SERVICE_DEFAULT_REDIS_URL when none is set). */
+export class TaskServiceEnv extends withRedisEnv(BaseEnv) {
   /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
   @IsInt()
   @Min(0)
   @Max(65535)
   METRICS_PORT: number = 9464;
-
-  /** Redis holding the BullMQ queues (task state). */
-  @IsString()
-  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be redis://host:port (or rediss://)' })
-  REDIS_URL: string = 'redis://127.0.0.1:6379';
 
   /** Run the queue workers in this process (false: submission and lookup only). */
   @IsIn(['true', 'false'])

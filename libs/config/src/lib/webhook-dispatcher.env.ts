@@ -1,12 +1,14 @@
 import { IsInt, IsNumber, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { BaseEnv } from './base.env.js';
+import { withRedisEnv } from './redis.env.js';
 
 /** Base64 of exactly 32 bytes. */
 export const KEYS_ENCRYPTION_KEY_PATTERN = /^[A-Za-z0-9+/]{43}=?$/;
 export const KEYS_ENCRYPTION_KEY_MESSAGE =
   'KEYS_ENCRYPTION_KEY must be base64 of 32 bytes (openssl rand -base64 32); it is required when NODE_ENV=production';
 
-export class WebhookDispatcherEnv extends BaseEnv {
+/** The dispatcher's variables; Redis (the key store, for store keys' own signing secrets) is optional. */
+export class WebhookDispatcherEnv extends withRedisEnv(BaseEnv) {
   /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
   @IsInt()
   @Min(0)
@@ -79,11 +81,6 @@ export class WebhookDispatcherEnv extends BaseEnv {
   @IsInt()
   @Min(1)
   WEBHOOK_MAX_PENDING: number = 100_000;
-
-  /** Redis of the API key store, for store keys' own signing secrets; empty: every key's secret is derived as above. */
-  @IsString()
-  @Matches(/^$|^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be redis://host:port (or empty)' })
-  REDIS_URL: string = '';
 
   /** Hosts or CIDRs a webhook may point at although they are not public (tests, local demos), comma-separated. */
   @IsString()

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { freePort, startRedis, type TestServer } from '@trawl/testing';
-import { ApiKeyStore, KEY_STORE_PREFIX } from './api-key.store.js';
+import { ApiKeyStore, KEY_STORE_KEYS } from './api-key.store.js';
 import { subscribeKeyInvalidations } from './key-invalidations.js';
 import { digestKey } from './key-material.js';
 import { SecretCipher } from './secret-cipher.js';
@@ -27,7 +27,7 @@ describe('ApiKeyStore (real Redis)', () => {
   });
 
   async function everythingStored(): Promise<string> {
-    const keys = await redis.keys(`${KEY_STORE_PREFIX}*`);
+    const keys = await redis.keys(`${KEY_STORE_KEYS}*`);
     const parts: string[] = [...keys];
     for (const k of keys) {
       const type = await redis.type(k);
@@ -136,7 +136,7 @@ describe('ApiKeyStore (real Redis)', () => {
     it('stores the webhook secret sealed, never in clear, and reads it back', async () => {
       const sealing = new ApiKeyStore(redis, cipher);
       const { record } = await sealing.create({ name: 'sealed', limits: LIMITS });
-      const stored = await redis.hget(`${KEY_STORE_PREFIX}id:${record.id}`, 'webhookSecret');
+      const stored = await redis.hget(`${KEY_STORE_KEYS}id:${record.id}`, 'webhookSecret');
       expect(stored).toMatch(/^enc:v1:/);
       expect(await everythingStored()).not.toContain(record.webhookSecret);
       expect(await sealing.webhookSecret(record.id)).toBe(record.webhookSecret);
@@ -157,10 +157,10 @@ describe('ApiKeyStore (real Redis)', () => {
       expect(await sealing.webhookSecret(old.id)).toBe(old.webhookSecret);
 
       await sealing.rotate(old.id);
-      expect(await redis.hget(`${KEY_STORE_PREFIX}id:${old.id}`, 'webhookSecret')).toMatch(/^enc:v1:/);
+      expect(await redis.hget(`${KEY_STORE_KEYS}id:${old.id}`, 'webhookSecret')).toMatch(/^enc:v1:/);
       expect(await sealing.webhookSecret(old.id)).toBe(old.webhookSecret);
 
-      expect(await redis.hget(`${KEY_STORE_PREFIX}id:${older.id}`, 'webhookSecret')).toBe(older.webhookSecret);
+      expect(await redis.hget(`${KEY_STORE_KEYS}id:${older.id}`, 'webhookSecret')).toBe(older.webhookSecret);
       expect(await sealing.sealSecrets()).toBeGreaterThanOrEqual(1);
       expect(await sealing.sealSecrets()).toBe(0);
       expect(await everythingStored()).not.toContain(older.webhookSecret);
@@ -171,8 +171,8 @@ describe('ApiKeyStore (real Redis)', () => {
       const sealing = new ApiKeyStore(redis, cipher);
       const a = (await sealing.create({ name: 'a', limits: LIMITS })).record;
       const b = (await sealing.create({ name: 'b', limits: LIMITS })).record;
-      const sealedA = (await redis.hget(`${KEY_STORE_PREFIX}id:${a.id}`, 'webhookSecret')) as string;
-      await redis.hset(`${KEY_STORE_PREFIX}id:${b.id}`, 'webhookSecret', sealedA);
+      const sealedA = (await redis.hget(`${KEY_STORE_KEYS}id:${a.id}`, 'webhookSecret')) as string;
+      await redis.hset(`${KEY_STORE_KEYS}id:${b.id}`, 'webhookSecret', sealedA);
       await expect(sealing.webhookSecret(b.id)).rejects.toThrow(/does not open/);
     });
   });

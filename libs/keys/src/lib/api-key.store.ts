@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@trawl/redis';
 import { digestKey, generateApiKey, generateKeyId, generateWebhookSecret } from './key-material.js';
 import type { KeyLimits } from './rate-limit.js';
 import { isSealed, type SecretCipher } from './secret-cipher.js';
@@ -31,17 +31,24 @@ export interface CreateKeyInput {
   limits: KeyLimits;
 }
 
-/** Redis layout, under one prefix. */
+/** Redis layout, under one prefix (Redis ACLs grant `trawl:apikey:*`). */
 export const KEY_STORE_PREFIX = 'trawl:apikey:';
-const recordKey = (id: string): string => `${KEY_STORE_PREFIX}id:${id}`;
-const digestIndexKey = (digest: string): string => `${KEY_STORE_PREFIX}digest:${digest}`;
-const ID_SET = `${KEY_STORE_PREFIX}ids`;
+/**
+ * Every key of the store carries the hash tag `{store}`, so a record, its digest index and the id set sit in one Redis
+ * Cluster slot and the MULTIs and the script below that touch several of them stay legal on a Cluster.
+ */
+export const KEY_STORE_KEYS = `${KEY_STORE_PREFIX}{store}:`;
+/** Where the store's keys were before the hash tag (see `migrateLegacyKeyStore`). */
+export const LEGACY_KEY_STORE_KEYS = KEY_STORE_PREFIX;
+const recordKey = (id: string): string => `${KEY_STORE_KEYS}id:${id}`;
+const digestIndexKey = (digest: string): string => `${KEY_STORE_KEYS}digest:${digest}`;
+const ID_SET = `${KEY_STORE_KEYS}ids`;
 /** Channel on which the store announces digests that stopped being valid (revoked or rotated away). */
 export const KEY_EVENTS_CHANNEL = `${KEY_STORE_PREFIX}invalidated`;
 
 /**
- * API keys in Redis. Each key is a hash `trawl:apikey:id:<id>` (name, digest, limits, webhook secret, dates) plus an
- * index `trawl:apikey:digest:<sha256>` → id that exists only while the key is valid. Revoking or rotating removes the
+ * API keys in Redis. Each key is a hash `trawl:apikey:{store}:id:<id>` (name, digest, limits, webhook secret, dates) plus an
+ * index `trawl:apikey:{store}:digest:<sha256>` → id that exists only while the key is valid. Revoking or rotating removes the
  * index entry and publishes the old digest on KEY_EVENTS_CHANNEL so gateways drop it from their caches at once.
  *
  * With a `cipher`, webhook secrets are written sealed (AES-256-GCM, bound to the key id); a secret written in clear
@@ -49,7 +56,7 @@ export const KEY_EVENTS_CHANNEL = `${KEY_STORE_PREFIX}invalidated`;
  */
 export class ApiKeyStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly cipher?: SecretCipher,
   ) {}
 

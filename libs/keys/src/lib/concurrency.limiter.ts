@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@trawl/redis';
 
 /** A held slot; `release` is idempotent. */
 export interface ConcurrencyLease {
@@ -42,7 +42,7 @@ export class ConcurrencyLimiter {
   private readonly local = new Map<string, number>();
 
   constructor(
-    private readonly redis: Redis | null,
+    private readonly redis: RedisClient | null,
     private readonly options: ConcurrencyLimiterOptions,
   ) {}
 
@@ -58,7 +58,7 @@ export class ConcurrencyLimiter {
     return this.acquireLocal(keyId, cap);
   }
 
-  private async acquireShared(redis: Redis, keyId: string, cap: number): Promise<ConcurrencyLease | null> {
+  private async acquireShared(redis: RedisClient, keyId: string, cap: number): Promise<ConcurrencyLease | null> {
     const setKey = CONCURRENCY_PREFIX + keyId;
     const leaseId = randomUUID();
     const taken = await redis.eval(ACQUIRE_SCRIPT, 1, setKey, this.options.leaseTtlMs, cap, leaseId);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { duplicateRedisClient, type RedisClient } from '@trawl/redis';
 import { KEY_EVENTS_CHANNEL } from './api-key.store.js';
 
 export interface KeyInvalidationOptions {
@@ -13,17 +13,15 @@ export interface KeyInvalidationOptions {
  * (it is made when Redis answers, and remade after every reconnect). The returned function closes the connection.
  */
 export async function subscribeKeyInvalidations(
-  redis: Redis,
+  redis: RedisClient,
   onDigest: (digest: string) => void,
   options: KeyInvalidationOptions = {},
 ): Promise<{ subscribed: boolean; close: () => Promise<void> }> {
-  // No per-command retry limit: the SUBSCRIBE waits in the offline queue until Redis answers.
-  const subscriber = redis.duplicate({ maxRetriesPerRequest: null });
+  // Role `blocking` (no per-command retry limit): the SUBSCRIBE waits in the offline queue until Redis answers.
+  const subscriber = duplicateRedisClient(redis, { name: 'trawl-key-invalidations', role: 'blocking' });
   subscriber.on('message', (channel: string, message: string) => {
     if (channel === KEY_EVENTS_CHANNEL) onDigest(message);
   });
-  // Errors are retried by ioredis (and resubscribed on reconnect); keep them from being unhandled.
-  subscriber.on('error', () => undefined);
   let timer: NodeJS.Timeout | undefined;
   const subscribed = await Promise.race([
     subscriber.subscribe(KEY_EVENTS_CHANNEL).then(() => true),

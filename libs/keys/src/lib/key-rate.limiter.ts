@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@trawl/redis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { formatRateLimit, type RateLimit } from './rate-limit.js';
 
@@ -22,7 +22,7 @@ export const RATE_LIMIT_PREFIX = 'trawl:rl:';
 export class KeyRateLimiter {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
 
-  constructor(private readonly redis: Redis | null) {}
+  constructor(private readonly redis: RedisClient | null) {}
 
   get distributed(): boolean {
     return this.redis !== null;

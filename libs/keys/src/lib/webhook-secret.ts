@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@trawl/redis';
 import { ApiKeyStore } from './api-key.store.js';
 import { WEBHOOK_SECRET_PREFIX } from './key-material.js';
 import type { SecretCipher } from './secret-cipher.js';
@@ -33,7 +33,7 @@ export function deriveWebhookSecret(masterSecret: string, keyId: string): string
  * Redis errors propagate (the caller retries the delivery later).
  */
 export async function webhookSecretForKey(
-  redis: Redis | null,
+  redis: RedisClient | null,
   keyId: string | undefined,
   master: string,
   cipher?: SecretCipher,

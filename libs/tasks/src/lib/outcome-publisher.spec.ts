@@ -5,6 +5,7 @@ import { Worker, type Job } from 'bullmq';
 import { QUEUES, STREAMS, type TaskFinishedEvent } from '@trawl/contracts';
 import { connectNats, ensureOutcomeStream } from '@trawl/messaging';
 import { startNats, startRedis, type TestServer } from '@trawl/testing';
+import { standaloneRedisTopology } from '@trawl/redis';
 import { DEFAULT_OUTCOME_PUBLISHER_OPTIONS, OutcomePublisher, outcomeEventId } from './outcome-publisher.js';
 import type { TaskJobData } from './task-job-data.js';
 import { jobOptions } from './task-submitter.js';
@@ -24,9 +25,10 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
     nats = await startNats();
     nc = await connectNats([nats.url], 'outcome-publisher-spec');
     await ensureOutcomeStream(await jetstreamManager(nc));
-    queues = new TaskQueues({ redisUrl: redis.url });
+    queues = new TaskQueues({ topology: standaloneRedisTopology(redis.url) });
     worker = new Worker(QUEUES.retail, async (job: Job) => ({ title: `product ${job.id}` }), {
       connection: (workerConnection = queues.workerConnection('spec-worker')),
+      prefix: queues.prefixOf(QUEUES.retail),
     });
   });
 

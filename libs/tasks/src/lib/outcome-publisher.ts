@@ -4,6 +4,7 @@ import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS, URL_QUEUE_BY_TYPE, type QueueName, type TaskFinishedEvent } from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import { releaseOutstanding } from './task-admission.js';
+import { PUBLISHED_OUTCOMES_KEY } from './task-redis-keys.js';
 import type { TaskJobData } from './task-job-data.js';
 import type { TaskQueues } from './task-queues.js';
 import { toTaskRecord } from './task-views.js';
@@ -60,7 +61,7 @@ export class OutcomePublisher {
     private readonly maxPayloadBytes: () => number,
     private readonly options: OutcomePublisherOptions = DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
   ) {
-    this.publishedKey = `${queues.prefix}:trawl:outcomes:published`;
+    this.publishedKey = PUBLISHED_OUTCOMES_KEY;
   }
 
   /** Called when a job of an outcome queue settled an attempt: publishes if that was its final state. */
@@ -93,8 +94,8 @@ export class OutcomePublisher {
 
   private async publishEvent(job: Job<TaskJobData>, state: 'completed' | 'failed', headers?: MsgHdrs): Promise<void> {
     // A final state: the job no longer counts against its key's cap of outstanding jobs (idempotent).
-    await releaseOutstanding(this.queues.connection, this.queues.prefix, job.data.apiKeyId, String(job.id)).catch(
-      (e: unknown) => this.options.onError?.(`job ${job.id} not released from its key's outstanding jobs`, e),
+    await releaseOutstanding(this.queues.connection, job.data.apiKeyId, String(job.id)).catch((e: unknown) =>
+      this.options.onError?.(`job ${job.id} not released from its key's outstanding jobs`, e),
     );
     const event = this.eventOf(job, state);
     let delay = this.options.publishRetryDelayMs;

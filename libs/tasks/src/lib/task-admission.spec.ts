@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { QUEUES } from '@trawl/contracts';
+import { standaloneRedisTopology } from '@trawl/redis';
 import { startRedis, type TestServer } from '@trawl/testing';
-import { clampPriority, MAX_JOB_PRIORITY, outstandingSetKey, releaseOutstanding } from './task-admission.js';
+import { clampPriority, MAX_JOB_PRIORITY, releaseOutstanding } from './task-admission.js';
 import { TaskQueues } from './task-queues.js';
+import { outstandingSetKey, prefixOfJobId } from './task-redis-keys.js';
 import { TaskSubmitter } from './task-submitter.js';
 
 const WEBHOOK = 'https://hooks.test/h';
@@ -23,7 +25,7 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    queues = new TaskQueues({ redisUrl: redis.url });
+    queues = new TaskQueues({ topology: standaloneRedisTopology(redis.url) });
     submitter = new TaskSubmitter(queues, async () => undefined, undefined, { maxOutstandingPerKey: 10 });
   });
 
@@ -83,10 +85,12 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
 
   it('a job in its final state stops counting, once however often its outcome is published', async () => {
     const { jobs } = await submitter.submit(urlBatch('released', 3));
-    await releaseOutstanding(queues.connection, queues.prefix, 'released', jobs[0].id);
-    await releaseOutstanding(queues.connection, queues.prefix, 'released', jobs[0].id);
+    await releaseOutstanding(queues.connection, 'released', jobs[0].id);
+    await releaseOutstanding(queues.connection, 'released', jobs[0].id);
     expect(await submitter.admission.outstanding('released')).toBe(2);
-    expect(await queues.connection.sismember(outstandingSetKey(queues.prefix, 'released'), jobs[1].id)).toBe(1);
+    expect(
+      await queues.connection.sismember(outstandingSetKey(prefixOfJobId(jobs[1].id)!, 'released'), jobs[1].id),
+    ).toBe(1);
   });
 
   it('before refusing, forgets jobs that are gone (removed by hand) so the count does not drift up', async () => {

@@ -1,6 +1,7 @@
 import type { IRedisTransaction } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { TrawlError } from '@trawl/contracts';
+import type { RedisClient } from '@trawl/redis';
+import { outstandingSetKey, prefixOfJobId, QUEUE_PREFIXES } from './task-redis-keys.js';
 
 /** BullMQ's largest job priority (2^21); a larger one is clamped to it. */
 export const MAX_JOB_PRIORITY = 2 ** 21;
@@ -11,9 +12,20 @@ export const OUTSTANDING_RETRY_AFTER_SEC = 30;
 /** Bucket of jobs submitted without a key id (straight to task-service, never through the gateway). */
 const NO_KEY = '-';
 
-/** The Redis set of a key's outstanding job ids, under the BullMQ prefix. */
-export function outstandingSetKey(prefix: string, apiKeyId: string | undefined): string {
-  return `${prefix}:trawl:outstanding:${apiKeyId || NO_KEY}`;
+/** The outstanding set a job id belongs in (its queue's prefix), or undefined when the id names no queue. */
+function setKeyOfJob(apiKeyId: string | undefined, jobId: string): string | undefined {
+  const prefix = prefixOfJobId(jobId);
+  return prefix ? outstandingSetKey(prefix, apiKeyId) : undefined;
+}
+
+/** Groups job ids by the outstanding set each belongs in. */
+function bySetKey(apiKeyId: string | undefined, ids: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const id of ids) {
+    const key = setKeyOfJob(apiKeyId, id);
+    if (key) out.set(key, [...(out.get(key) ?? []), id]);
+  }
+  return out;
 }
 
 /**
@@ -21,12 +33,12 @@ export function outstandingSetKey(prefix: string, apiKeyId: string | undefined):
  * against the key's cap. Idempotent (a re-published outcome removes nothing more). Called where outcomes are published.
  */
 export async function releaseOutstanding(
-  redis: Redis,
-  prefix: string,
+  redis: RedisClient,
   apiKeyId: string | undefined,
   jobId: string,
 ): Promise<void> {
-  await redis.srem(outstandingSetKey(prefix, apiKeyId), jobId);
+  const key = setKeyOfJob(apiKeyId, jobId);
+  if (key) await redis.srem(key, jobId);
 }
 
 /** A job's priority: 1 is served first; clamped to BullMQ's range. */
@@ -37,8 +49,9 @@ export function clampPriority(ordinal: number): number {
 /**
  * Per-key admission and fair scheduling of task jobs (the jobs a caller sees: URL tasks and batch parents).
  *
- * Each key's outstanding jobs (queued, delayed or active: not yet in a final state) are a Redis set of job ids,
- * `<prefix>:trawl:outstanding:<key id>`. A submission is refused whole with RATE_LIMITED when it would take the key
+ * Each key's outstanding jobs (queued, delayed or active: not yet in a final state) are Redis sets of job ids, one
+ * per queue prefix (`<prefix>:outstanding:<key id>`, in the slot of that prefix's queues); the key's count is their
+ * sum. A submission is refused whole with RATE_LIMITED when it would take the key
  * past its cap. Otherwise its jobs get BullMQ priorities continuing the key's count: with `o` jobs outstanding, a
  * batch of `n` gets priorities o+1 … o+n. BullMQ serves lower priorities first (FIFO among equals), so keys are served
  * round-robin: key B's first job (priority 1) runs before key A's second, however many A queued. The ids are added to
@@ -54,28 +67,28 @@ export class TaskAdmission {
   private readonly chains = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly redis: RedisClient,
     /** The cap of a key's outstanding jobs when it has none of its own (TASK_MAX_OUTSTANDING_PER_KEY). */
     private readonly defaultCap: number,
     /** The Redis key of a job's hash, from its id (undefined: not a job id); used to prune jobs that are gone. */
     private readonly jobHashKey: (jobId: string) => string | undefined,
   ) {}
 
-  /** The Redis set of a key's outstanding job ids. */
-  setKey(apiKeyId: string | undefined): string {
-    return outstandingSetKey(this.prefix, apiKeyId);
+  /** The Redis sets of a key's outstanding job ids, one per queue prefix. */
+  setKeys(apiKeyId: string | undefined): string[] {
+    return QUEUE_PREFIXES.map((prefix) => outstandingSetKey(prefix, apiKeyId));
   }
 
-  /** How many jobs of this key are outstanding. */
-  outstanding(apiKeyId: string | undefined): Promise<number> {
-    return this.redis.scard(this.setKey(apiKeyId));
+  /** How many jobs of this key are outstanding (over every queue prefix). */
+  async outstanding(apiKeyId: string | undefined): Promise<number> {
+    const counts = await Promise.all(this.setKeys(apiKeyId).map((key) => this.redis.scard(key)));
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   /**
    * Runs `insert` for `count` new jobs of `apiKeyId` if the key's cap allows them, serialised with the key's other
    * submissions in this process. `insert` gets the first priority to use (outstanding + 1) and a function that adds
-   * the new job ids to the key's set inside the caller's MULTI. Throws RATE_LIMITED (nothing inserted) beyond the cap.
+   * the new job ids to the key's sets inside the caller's MULTI (the ids' queues must share the MULTI's slot). Throws RATE_LIMITED (nothing inserted) beyond the cap.
    */
   admit<T>(
     apiKeyId: string | undefined,
@@ -96,9 +109,10 @@ export class TaskAdmission {
           `this API key has ${outstanding} job(s) queued or running and may have at most ${limit}; this batch of ${count} would pass the cap (nothing was queued); retry when some have finished`,
         );
       }
-      const key = this.setKey(apiKeyId);
       return insert(outstanding + 1, (multi, ids) => {
-        for (let i = 0; i < ids.length; i += 1000) multi.runCommand('sadd', [key, ...ids.slice(i, i + 1000)]);
+        for (const [key, group] of bySetKey(apiKeyId, ids)) {
+          for (let i = 0; i < group.length; i += 1000) multi.runCommand('sadd', [key, ...group.slice(i, i + 1000)]);
+        }
       });
     };
     const previous = this.chains.get(bucket) ?? Promise.resolve();
@@ -117,16 +131,20 @@ export class TaskAdmission {
    * failure the caller untracks them.
    */
   async track(apiKeyId: string | undefined, ids: string[]): Promise<void> {
-    if (ids.length > 0) await this.redis.sadd(this.setKey(apiKeyId), ...ids);
+    for (const [key, group] of bySetKey(apiKeyId, ids)) await this.redis.sadd(key, ...group);
   }
 
   async untrack(apiKeyId: string | undefined, ids: string[]): Promise<void> {
-    if (ids.length > 0) await this.redis.srem(this.setKey(apiKeyId), ...ids);
+    for (const [key, group] of bySetKey(apiKeyId, ids)) await this.redis.srem(key, ...group);
   }
 
-  /** Removes from a key's set the ids whose job is gone or finished; returns how many remain. */
+  /** Removes from a key's sets the ids whose job is gone or finished; returns how many remain. */
   async prune(apiKeyId: string | undefined): Promise<number> {
-    const key = this.setKey(apiKeyId);
+    for (const key of this.setKeys(apiKeyId)) await this.pruneSet(key);
+    return this.outstanding(apiKeyId);
+  }
+
+  private async pruneSet(key: string): Promise<void> {
     const ids = await this.redis.smembers(key);
     const gone: string[] = [];
     for (let i = 0; i < ids.length; i += 1000) {
@@ -145,11 +163,10 @@ export class TaskAdmission {
       }
     }
     for (let i = 0; i < gone.length; i += 1000) await this.redis.srem(key, ...gone.slice(i, i + 1000));
-    return this.redis.scard(key);
   }
 
   /** The job reached its final state: it no longer counts. Idempotent. */
   release(apiKeyId: string | undefined, jobId: string): Promise<void> {
-    return releaseOutstanding(this.redis, this.prefix, apiKeyId, jobId);
+    return releaseOutstanding(this.redis, apiKeyId, jobId);
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { QUEUES } from '@trawl/contracts';
 import { startRedis, type TestServer } from '@trawl/testing';
+import { standaloneRedisTopology } from '@trawl/redis';
 import { Redis } from 'ioredis';
 import { newJobId } from './task-job-id.js';
 import { jobOptions } from './task-submitter.js';
@@ -19,7 +20,7 @@ describe('TaskQueues.addAllOrNothing (real Redis)', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    queues = new TaskQueues({ redisUrl: redis.url });
+    queues = new TaskQueues({ topology: standaloneRedisTopology(redis.url) });
     admin = new Redis(redis.url);
   });
 

@@ -1,28 +1,43 @@
 import { FlowProducer, Job, Queue, type IRedisTransaction, type JobsOptions } from 'bullmq';
-import { Redis } from 'ioredis';
 import { QUEUES, type QueueName } from '@trawl/contracts';
+import { createRedisClient, type RedisClient, type RedisLogger, type RedisTopology } from '@trawl/redis';
 import { queueOfJobId } from './task-job-id.js';
 import type { TaskJobData } from './task-job-data.js';
+import { queuePrefix } from './task-redis-keys.js';
 
 export interface TaskQueuesOptions {
-  redisUrl: string;
-  /** BullMQ key prefix; `bull` unless told. */
-  prefix?: string;
+  /** Where Redis is (`redisTopologyFromEnv`): standalone, Sentinel or Cluster. */
+  topology: RedisTopology;
+  /** Where the connections report trouble (default: JSON lines on stderr). */
+  logger?: RedisLogger;
 }
 
-/** Every BullMQ queue of Trawl and the flow producer of batches, on one Redis connection. */
+/**
+ * Every BullMQ queue of Trawl and the flow producer of batches, on one Redis connection (role `queue`). Each queue has
+ * the prefix of its hash tag (`queuePrefix`), so it lives in one Redis Cluster slot.
+ */
 export class TaskQueues {
-  readonly connection: Redis;
+  readonly connection: RedisClient;
   readonly flows: FlowProducer;
-  readonly prefix: string;
   private readonly byName: Map<QueueName, Queue>;
 
   constructor(readonly options: TaskQueuesOptions) {
-    this.prefix = options.prefix ?? 'bull';
-    this.connection = new Redis(options.redisUrl, { maxRetriesPerRequest: 3, connectionName: 'trawl-task-queues' });
-    const shared = { connection: this.connection, prefix: this.prefix };
-    this.byName = new Map(Object.values(QUEUES).map((name) => [name, new Queue(name, shared)]));
-    this.flows = new FlowProducer(shared);
+    this.connection = createRedisClient(options.topology, {
+      name: 'trawl-task-queues',
+      role: 'queue',
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    const connection = this.connection;
+    this.byName = new Map(
+      Object.values(QUEUES).map((name) => [name, new Queue(name, { connection, prefix: queuePrefix(name) })]),
+    );
+    // A flow's parent (batch) and children (maps, search) share one prefix: see QUEUE_HASH_TAGS.
+    this.flows = new FlowProducer({ connection, prefix: queuePrefix(QUEUES.batch) });
+  }
+
+  /** The BullMQ prefix of a queue (its hash tag). */
+  prefixOf(name: QueueName): string {
+    return queuePrefix(name);
   }
 
   queue(name: QueueName): Queue {
@@ -35,7 +50,8 @@ export class TaskQueues {
    * Adds `jobs` to queue `name` all-or-nothing: one MULTI holding BullMQ's own insert of each job, so Redis applies
    * every insert or none. (BullMQ 6's `Queue.addBulk` sends the same inserts as a plain pipeline, which Redis may apply
    * in part; `FlowProducer.addBulk` is atomic too but measured 30 % slower on 10,000 jobs.) Every job needs a `jobId`.
-   * `alongside` adds commands of the caller's to the same MULTI (after the inserts), applied with them or not at all.
+   * `alongside` adds commands of the caller's to the same MULTI (after the inserts), applied with them or not at all;
+   * on a Redis Cluster its keys must carry the queue's hash tag (`queuePrefix(name)`), or Redis refuses with CROSSSLOT.
    */
   async addAllOrNothing<T>(
     name: QueueName,
@@ -72,9 +88,13 @@ export class TaskQueues {
     return name ? this.queue(name).toKey(id) : undefined;
   }
 
-  /** A Redis connection for workers: blocking commands wait for Redis to come back instead of failing. */
-  workerConnection(name: string): Redis {
-    return new Redis(this.options.redisUrl, { maxRetriesPerRequest: null, connectionName: name });
+  /** A Redis connection for workers (role `blocking`): blocking commands wait for Redis to come back, not fail. */
+  workerConnection(name: string): RedisClient {
+    return createRedisClient(this.options.topology, {
+      name,
+      role: 'blocking',
+      ...(this.options.logger ? { logger: this.options.logger } : {}),
+    });
   }
 
   async close(): Promise<void> {

@@ -55,9 +55,7 @@ export class TaskSubmitter {
     private readonly maxReplyBytes: () => number = () => Number.POSITIVE_INFINITY,
     options: TaskSubmitterOptions = DEFAULT_TASK_SUBMITTER_OPTIONS,
   ) {
-    this.admission = new TaskAdmission(queues.connection, queues.prefix, options.maxOutstandingPerKey, (id) =>
-      queues.jobHashKey(id),
-    );
+    this.admission = new TaskAdmission(queues.connection, options.maxOutstandingPerKey, (id) => queues.jobHashKey(id));
   }
 
   /**

@@ -50,7 +50,7 @@ export class TaskWorkers {
       const worker = new Worker(name, consumerSpan(name, this.withOutages(name, this.processorOf(name))), {
         ...(this.options.name ? { name: this.options.name } : {}),
         connection: this.queues.workerConnection(`trawl-worker-${name}`),
-        prefix: this.queues.prefix,
+        prefix: this.queues.prefixOf(name),
         concurrency: this.options.concurrency[name],
         lockDuration: this.options.lockDurationMs,
         stalledInterval: this.options.stalledIntervalMs,

@@ -12,7 +12,8 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-function findBinary(name: string, candidates: string[]): string {
+/** The path of an installed program (the first existing candidate, else `command -v`); throws naming it. */
+export function findBinary(name: string, candidates: string[]): string {
   for (const c of candidates) if (existsSync(c)) return c;
   try {
     return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();

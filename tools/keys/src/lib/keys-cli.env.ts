@@ -1,13 +1,11 @@
 import { IsString, Matches, ValidateIf } from 'class-validator';
-import { KEYS_ENCRYPTION_KEY_MESSAGE, KEYS_ENCRYPTION_KEY_PATTERN } from '@trawl/config';
+import { KEYS_ENCRYPTION_KEY_MESSAGE, KEYS_ENCRYPTION_KEY_PATTERN, RedisEnv } from '@trawl/config';
 
-/** What the keys CLI reads from the environment. */
-export class KeysCliEnv {
-  /** Redis of the key store (the gateway's REDIS_URL). */
-  @IsString()
-  @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be redis://host:port (or rediss://)' })
-  REDIS_URL: string = 'redis://127.0.0.1:6379';
+/** Redis of the key store when no topology variable is set. */
+export const KEYS_CLI_DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
+/** What the keys CLI reads from the environment: the gateway's Redis variables (RedisEnv), and its own. */
+export class KeysCliEnv extends RedisEnv {
   /** `production` makes KEYS_ENCRYPTION_KEY required. */
   @IsString()
   NODE_ENV: string = 'development';

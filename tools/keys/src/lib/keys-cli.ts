@@ -26,7 +26,8 @@ export const USAGE = `Usage: npm run keys -- <command>
   encrypt-secrets                                             seal secrets written in clear; needs KEYS_ENCRYPTION_KEY
 
 Rates are <requests>/<window>, the window in s, m or h (600/60s, 100/1m, 5000/h).
-Environment: REDIS_URL (default redis://127.0.0.1:6379), KEYS_ENCRYPTION_KEY (seals webhook secrets; required
+Environment: REDIS_URL (default redis://127.0.0.1:6379) or REDIS_SENTINELS/REDIS_SENTINEL_NAME or
+REDIS_CLUSTER_NODES, with REDIS_USERNAME, REDIS_PASSWORD, REDIS_TLS; KEYS_ENCRYPTION_KEY (seals webhook secrets; required
 when NODE_ENV=production), WEBHOOK_SIGNING_SECRET (the dispatcher's master secret, for bootstrap-secret).`;
 
 /** What some commands need beside the store. */
