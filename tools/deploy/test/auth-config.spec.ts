@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS } from '@trawl/contracts';
 import { connectNats } from '@trawl/messaging';
+import { queuePrefix } from '@trawl/tasks';
 import { freePort, startProcess, waitForPort, type RunningProcess } from '@trawl/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { envSuffix, natsAuthConfig, redisAclTemplate } from '../src/lib/network-security.js';
+import { waitListKey } from '../src/lib/queue-keys.js';
 import { findRepoRoot } from '../src/lib/repo-root.js';
 import { SERVICE_CATALOG } from '../src/lib/service-catalog.js';
 import { loadValues } from '../src/lib/trawl-values.js';
@@ -151,7 +153,7 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     const gateway = as('gateway');
     expect(await gateway.set('trawl:apikey:abc', '1')).toBe('OK');
     expect(await gateway.incr('trawl:rl:abc')).toBe(1);
-    await expect(gateway.set('bull:trawl-scrape:x', '1')).rejects.toThrow(/NOPERM/);
+    await expect(gateway.set(`${queuePrefix(QUEUES.scrape)}:x`, '1')).rejects.toThrow(/NOPERM/);
     await expect(gateway.flushall()).rejects.toThrow(/NOPERM/);
     await expect(gateway.config('GET', 'dir')).rejects.toThrow(/NOPERM/);
   });
@@ -162,12 +164,13 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     const dispatcher = as('webhook-dispatcher');
     expect(await dispatcher.hgetall('trawl:apikey:id:k1')).toEqual({});
     await expect(dispatcher.hset('trawl:apikey:id:k1', 'secret', 'x')).rejects.toThrow(/NOPERM/);
-    await expect(dispatcher.get('bull:trawl-scrape:id')).rejects.toThrow(/NOPERM/);
+    await expect(dispatcher.get(`${queuePrefix(QUEUES.scrape)}:id`)).rejects.toThrow(/NOPERM/);
   });
 
   it('lets task-service run BullMQ on its queues', async () => {
     const queue = new Queue(QUEUES.scrape, {
       connection: { host: '127.0.0.1', port, username: 'trawl-task-service', password: password('task-service') },
+      prefix: queuePrefix(QUEUES.scrape),
     });
     try {
       await queue.add('scrape', { url: 'https://example.test/' });
@@ -179,9 +182,9 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
 
   it('lets KEDA read wait-list lengths only', async () => {
     const keda = as('keda');
-    expect(await keda.llen(`bull:${QUEUES.scrape}:wait`)).toBe(1);
+    expect(await keda.llen(waitListKey(QUEUES.scrape))).toBe(1);
     await expect(keda.get('trawl:apikey:abc')).rejects.toThrow(/NOPERM/);
-    await expect(keda.lpop(`bull:${QUEUES.scrape}:wait`)).rejects.toThrow(/NOPERM/);
+    await expect(keda.lpop(waitListKey(QUEUES.scrape))).rejects.toThrow(/NOPERM/);
   });
 });
 
@@ -293,7 +296,7 @@ describe('the rendered Redis ACL behind Sentinel: a real master, replica and Sen
       password: password('task-service'),
       maxRetriesPerRequest: null,
     };
-    const queue = new Queue(QUEUES.scrape, { connection });
+    const queue = new Queue(QUEUES.scrape, { connection, prefix: queuePrefix(QUEUES.scrape) });
     try {
       await queue.add('scrape', { url: 'https://example.test/' });
       expect(await queue.count()).toBe(1);

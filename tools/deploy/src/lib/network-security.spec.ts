@@ -275,7 +275,7 @@ describe('extractors may scale to zero (KEDA)', () => {
       for (const t of queues)
         expect(t.metadata).toMatchObject({
           activationListLength: '0',
-          listName: expect.stringMatching(/^bull:trawl-.*:wait$/),
+          listName: expect.stringMatching(/^bull:\{[a-z-]+\}:trawl-.*:wait$/),
         });
     }
     expect(await validateManifests(objects, external(v))).toEqual([]);

@@ -212,7 +212,7 @@ function topologyRules(v: TrawlValues): string {
 export function redisAclTemplate(v: TrawlValues, services: readonly ServiceSpec[] = SERVICE_CATALOG): string {
   // No comment line: Redis refuses anything but `user` lines in an ACL file.
   const lines = ['user default off'];
-  const queues = queueKeysPattern(v.redis.bullPrefix);
+  const queues = queueKeysPattern();
   const extra = topologyRules(v);
   for (const s of services.filter((x) => x.redis)) {
     lines.push(
@@ -223,7 +223,7 @@ export function redisAclTemplate(v: TrawlValues, services: readonly ServiceSpec[
     );
   }
   lines.push(
-    `user ${redisUser(v, 'keda')} on >\${REDIS_PASSWORD_KEDA} resetkeys %R~${waitListsPattern(v.redis.bullPrefix)} resetchannels -@all +llen +ping +info +hello +auth +client|setname +select${extra}`,
+    `user ${redisUser(v, 'keda')} on >\${REDIS_PASSWORD_KEDA} resetkeys %R~${waitListsPattern()} resetchannels -@all +llen +ping +info +hello +auth +client|setname +select${extra}`,
   );
   // With default off, the replicas (masteruser) and the Sentinels (sentinel auth-user) need users of their own: the
   // rules Redis documents for them ("ACL rules for Sentinel and Replicas").

@@ -121,7 +121,7 @@ export function redisListTrigger(
 ): Trigger {
   const r = v.redis;
   const list = {
-    listName: waitListKey(r.bullPrefix, queue),
+    listName: waitListKey(queue),
     listLength,
     // 0: one waiting job wakes a service scaled to zero (minReplicas 0).
     activationListLength: '0',

@@ -64,14 +64,14 @@ describe('Kubernetes manifests', () => {
     expect(triggers('extractor-scrape')).toContainEqual(
       expect.objectContaining({
         type: 'redis-sentinel',
-        metadata: expect.objectContaining({ listName: 'bull:trawl-scrape:wait', listLength: '5' }),
+        metadata: expect.objectContaining({ listName: 'bull:{scrape}:trawl-scrape:wait', listLength: '5' }),
       }),
     );
     expect(
       triggers('task-service')
         .filter((t) => t.type === 'redis-sentinel')
         .map((t) => t.metadata['listName']),
-    ).toContain('bull:trawl-batch:wait');
+    ).toContain('bull:{batch}:trawl-batch:wait');
     expect(triggers('webhook-dispatcher')).toContainEqual(
       expect.objectContaining({
         type: 'nats-jetstream',

@@ -6,6 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { QUEUES } from '@trawl/contracts';
+import { queuePrefix } from '@trawl/tasks';
 import { parse, parseAllDocuments } from 'yaml';
 import { toYaml } from './manifests-yaml.js';
 import { renderManifests, type KubeObject } from './render-manifests.js';
@@ -105,7 +106,7 @@ describe('Redis and NATS topologies (issue 15)', () => {
     }
     expect(new Set(lists.map((tr) => tr.type))).toEqual(new Set([t.scaler]));
     expect(new Set(lists.map((tr) => tr.metadata['listName']))).toEqual(
-      new Set(Object.values(QUEUES).map((q) => `${values.redis.bullPrefix}:${q}:wait`)),
+      new Set(Object.values(QUEUES).map((q) => `${queuePrefix(q)}:${q}:wait`)),
     );
   });
 
@@ -140,7 +141,7 @@ describe('Redis and NATS topologies (issue 15)', () => {
     expect(scrape.spec.triggers.find((tr) => tr.type === 'redis-sentinel')?.metadata).toEqual({
       addresses: sentinels,
       sentinelMaster: 'mymaster',
-      listName: `bull:${QUEUES.scrape}:wait`,
+      listName: 'bull:{scrape}:trawl-scrape:wait',
       listLength: '5',
       activationListLength: '0',
     });

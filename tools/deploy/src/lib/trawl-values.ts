@@ -128,7 +128,6 @@ export interface RedisValues {
   minReplicasAck?: number;
   /** REDIS_REPLICAS_ACK_TIMEOUT_MS. */
   replicasAckTimeoutMs?: number;
-  bullPrefix: string;
   passwordSecret?: { name?: string; key?: string };
 }
 
