@@ -46,6 +46,10 @@ async function main(argv: string[]): Promise<number> {
     externalSecrets: values.secrets.create ? [] : [values.secrets.name],
   });
   for (const p of problems) console.error(`invalid: ${p}`);
+  if (values.redis.topology === 'standalone')
+    console.error(
+      'note: redis.topology standalone is for development: no failover (docs/deploy.md, Redis and NATS topologies)',
+    );
   console.log(`${objects.length} objects, ${problems.length} problems`);
   return problems.length === 0 ? 0 : 1;
 }
