@@ -13,7 +13,8 @@
 // stalled checks, JetStream heartbeats), reported per second apart from the batch figures.
 // Then what one core of each server does on loopback: redis-benchmark (SET, LPUSH, RPOP, ZADD, HSET; one
 // connection per client, no pipelining) with redis-server's CPU time, and JetStream acknowledged publishes of an
-// outcome-sized message to a file-stored R1 stream with nats-server's CPU time.
+// outcome-sized message to a file-stored stream with the servers' CPU time: R1 on the one server, R3 on a 3-node
+// cluster started for it.
 // Prints one JSON line per round and probe and a summary line (machine, date, load average). Loopback only; every
 // process it starts is stopped at the end.
 //
@@ -124,6 +125,73 @@ function parseInfo(text) {
 
 const round3 = (x) => Number(x.toFixed(3));
 const perTask = (x, n) => round3(x / n);
+
+/**
+ * Acknowledged JetStream publishes of `size`-byte messages to a file-stored stream of `replicas` replicas, 256 in
+ * flight: publishes per second, and per second of the servers' CPU (summed over `pids`).
+ */
+async function jetstreamProbe(nc, pids, replicas, size) {
+  const jsm = await jetstreamManager(nc);
+  const name = `CAPACITY_PROBE_R${replicas}`;
+  // A fresh cluster may still be electing its meta leader: retry the creation for a while.
+  await waitFor(
+    () => jsm.streams.add({ name, subjects: [`capacity.probe.r${replicas}`], storage: 'file', num_replicas: replicas }),
+    `stream ${name}`,
+  );
+  const js = jetstream(nc);
+  const payload = new Uint8Array(size).fill(120);
+  const M = 20_000;
+  const cpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const n0 = cpu();
+  const c0 = process.cpuUsage();
+  const p0 = performance.now();
+  const inflight = new Set();
+  for (let sent = 0; sent < M; sent++) {
+    const p = js.publish(`capacity.probe.r${replicas}`, payload).finally(() => inflight.delete(p));
+    inflight.add(p);
+    if (inflight.size >= 256) await Promise.race(inflight);
+  }
+  await Promise.all(inflight);
+  const seconds = (performance.now() - p0) / 1000;
+  const serverCpu = cpu() - n0;
+  const c1 = process.cpuUsage(c0);
+  await jsm.streams.delete(name);
+  return {
+    probe: 'jetstream-publish',
+    replicas,
+    servers: pids.length,
+    messages: M,
+    bytes: size,
+    inFlight: 256,
+    publishesPerSecond: Math.round(M / seconds),
+    publishesPerServerCpuSecond: Math.round(M / serverCpu),
+    serversCpuShare: round3(serverCpu / seconds),
+    clientCpuShare: round3((c1.user + c1.system) / 1e6 / seconds),
+    load: loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
+  };
+}
+
+/** A NATS cluster of `n` JetStream servers on loopback (routes between them), each with its own store. */
+async function startNatsCluster(dir, n) {
+  const ports = [];
+  for (let i = 0; i < n; i++) ports.push({ client: await freePort(), route: await freePort() });
+  const pids = [];
+  for (let i = 0; i < n; i++) {
+    const routes = ports.filter((_p, j) => j !== i).map((p) => `nats://127.0.0.1:${p.route}`);
+    const conf = join(dir, `nats-c${i}.conf`);
+    writeFileSync(
+      conf,
+      `server_name: c${i}\nlisten: 127.0.0.1:${ports[i].client}\nmax_payload: 8MB\n` +
+        `jetstream { store_dir: "${join(dir, `js-c${i}`)}" }\n` +
+        `cluster { name: capacity, listen: 127.0.0.1:${ports[i].route}, routes: [${routes.join(', ')}] }\n`,
+    );
+    pids.push(start(`nats-c${i}`, 'nats-server', ['-c', conf]).child.pid);
+  }
+  for (const p of ports) await waitFor(() => tcpOpen(p.client), 'nats cluster node');
+  return { pids, urls: ports.map((p) => `nats://127.0.0.1:${p.client}`) };
+}
 
 async function main() {
   if (!skipBuild) {
@@ -455,43 +523,16 @@ async function main() {
 
     // What one NATS server does with JetStream: acknowledged publishes of an outcome-sized message (the measured
     // stored bytes per outcome) to a file-stored R1 stream, 256 in flight, nats-server CPU time around it.
-    log('jetstream publish probe');
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.add({ name: 'CAPACITY_PROBE', subjects: ['capacity.probe'], storage: 'file', num_replicas: 1 });
-    const js = jetstream(nc);
     const size = Math.max(256, results[0].perTask.jsStoredBytes || 1024);
-    const payload = new Uint8Array(size).fill(120);
-    const M = 20_000;
-    const n0 = cpuSeconds(natsProc.child.pid);
-    const c0 = process.cpuUsage();
-    const p0 = performance.now();
-    let sent = 0;
-    const inflight = new Set();
-    while (sent < M) {
-      const p = js.publish('capacity.probe', payload).finally(() => inflight.delete(p));
-      inflight.add(p);
-      sent++;
-      if (inflight.size >= 256) await Promise.race(inflight);
-    }
-    await Promise.all(inflight);
-    const pSeconds = (performance.now() - p0) / 1000;
-    const nCpu = cpuSeconds(natsProc.child.pid) - n0;
-    const c1 = process.cpuUsage(c0);
-    await jsm.streams.delete('CAPACITY_PROBE');
-    const natsProbe = {
-      probe: 'jetstream-publish',
-      messages: M,
-      bytes: size,
-      inFlight: 256,
-      publishesPerSecond: Math.round(M / pSeconds),
-      publishesPerNatsCpuSecond: Math.round(M / nCpu),
-      natsCpuShare: round3(nCpu / pSeconds),
-      clientCpuShare: round3((c1.user + c1.system) / 1e6 / pSeconds),
-      load: loadavg()
-        .map((x) => x.toFixed(2))
-        .join(' '),
-    };
+    log('jetstream publish probe, one server (R1)');
+    const natsProbe = await jetstreamProbe(nc, [natsProc.child.pid], 1, size);
     console.log(JSON.stringify(natsProbe));
+    log('jetstream publish probe, 3-node cluster (R3)');
+    const cluster = await startNatsCluster(dir, 3);
+    const ncCluster = await connect({ servers: cluster.urls, name: 'bench-capacity-cluster' });
+    const natsClusterProbe = await jetstreamProbe(ncCluster, cluster.pids, 3, size);
+    console.log(JSON.stringify(natsClusterProbe));
+    await ncCluster.close();
 
     const url = results[0].perTask;
     const summary = {
@@ -504,6 +545,8 @@ async function main() {
       tasksPerRedisCore: Math.round(1000 / url.cpuMs['redis-server']),
       tasksPerRedisCoreFromBenchmark: Math.round(redisProbe.opsPerRedisCpuSecond / url.redisCommands),
       tasksPerNatsCore: Math.round(1000 / url.cpuMs['nats-server']),
+      outcomePublishesPerSecondR1: natsProbe.publishesPerSecond,
+      outcomePublishesPerSecondR3: natsClusterProbe.publishesPerSecond,
       machine: `${cpus().length} x ${cpus()[0]?.model ?? '?'}, Node ${process.version}, ${execFileSync('redis-server', ['--version']).toString().trim().split(' ').slice(0, 3).join(' ')}, ${execFileSync('nats-server', ['--version']).toString().trim()}`,
       date: new Date().toISOString(),
       load: loadavg()
