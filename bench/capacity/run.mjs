@@ -131,7 +131,8 @@ const perTask = (x, n) => round3(x / n);
  * flight: publishes per second, and per second of the servers' CPU (summed over `pids`).
  */
 async function jetstreamProbe(nc, pids, replicas, size) {
-  const jsm = await jetstreamManager(nc);
+  // A fresh cluster answers the JetStream API only once it has a meta leader: retry until it does.
+  const jsm = await waitFor(() => jetstreamManager(nc), 'the JetStream API');
   const name = `CAPACITY_PROBE_R${replicas}`;
   // A fresh cluster may still be electing its meta leader: retry the creation for a while.
   await waitFor(

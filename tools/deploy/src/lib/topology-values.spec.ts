@@ -219,6 +219,17 @@ describe('Redis and NATS topologies (issue 15)', () => {
     expect(problems.some((p) => /trawl-extractor-maps: .*additionalProperty":"sentinelmaster"/.test(p))).toBe(true);
   });
 
+  it('catches a Sentinel password given to a standalone Redis trigger (KEDA would ignore it)', async () => {
+    const values = loadValues(root, [join(k8s, 'values-production.yaml')]);
+    const objects = renderManifests(values);
+    const so = named(objects, 'ScaledObject', 'trawl-extractor-maps') as IScaledObject;
+    for (const trigger of so.spec.triggers.filter((tr) => tr.type === 'redis-sentinel')) trigger.type = 'redis';
+    const problems = await validateManifests(objects, external(values));
+    expect(problems).toContain(
+      'ScaledObject/trawl-extractor-maps: trigger queue-trawl-maps (redis) takes no authentication parameter sentinelPassword',
+    );
+  });
+
   it('renders YAML that kubectl kustomize reads back, object for object (when kubectl is installed)', () => {
     let kubectl = true;
     try {

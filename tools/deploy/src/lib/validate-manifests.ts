@@ -115,6 +115,20 @@ export const KEDA_TRIGGER_METADATA_SCHEMAS: Record<string, object> = {
 };
 
 /**
+ * The TriggerAuthentication parameters each scaler takes (KEDA's scaler documentation, "Authentication Parameters"),
+ * for the scalers that use one: a parameter the trigger's scaler does not know is ignored by KEDA, silently.
+ */
+const REDIS_TLS_AUTH = ['tls', 'ca', 'cert', 'key', 'keyPassword'];
+export const KEDA_AUTH_PARAMETERS: Record<string, readonly string[]> = {
+  redis: ['address', 'host', 'port', 'username', 'password', ...REDIS_TLS_AUTH],
+  'redis-sentinel': [
+    ...['addresses', 'hosts', 'ports', 'username', 'password'],
+    ...['sentinelUsername', 'sentinelPassword', 'sentinelMaster', ...REDIS_TLS_AUTH],
+  ],
+  'redis-cluster': ['addresses', 'hosts', 'ports', 'username', 'password', ...REDIS_TLS_AUTH],
+};
+
+/**
  * prometheus-operator's PrometheusRule, closed to the fields we render (there is no kubernetes-models package for
  * its CRDs here): groups of alerting rules with a PromQL expression, a `for` duration, labels and annotations.
  */
@@ -248,7 +262,12 @@ export async function validateManifests(objects: KubeObject[], options: Validate
     ...objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata?.name),
     ...(options.externalSecrets ?? []),
   ]);
-  const auths = new Set(objects.filter((o) => o.kind === 'TriggerAuthentication').map((o) => o.metadata?.name));
+  const authParameters = new Map(
+    objects
+      .filter((o) => o.kind === 'TriggerAuthentication')
+      .map((o) => [o.metadata?.name, (o.spec?.secretTargetRef ?? []).map((r) => r.parameter)]),
+  );
+  const auths = new Set(authParameters.keys());
   const scaled = new Map<string, string[]>();
 
   for (const d of deployments) {
@@ -350,6 +369,13 @@ export async function validateManifests(objects: KubeObject[], options: Validate
           problems.push(`${id(o)}: cpu trigger needs metricType`);
         if (t.authenticationRef && !auths.has(t.authenticationRef.name))
           problems.push(`${id(o)}: TriggerAuthentication ${t.authenticationRef.name} is not rendered`);
+        const allowed = KEDA_AUTH_PARAMETERS[t.type];
+        for (const parameter of (t.authenticationRef && authParameters.get(t.authenticationRef.name)) || []) {
+          if (allowed && !allowed.includes(parameter))
+            problems.push(
+              `${id(o)}: trigger ${t.name ?? t.type} (${t.type}) takes no authentication parameter ${parameter}`,
+            );
+        }
       }
       // Scale to zero needs a trigger that can wake the service: KEDA cannot activate from CPU alone.
       if ((o.spec.minReplicaCount ?? 0) < 1 && !o.spec.triggers.some((t) => t.type !== 'cpu' && t.type !== 'memory')) {
