@@ -18,7 +18,10 @@
 // Prints one JSON line per round and probe and a summary line (machine, date, load average). Loopback only; every
 // process it starts is stopped at the end.
 //
-// Usage: node bench/capacity/run.mjs [--tasks 2000] [--concurrency 16] [--idle 10] [--no-build]
+// With --nats-nodes 3 the stack runs on a 3-node NATS cluster with the outcome streams at 3 replicas, and the NATS
+// figures are summed over the nodes.
+//
+// Usage: node bench/capacity/run.mjs [--tasks 2000] [--concurrency 16] [--idle 10] [--nats-nodes 1] [--no-build]
 // Env: TRAWL_SHARED_DIR (default ../shared), SKIP_BUILD=1.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +41,9 @@ const arg = (name, def) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${
 const N = Number(arg('tasks', 2000));
 const concurrency = Number(arg('concurrency', 16));
 const IDLE_S = Number(arg('idle', 10));
+// 1: one nats-server (R1 streams). 3 (or more): a NATS cluster, the outcome and dead-letter streams created with 3
+// replicas before the services start (they keep an existing stream), NATS_URL listing every node.
+const NATS_NODES = Number(arg('nats-nodes', 1));
 const skipBuild = argv.includes('--no-build') || process.env.SKIP_BUILD === '1';
 const shared = resolve(process.env.TRAWL_SHARED_DIR ?? join(root, '..', 'shared'));
 const distDir = join(root, 'dist');
@@ -177,21 +183,22 @@ async function jetstreamProbe(nc, pids, replicas, size) {
 /** A NATS cluster of `n` JetStream servers on loopback (routes between them), each with its own store. */
 async function startNatsCluster(dir, n) {
   const ports = [];
-  for (let i = 0; i < n; i++) ports.push({ client: await freePort(), route: await freePort() });
+  for (let i = 0; i < n; i++) ports.push({ client: await freePort(), route: await freePort(), http: await freePort() });
   const pids = [];
   for (let i = 0; i < n; i++) {
     const routes = ports.filter((_p, j) => j !== i).map((p) => `nats://127.0.0.1:${p.route}`);
     const conf = join(dir, `nats-c${i}.conf`);
     writeFileSync(
       conf,
-      `server_name: c${i}\nlisten: 127.0.0.1:${ports[i].client}\nmax_payload: 8MB\n` +
+      `server_name: c${i}\nlisten: 127.0.0.1:${ports[i].client}\nhttp: 127.0.0.1:${ports[i].http}\n` +
+        `max_payload: 8MB\n` +
         `jetstream { store_dir: "${join(dir, `js-c${i}`)}" }\n` +
         `cluster { name: capacity, listen: 127.0.0.1:${ports[i].route}, routes: [${routes.join(', ')}] }\n`,
     );
     pids.push(start(`nats-c${i}`, 'nats-server', ['-c', conf]).child.pid);
   }
   for (const p of ports) await waitFor(() => tcpOpen(p.client), 'nats cluster node');
-  return { pids, urls: ports.map((p) => `nats://127.0.0.1:${p.client}`) };
+  return { pids, urls: ports.map((p) => `nats://127.0.0.1:${p.client}`), monitorPorts: ports.map((p) => p.http) };
 }
 
 async function main() {
@@ -221,18 +228,52 @@ async function main() {
       dir,
     ]);
     await waitFor(() => tcpOpen(redisPort), 'redis');
-    const natsPort = await freePort();
-    const monitorPort = await freePort();
-    writeFileSync(
-      join(dir, 'nats.conf'),
-      `listen: 127.0.0.1:${natsPort}\nhttp: 127.0.0.1:${monitorPort}\nmax_payload: 8MB\n` +
-        `jetstream { store_dir: "${join(dir, 'js')}" }\n`,
-    );
-    const natsProc = start('nats', 'nats-server', ['-c', join(dir, 'nats.conf')]);
-    await waitFor(() => tcpOpen(natsPort), 'nats');
+    let nats;
+    if (NATS_NODES > 1) {
+      nats = await startNatsCluster(dir, NATS_NODES);
+      // The streams as libs/messaging creates them, but with 3 replicas (the services leave an existing stream as it
+      // is); the dispatcher's durable consumer takes the stream's replica count.
+      const { STREAMS } = await import(join(distDir, 'libs/contracts/src/index.js'));
+      const admin = await connect({ servers: nats.urls, name: 'bench-capacity-admin' });
+      const jsm = await waitFor(() => jetstreamManager(admin), 'the JetStream API');
+      for (const def of [STREAMS.taskOutcomes, STREAMS.webhookDeadLetters]) {
+        const config = { name: def.name, subjects: [...def.subjects], storage: 'file', num_replicas: 3 };
+        await waitFor(
+          () => jsm.streams.add({ ...config, duplicate_window: 3_600_000_000_000, max_age: 604_800_000_000_000 }),
+          `stream ${def.name}`,
+        );
+      }
+      await admin.close();
+    } else {
+      const natsPort = await freePort();
+      const monitorPort = await freePort();
+      writeFileSync(
+        join(dir, 'nats.conf'),
+        `listen: 127.0.0.1:${natsPort}\nhttp: 127.0.0.1:${monitorPort}\nmax_payload: 8MB\n` +
+          `jetstream { store_dir: "${join(dir, 'js')}" }\n`,
+      );
+      const natsProc = start('nats', 'nats-server', ['-c', join(dir, 'nats.conf')]);
+      await waitFor(() => tcpOpen(natsPort), 'nats');
+      nats = { pids: [natsProc.child.pid], urls: [`nats://127.0.0.1:${natsPort}`], monitorPorts: [monitorPort] };
+    }
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
-    const natsUrl = `nats://127.0.0.1:${natsPort}`;
-    const monitor = async (path) => (await fetch(`http://127.0.0.1:${monitorPort}${path}`)).json();
+    const natsUrl = nats.urls.join(',');
+    // Monitoring figures summed over every NATS node (a replicated stream counts once per replica).
+    const monitor = async (path) => {
+      const all = await Promise.all(
+        nats.monitorPorts.map(async (port) => (await fetch(`http://127.0.0.1:${port}${path}`)).json()),
+      );
+      const sum = (f) => all.reduce((x, j) => x + (f(j) ?? 0), 0);
+      return {
+        in_msgs: sum((j) => j.in_msgs),
+        out_msgs: sum((j) => j.out_msgs),
+        in_bytes: sum((j) => j.in_bytes),
+        out_bytes: sum((j) => j.out_bytes),
+        api: { total: sum((j) => j.api?.total) },
+        messages: sum((j) => j.messages),
+        bytes: sum((j) => j.bytes),
+      };
+    };
 
     const site = start('site', process.execPath, [join(shared, 'bench', 'site.mjs'), '--port', '0']);
     const sitePort = await waitFor(async () => JSON.parse(site.output().split('\n')[0] || 'null')?.port, 'site.mjs');
@@ -274,6 +315,7 @@ async function main() {
     // key store), everyone on NATS.
     const common = {
       NATS_URL: natsUrl,
+      ...(NATS_NODES > 1 ? { NATS_STREAM_REPLICAS: '3' } : {}),
       LOG_LEVEL: 'warn',
       SSRF_ALLOW_HOSTS: '127.0.0.1',
       METRICS_PORT: '0',
@@ -319,7 +361,6 @@ async function main() {
           .map(([name, p]) => [name, p.child.pid]),
       ),
       'redis-server': redisProc.child.pid,
-      'nats-server': natsProc.child.pid,
     });
 
     async function snapshot() {
@@ -352,7 +393,14 @@ async function main() {
           jsMessages: jsz.messages ?? 0,
           jsBytes: jsz.bytes ?? 0,
         },
-        cpu: Object.fromEntries(Object.entries(processes()).map(([name, pid]) => [name, cpuSeconds(pid)])),
+        cpu: {
+          ...Object.fromEntries(Object.entries(processes()).map(([name, pid]) => [name, cpuSeconds(pid)])),
+          // Every NATS node together, and each one (a stream's leader works more than its followers).
+          'nats-server': nats.pids.reduce((x, pid) => x + cpuSeconds(pid), 0),
+          ...(nats.pids.length > 1
+            ? Object.fromEntries(nats.pids.map((pid, i) => [`nats-server-${i}`, cpuSeconds(pid)]))
+            : {}),
+        },
       };
     }
 
@@ -524,16 +572,24 @@ async function main() {
 
     // What one NATS server does with JetStream: acknowledged publishes of an outcome-sized message (the measured
     // stored bytes per outcome) to a file-stored R1 stream, 256 in flight, nats-server CPU time around it.
-    const size = Math.max(256, results[0].perTask.jsStoredBytes || 1024);
-    log('jetstream publish probe, one server (R1)');
-    const natsProbe = await jetstreamProbe(nc, [natsProc.child.pid], 1, size);
-    console.log(JSON.stringify(natsProbe));
-    log('jetstream publish probe, 3-node cluster (R3)');
-    const cluster = await startNatsCluster(dir, 3);
-    const ncCluster = await connect({ servers: cluster.urls, name: 'bench-capacity-cluster' });
-    const natsClusterProbe = await jetstreamProbe(ncCluster, cluster.pids, 3, size);
-    console.log(JSON.stringify(natsClusterProbe));
-    await ncCluster.close();
+    const size = Math.max(256, results[0].perTask.jsStoredBytes / NATS_NODES || 1024);
+    let natsProbe;
+    let natsClusterProbe;
+    if (NATS_NODES > 1) {
+      log(`jetstream publish probe, the ${NATS_NODES}-node cluster (R3)`);
+      natsClusterProbe = await jetstreamProbe(nc, nats.pids, 3, size);
+      console.log(JSON.stringify(natsClusterProbe));
+    } else {
+      log('jetstream publish probe, one server (R1)');
+      natsProbe = await jetstreamProbe(nc, nats.pids, 1, size);
+      console.log(JSON.stringify(natsProbe));
+      log('jetstream publish probe, 3-node cluster (R3)');
+      const cluster = await startNatsCluster(dir, 3);
+      const ncCluster = await connect({ servers: cluster.urls, name: 'bench-capacity-cluster' });
+      natsClusterProbe = await jetstreamProbe(ncCluster, cluster.pids, 3, size);
+      console.log(JSON.stringify(natsClusterProbe));
+      await ncCluster.close();
+    }
 
     const url = results[0].perTask;
     const summary = {
@@ -546,7 +602,8 @@ async function main() {
       tasksPerRedisCore: Math.round(1000 / url.cpuMs['redis-server']),
       tasksPerRedisCoreFromBenchmark: Math.round(redisProbe.opsPerRedisCpuSecond / url.redisCommands),
       tasksPerNatsCore: Math.round(1000 / url.cpuMs['nats-server']),
-      outcomePublishesPerSecondR1: natsProbe.publishesPerSecond,
+      natsNodes: NATS_NODES,
+      outcomePublishesPerSecondR1: natsProbe?.publishesPerSecond,
       outcomePublishesPerSecondR3: natsClusterProbe.publishesPerSecond,
       machine: `${cpus().length} x ${cpus()[0]?.model ?? '?'}, Node ${process.version}, ${execFileSync('redis-server', ['--version']).toString().trim().split(' ').slice(0, 3).join(' ')}, ${execFileSync('nats-server', ['--version']).toString().trim()}`,
       date: new Date().toISOString(),
