@@ -7,14 +7,23 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS } from '@trawl/contracts';
 import { connectNats } from '@trawl/messaging';
 import { queuePrefix } from '@trawl/tasks';
-import { freePort, startProcess, waitForPort, type RunningProcess } from '@trawl/testing';
+import { createRedisClient, redisTopologyFromEnv, type RedisClient, type RedisTopologyEnv } from '@trawl/redis';
+import {
+  freePort,
+  startProcess,
+  startRedisCluster,
+  waitForPort,
+  type RedisClusterGroup,
+  type RunningProcess,
+} from '@trawl/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { envSuffix, natsAuthConfig, redisAclTemplate } from '../src/lib/network-security.js';
 import { waitListKey } from '../src/lib/queue-keys.js';
 import { findRepoRoot } from '../src/lib/repo-root.js';
 import { SERVICE_CATALOG } from '../src/lib/service-catalog.js';
-import { loadValues } from '../src/lib/trawl-values.js';
+import { renderManifests } from '../src/lib/render-manifests.js';
+import { loadValues, type ServiceName, type TrawlValues } from '../src/lib/trawl-values.js';
 
 /**
  * The rendered NATS authorization and Redis ACL, loaded into a real nats-server and redis-server on loopback: what
@@ -304,4 +313,95 @@ describe('the rendered Redis ACL behind Sentinel: a real master, replica and Sen
       await queue.close();
     }
   });
+});
+
+/**
+ * The Redis variables a service's container gets from the rendered manifests, its password filled in, with
+ * `loopback` replacing the in-cluster addresses.
+ */
+function renderedRedisEnv(v: TrawlValues, service: string, loopback: RedisTopologyEnv): RedisTopologyEnv {
+  const d = renderManifests(v).find((o) => o.kind === 'Deployment' && o.metadata?.name === `trawl-${service}`);
+  const env: Record<string, string> = {};
+  for (const e of (d?.kind === 'Deployment' ? d.spec?.template.spec?.containers[0]?.env : undefined) ?? []) {
+    if (!e.name.startsWith('REDIS_')) continue;
+    if (e.value !== undefined) env[e.name] = e.value;
+    else if (e.valueFrom?.secretKeyRef?.key === `REDIS_PASSWORD_${envSuffix(service as ServiceName)}`)
+      env[e.name] = password(service);
+  }
+  return { ...env, ...loopback };
+}
+
+describe('the rendered Redis env and ACL on a Redis Cluster of 3 masters on loopback', () => {
+  const clusterValues = loadValues(findRepoRoot(import.meta.dirname), [
+    join(findRepoRoot(import.meta.dirname), 'deploy', 'k8s', 'values-redis-cluster.yaml'),
+  ]);
+  let cluster: RedisClusterGroup;
+  const clients: RedisClient[] = [];
+  const queues: Queue[] = [];
+  let mastersHoldingWaitLists = new Set<string>();
+
+  beforeAll(async () => {
+    expect(clusterValues.redis.topology).toBe('cluster');
+    cluster = await startRedisCluster({ masters: 3 });
+    mastersHoldingWaitLists = new Set(
+      await Promise.all(Object.values(QUEUES).map(async (q) => (await cluster.masterOfKey(waitListKey(q))).address)),
+    );
+    // The rendered ACL on every node (as `ACL SETUSER`, the default user last: off).
+    const lines = redisAclTemplate(clusterValues)
+      .replace(/\$\{REDIS_PASSWORD_([A-Z_]+)\}/g, (_m, name: string) => password(name.toLowerCase().replace(/_/g, '-')))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').slice(1));
+    for (const node of cluster.nodes) {
+      const admin = new Redis({ host: '127.0.0.1', port: node.port, maxRetriesPerRequest: 1 });
+      try {
+        for (const [user, ...rules] of [
+          ...lines.filter((l) => l[0] !== 'default'),
+          ...lines.filter((l) => l[0] === 'default'),
+        ])
+          await admin.call('ACL', 'SETUSER', user ?? '', ...rules);
+      } finally {
+        admin.disconnect();
+      }
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all(queues.map((q) => q.close()));
+    for (const c of clients) c.disconnect();
+    await cluster?.stop();
+  });
+
+  const clientFor = (service: string) => {
+    const topology = redisTopologyFromEnv(renderedRedisEnv(clusterValues, service, cluster.env));
+    if (topology?.kind !== 'cluster') throw new Error(`no cluster topology for ${service}`);
+    const client = createRedisClient(topology, { name: `test-${service}`, role: 'queue' });
+    clients.push(client);
+    return client;
+  };
+
+  it('lets task-service run BullMQ on every queue through the cluster client as its own user', async () => {
+    const connection = clientFor('task-service');
+    for (const name of Object.values(QUEUES)) {
+      const queue = new Queue(name, { connection, prefix: queuePrefix(name) });
+      queues.push(queue);
+      await queue.add('job', { url: 'https://example.test/' });
+      expect(await queue.count()).toBe(1);
+    }
+    // Per-queue hash tags: the waiting lists do not all sit on one master.
+    expect(mastersHoldingWaitLists.size).toBeGreaterThan(1);
+  }, 60_000);
+
+  it('lets KEDA read every waiting list on its master, and nothing else', async () => {
+    const kedaTopology = redisTopologyFromEnv({
+      ...cluster.env,
+      REDIS_USERNAME: 'trawl-keda',
+      REDIS_PASSWORD: password('keda'),
+    });
+    if (kedaTopology?.kind !== 'cluster') throw new Error('no cluster topology');
+    const keda = createRedisClient(kedaTopology, { name: 'test-keda', role: 'command' });
+    clients.push(keda);
+    for (const name of Object.values(QUEUES)) expect(await keda.llen(waitListKey(name))).toBe(1);
+    await expect(keda.lpop(waitListKey(QUEUES.scrape))).rejects.toThrow(/NOPERM/);
+  }, 60_000);
 });
