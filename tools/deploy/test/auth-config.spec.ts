@@ -212,7 +212,7 @@ describe('the rendered Redis ACL behind Sentinel: a real master, replica and Sen
   const sentinelValues = loadValues(findRepoRoot(import.meta.dirname));
   let dir = '';
   const servers: RunningProcess[] = [];
-  const clients: Redis[] = [];
+  const clients: (Redis | RedisClient)[] = [];
   let masterPort = 0;
   let replicaPort = 0;
   let sentinelPort = 0;
@@ -297,14 +297,13 @@ describe('the rendered Redis ACL behind Sentinel: a real master, replica and Sen
     );
   });
 
-  it('lets task-service reach the master through the Sentinel as its own user and run BullMQ', async () => {
-    const connection = {
-      sentinels: [{ host: '127.0.0.1', port: sentinelPort }],
-      name: sentinelValues.redis.sentinelName ?? 'mymaster',
-      username: 'trawl-task-service',
-      password: password('task-service'),
-      maxRetriesPerRequest: null,
-    };
+  it('lets task-service reach the master through the Sentinel as its own user, from its rendered env, and run BullMQ', async () => {
+    const topology = redisTopologyFromEnv(
+      renderedRedisEnv(sentinelValues, 'task-service', { REDIS_SENTINELS: `127.0.0.1:${sentinelPort}` }),
+    );
+    if (topology?.kind !== 'sentinel') throw new Error('no sentinel topology');
+    const connection = createRedisClient(topology, { name: 'test-task-service', role: 'queue' });
+    clients.push(connection);
     const queue = new Queue(QUEUES.scrape, { connection, prefix: queuePrefix(QUEUES.scrape) });
     try {
       await queue.add('scrape', { url: 'https://example.test/' });
