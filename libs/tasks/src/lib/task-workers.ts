@@ -1,5 +1,6 @@
 import { Job, Worker, type Processor } from 'bullmq';
 import { QUEUES, type QueueName, type TraceCarrier } from '@trawl/contracts';
+import type { RedisClient } from '@trawl/redis';
 import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import { OUTCOME_QUEUES, type OutcomePublisher } from './outcome-publisher.js';
 import type { FleetMonitor } from './fleet-monitor.js';
@@ -34,6 +35,8 @@ export interface TaskWorkersOptions {
  */
 export class TaskWorkers {
   private readonly workers: Worker[] = [];
+  /** The workers' own connections, disconnected by close(). */
+  private readonly connections: RedisClient[] = [];
   /** What runs after a job settles (outcome publishing, parent progress); awaited by close(). */
   private readonly afterWork = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
@@ -49,7 +52,7 @@ export class TaskWorkers {
     for (const name of Object.values(QUEUES)) {
       const worker = new Worker(name, consumerSpan(name, this.withOutages(name, this.processorOf(name))), {
         ...(this.options.name ? { name: this.options.name } : {}),
-        connection: this.queues.workerConnection(`trawl-worker-${name}`),
+        connection: this.connectionFor(name),
         prefix: this.queues.prefixOf(name),
         concurrency: this.options.concurrency[name],
         lockDuration: this.options.lockDurationMs,
@@ -98,9 +101,17 @@ export class TaskWorkers {
       await this.options.fleets?.close();
       await Promise.all(this.workers.map((w) => w.close()));
       while (this.afterWork.size > 0) await Promise.all([...this.afterWork]);
-      await Promise.all(this.workers.map((w) => w.disconnect()));
+      // The connections are ours: disconnected directly (BullMQ's Worker.disconnect() waits for an `end` event that a
+      // Cluster client already closed by Worker.close() never emits).
+      for (const connection of this.connections) connection.disconnect();
     })();
     return this.closing;
+  }
+
+  private connectionFor(name: QueueName): RedisClient {
+    const connection = this.queues.workerConnection(`trawl-worker-${name}`);
+    this.connections.push(connection);
+    return connection;
   }
 
   /**
