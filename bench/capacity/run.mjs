@@ -44,6 +44,9 @@ const IDLE_S = Number(arg('idle', 10));
 // 1: one nats-server (R1 streams). 3 (or more): a NATS cluster, the outcome and dead-letter streams created with 3
 // replicas before the services start (they keep an existing stream), NATS_URL listing every node.
 const NATS_NODES = Number(arg('nats-nodes', 1));
+// Queries of the search batch (POST /extractTask/batch/search against the upstream simulator); 0 skips it.
+const SEARCH_QUERIES = Number(arg('search', 500));
+const SEARCH_BATCH = 50;
 const skipBuild = argv.includes('--no-build') || process.env.SKIP_BUILD === '1';
 const shared = resolve(process.env.TRAWL_SHARED_DIR ?? join(root, '..', 'shared'));
 const distDir = join(root, 'dist');
@@ -339,6 +342,17 @@ async function main() {
     services['webhook-dispatcher'] = start('webhook-dispatcher', process.execPath, [mainOf('webhook-dispatcher')], {
       env: { ...common, REDIS_URL: redisUrl, WEBHOOK_SIGNING_SECRET: SECRET, WEBHOOK_CONCURRENCY: '64' },
     });
+    if (SEARCH_QUERIES > 0) {
+      // Searches against the upstream simulator (classic mode: plain HTTP answers), one page of 10 results each.
+      const simulatorPort = await freePort();
+      start('simulator', process.execPath, [join(distDir, 'tools/upstream-simulator/src/main.js')], {
+        env: { PATH: process.env.PATH, SIMULATOR_PORT: String(simulatorPort) },
+      });
+      await waitFor(() => tcpOpen(simulatorPort), 'upstream simulator');
+      services['extractor-search'] = start('extractor-search', process.execPath, [mainOf('extractor-search')], {
+        env: { ...common, SEARCH_BASE_URL: `http://127.0.0.1:${simulatorPort}`, SEARCH_ENGINE: 'http' },
+      });
+    }
     const gatewayPort = await freePort();
     services.gateway = start('gateway', process.execPath, [mainOf('gateway')], {
       env: { ...common, REDIS_URL: redisUrl, API_KEYS: API_KEY, PORT: String(gatewayPort), HOST: '127.0.0.1' },
@@ -468,20 +482,53 @@ async function main() {
       }
       let done;
       const finished = new Promise((r) => (done = r));
-      round = { n, ids: new Set(), duplicates: 0, failed: 0, badSignatures: 0, done };
-      const urls = Array.from({ length: n }, (_, i) => `${siteUrl}/p/${i}?r=${kind}`);
+      round = {
+        n: kind === 'search' ? Math.ceil(n / SEARCH_BATCH) : n,
+        ids: new Set(),
+        duplicates: 0,
+        failed: 0,
+        badSignatures: 0,
+        done,
+      };
       const a = await snapshot();
-      const res = await fetch(`${base}/extractTask/batch`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
-        body: JSON.stringify({ urls, webhook, type: 'scrape', timeout: 25000 }),
-      });
-      const body = await res.json();
-      if (res.status !== 200 || body.data?.length !== n)
-        throw new Error(`submission failed: ${res.status} ${JSON.stringify(body).slice(0, 500)}`);
+      // A search batch is one task (one webhook) for all its queries: `n` queries go as batches of SEARCH_BATCH.
+      const search = kind === 'search';
+      const post = (body) =>
+        fetch(`${base}/extractTask/batch${search ? '/search' : ''}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+          body: JSON.stringify(body),
+        }).then(async (res) => {
+          const json = await res.json();
+          if (res.status !== 200)
+            throw new Error(`submission failed: ${res.status} ${JSON.stringify(json).slice(0, 500)}`);
+          return json.data;
+        });
+      const jobs = search
+        ? (
+            await Promise.all(
+              Array.from({ length: Math.ceil(n / SEARCH_BATCH) }, (_, b) =>
+                post({
+                  querys: Array.from({ length: Math.min(SEARCH_BATCH, n - b * SEARCH_BATCH) }, (_, i) => `q ${b} ${i}`),
+                  webhook,
+                  num: 10,
+                  timeout: 25000,
+                }),
+              ),
+            )
+          ).flat()
+        : await post({
+            urls: Array.from({ length: n }, (_, i) => `${siteUrl}/p/${i}?r=${kind}`),
+            webhook,
+            type: 'scrape',
+            timeout: 25000,
+          });
+      const body = { data: jobs };
       await Promise.race([
         finished,
-        new Promise((_, ko) => setTimeout(() => ko(new Error(`only ${round.ids.size} of ${n} webhooks`)), 900_000)),
+        new Promise((_, ko) =>
+          setTimeout(() => ko(new Error(`only ${round.ids.size} of ${jobs.length} webhooks`)), 900_000),
+        ),
       ]);
       const tDone = performance.now();
       // Let acknowledgements, completions and the outcome stream's bookkeeping land before the second snapshot.
@@ -490,7 +537,7 @@ async function main() {
       standIn?.unsubscribe();
       // What a finished job keeps in Redis (BullMQ keeps the last 300,000 completed jobs of a queue, with their
       // return value): MEMORY USAGE of a sample of this batch's job hashes, and of the queue's event stream.
-      const sample = body.data.filter((_j, i) => i % Math.max(1, Math.floor(n / 200)) === 0);
+      const sample = body.data.filter((_j, i) => i % Math.max(1, Math.floor(body.data.length / 200)) === 0);
       const sizes = await Promise.all(
         sample.map((j) => redis.call('MEMORY', 'USAGE', `${j.queueQualifiedName}:${j.id}`, 'SAMPLES', '0')),
       );
@@ -506,6 +553,7 @@ async function main() {
         concurrency,
         seconds: round3(seconds),
         tasksPerSecond: round3(n / seconds),
+        // For `search`, costs are per query; its tasks (webhooks) are batches of SEARCH_BATCH queries.
         webhooks: round.ids.size,
         failed: round.failed,
         duplicates: round.duplicates,
@@ -526,6 +574,7 @@ async function main() {
     await batchRound('warm-up', 100);
     const results = [];
     results.push(await batchRound('url', N));
+    if (SEARCH_QUERIES > 0) results.push(await batchRound('search', SEARCH_QUERIES));
     services['extractor-scrape'].expectedExit = true;
     services['extractor-scrape'].child.kill('SIGTERM');
     await services['extractor-scrape'].exited;
