@@ -10,6 +10,7 @@
 #   TRAWL_SIMULATOR=1 TRAWL_SIMULATOR_MODE=2026 npm start   # ... playing the 2025-2026 sites (walls, challenges)
 #   SSRF_ALLOW_HOSTS=127.0.0.1 npm start   # let /scrape reach pages served on this machine (demos)
 #   TRAWL_SKIP_BUILD=1 npm start       # start from the existing dist/ (no build)
+#   TRAWL_CACHE=0 npm start            # no result cache (maxAge): no cache Redis on :6380
 #   TRAWL_RUN_DIR=tmp/run              # where the logs, Redis' and NATS' data go
 #   TRAWL_STOP_GRACE_S=15              # how long the services get to stop after SIGTERM before SIGKILL
 #   TRAWL_METRICS_PORT_BASE=9465       # first metrics port of the non-gateway services (one per service, upwards)
@@ -72,6 +73,16 @@ if reachable "$REDIS_URL"; then log "using Redis at $REDIS_URL"; else
   log "starting redis-server on 127.0.0.1:$rport"
   spawn redis-server --port "$rport" --bind 127.0.0.1 --dir "$RUN_DIR" --save '' --appendonly yes --maxmemory-policy noeviction >"$RUN_DIR/redis.log" 2>&1
   infra+=("$started")
+fi
+# The gateway's result cache (maxAge): its own small Redis that evicts, never the task Redis (ADR 0016).
+if [ "${TRAWL_CACHE:-1}" = "1" ]; then
+  export CACHE_REDIS_URL="${CACHE_REDIS_URL:-redis://127.0.0.1:6380}"
+  if reachable "$CACHE_REDIS_URL"; then log "using the result cache's Redis at $CACHE_REDIS_URL"; else
+    read -r _ cport < <(host_port "$CACHE_REDIS_URL")
+    log "starting redis-server for the result cache on 127.0.0.1:$cport (64 MB, allkeys-lru)"
+    spawn redis-server --port "$cport" --bind 127.0.0.1 --dir "$RUN_DIR" --save '' --appendonly no --maxmemory 64mb --maxmemory-policy allkeys-lru >"$RUN_DIR/cache-redis.log" 2>&1
+    infra+=("$started")
+  fi
 fi
 if reachable "$NATS_URL"; then log "using NATS at $NATS_URL (JetStream must be enabled; max_payload 8MB for large batches)"; else
   read -r _ nport < <(host_port "$NATS_URL")

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { csv, type GatewayEnv } from '@trawl/config';
 import { MessagingModule, natsAuth } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
+import { ResultCacheService } from './cache/result-cache.service.js';
 import { GATEWAY_ENV, GATEWAY_METRICS } from './gateway-env.token.js';
 import { ApiKeyGuard } from './http/api-key.guard.js';
 import { ApiKeysService } from './http/api-keys.service.js';
@@ -23,12 +24,27 @@ export class AppModule {
   static forRoot(env: GatewayEnv, metrics: TrawlMetrics): DynamicModule {
     return {
       module: AppModule,
-      imports: [MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'gateway', observe: metrics.nats.observer, auth: natsAuth(env) })],
-      controllers: [SearchController, ExtractController, ScrapeController, TasksController, HealthController, MetricsController],
+      imports: [
+        MessagingModule.forRoot({
+          servers: csv(env.NATS_URL),
+          name: 'gateway',
+          observe: metrics.nats.observer,
+          auth: natsAuth(env),
+        }),
+      ],
+      controllers: [
+        SearchController,
+        ExtractController,
+        ScrapeController,
+        TasksController,
+        HealthController,
+        MetricsController,
+      ],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         { provide: GATEWAY_METRICS, useValue: metrics },
         GatewayRedisService,
+        ResultCacheService,
         ApiKeysService,
         // Order matters: authenticate first, then count against the key's limits.
         { provide: APP_GUARD, useClass: ApiKeyGuard },

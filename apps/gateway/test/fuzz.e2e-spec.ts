@@ -256,6 +256,10 @@ describe('fuzz: hostile requests across the eight operations (in process, real N
       count(SUBJECTS.taskGet);
       return { id: (data as { jobId: string }).jobId, status: 'waiting' };
     });
+    serveSubject(nc, SUBJECTS.taskCancel, (data) => {
+      count(SUBJECTS.taskCancel);
+      return { id: (data as { jobId: string }).jobId, status: 'failed' };
+    });
     const dtoByKind = { url: UrlBatchRequestDto, maps: MapsBatchRequestDto, search: SearchBatchRequestDto } as const;
     serveSubject(nc, SUBJECTS.taskSubmit, (data) => {
       submits++;

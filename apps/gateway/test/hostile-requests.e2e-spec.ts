@@ -134,7 +134,7 @@ describe('hostile requests get the envelope (in-process gateway, real NATS)', ()
     expect(res.headers.allow).toBe('POST');
     const lookup = await inject({ method: 'PATCH', url: `${BASE}/extractTask/abc`, headers: { 'x-api-key': KEY } });
     expectEnvelope(lookup, 405, 'METHOD_NOT_ALLOWED');
-    expect(lookup.headers.allow).toBe('GET, HEAD');
+    expect(lookup.headers.allow).toBe('DELETE, GET, HEAD');
     const unknown = await inject({ method: 'GET', url: `${BASE}/nope/nope`, headers: { 'x-api-key': KEY } });
     expectEnvelope(unknown, 404, 'NOT_FOUND');
   });

@@ -16,7 +16,7 @@ import {
 import { API_KEY, SIGNING_SECRET, startStack, type Stack } from './support/stack.js';
 
 /**
- * Issue 10, "must show" 2: the typed client (libs/client) against the whole stack, for all eight operations, and its
+ * Issue 10, "must show" 2: the typed client (libs/client) against the whole stack, for all nine operations, and its
  * webhook helper verifying the delivered outcomes of the three batch kinds. Extractors read the upstream simulator;
  * pages and the webhook receiver are on loopback.
  */
@@ -143,4 +143,20 @@ describe('@trawl/client against the running stack (issue 10, must show 2)', () =
     const search = outcomes.find((o) => o.taskId === searchJob?.id);
     expect(search?.data).toMatchObject({ completed: 2, failed: 0 });
   }, 120_000);
+
+  it('idempotencyKey, cancelTask and maxAge: the operations of ADR 0016 through the client', async () => {
+    const webhook = `${hooks.url}/hook`;
+    const body = { urls: [`${site.url}/p/idem`], type: 'scrape' as const, webhook };
+    const first = await trawl.submitUrlBatch(body, { idempotencyKey: 'client-e2e-1' });
+    expect(await trawl.submitUrlBatch(body, { idempotencyKey: 'client-e2e-1' })).toEqual(first);
+    const id = first[0]?.id ?? '';
+    await eventually(() => outcomes.some((o) => o.taskId === id), 60_000);
+    expect(outcomes.filter((o) => o.taskId === id)).toHaveLength(1);
+    // A finished task cannot be cancelled: a typed 409.
+    await expect(trawl.cancelTask(id)).rejects.toMatchObject({ status: 409, code: 'TASK_FINISHED', retryable: false });
+    await expect(trawl.cancelTask('no-such-job')).rejects.toMatchObject({ status: 404, code: 'TASK_NOT_FOUND' });
+    // maxAge is part of the typed request (without a cache Redis every call asks the upstream).
+    const result = await trawl.search({ q: 'coffee athens', num: 10, maxAge: 60_000 });
+    expect(result.results).toHaveLength(10);
+  }, 90_000);
 });

@@ -3,7 +3,7 @@ import { csv, TASK_SERVICE_DEFAULT_REDIS_URL, type TaskServiceEnv } from '@trawl
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
 import { redisTopologyFromEnv } from '@trawl/redis';
-import { TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
+import { TaskCanceller, TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
 import { TaskRuntimeService } from './task-runtime.service.js';
@@ -49,6 +49,7 @@ export class AppModule {
           inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION],
         },
         { provide: TaskReader, useFactory: (queues: TaskQueues) => new TaskReader(queues), inject: [TaskQueues] },
+        { provide: TaskCanceller, useFactory: (queues: TaskQueues) => new TaskCanceller(queues), inject: [TaskQueues] },
         TaskRuntimeService,
       ],
     };

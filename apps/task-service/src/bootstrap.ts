@@ -1,5 +1,5 @@
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
-import { TaskQueues } from '@trawl/tasks';
+import { hasLegacyQueueKeys, TaskQueues } from '@trawl/tasks';
 import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
 import { closeTaskServiceApp, createTaskServiceApp } from './task-service-app.factory.js';
 import { TaskRuntimeService } from './task-runtime.service.js';
@@ -16,6 +16,12 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   app.status.subscribe((status) => (natsStatus = status));
   await app.listen();
   const redis = app.get(TaskQueues).connection;
+  // Jobs of a previous version under the legacy prefix are not run until moved (ADR 0014): say so at once.
+  if (await hasLegacyQueueKeys(redis).catch(() => false)) {
+    logger.warn(
+      'queues of the previous key layout (bull:<queue>:…) are in Redis: stop the services and run `npm run redis:migrate`',
+    );
+  }
   const runtime = app.get(TaskRuntimeService);
   const ops =
     env.METRICS_PORT > 0

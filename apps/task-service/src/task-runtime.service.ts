@@ -16,6 +16,7 @@ import {
   FleetMonitor,
   type FleetState,
   OutcomePublisher,
+  TaskCanceller,
   TaskProcessors,
   TaskQueues,
   TaskWorkers,
@@ -39,6 +40,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly messaging: MessagingClient,
     private readonly queues: TaskQueues,
+    private readonly canceller: TaskCanceller,
     @Inject(TASK_METRICS) private readonly metrics: TrawlMetrics | null,
   ) {}
 
@@ -70,6 +72,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     if (env.TASK_WORKERS_ENABLED !== 'true') return;
     const processors = new TaskProcessors(this.messaging, {
       scrapeFormats: csv(env.TASK_SCRAPE_FORMATS) as ScrapeFormat[],
+      isCancelled: (jobId) => this.canceller.isCancelled(jobId),
       ...(env.TASK_SCRAPE_ENGINE ? { scrapeEngine: env.TASK_SCRAPE_ENGINE } : {}),
     });
     const concurrency: Record<QueueName, number> = {

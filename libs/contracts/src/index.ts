@@ -7,6 +7,7 @@ export * from './lib/envelope.js';
 export * from './lib/task.js';
 export * from './lib/rpc-contract.js';
 export * from './lib/dto/http-url.js';
+export * from './lib/dto/max-age.js';
 export * from './lib/dto/url-params.validator.js';
 export * from './lib/dto/maps-search-request.dto.js';
 export * from './lib/dto/web-search-request.dto.js';

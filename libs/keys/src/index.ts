@@ -7,3 +7,4 @@ export * from './lib/key-rate.limiter.js';
 export * from './lib/concurrency.limiter.js';
 export * from './lib/secret-cipher.js';
 export * from './lib/webhook-secret.js';
+export * from './lib/legacy-key-store-migration.js';

@@ -2,6 +2,7 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { MessagingClient } from '@trawl/messaging';
+import { ResultCacheService } from '../cache/result-cache.service.js';
 import { ExtractController } from '../routes/extract.controller.js';
 import { ScrapeController } from '../routes/scrape.controller.js';
 import { SearchController } from '../routes/search.controller.js';
@@ -15,7 +16,10 @@ import { API_PREFIX, buildOpenApiDocument, serializeOpenApi } from './openapi-do
  */
 @Module({
   controllers: [SearchController, ExtractController, ScrapeController, TasksController],
-  providers: [{ provide: MessagingClient, useValue: {} }],
+  providers: [
+    { provide: MessagingClient, useValue: {} },
+    { provide: ResultCacheService, useValue: {} },
+  ],
 })
 class ApiDocsModule {}
 

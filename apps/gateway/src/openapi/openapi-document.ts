@@ -26,48 +26,71 @@ const COMMON: ErrorCode[] = [
 const UPSTREAM: ErrorCode[] = ['UPSTREAM_NOT_FOUND', 'UPSTREAM_ERROR', 'UPSTREAM_BLOCKED', 'UPSTREAM_TIMEOUT'];
 /** What turning a fetched page into text can refuse (scrape, and /extract of type scrape). */
 const PAGE: ErrorCode[] = ['UNSUPPORTED_CONTENT_TYPE', 'CONTENT_TOO_LARGE', 'PAGE_TOO_COMPLEX'];
+/** What a batch submission with an `Idempotency-Key` can answer beside the rest. */
+const IDEMPOTENCY: ErrorCode[] = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS'];
+/** Task lookup and cancel: a path parameter, no body. */
+const BY_ID: ErrorCode[] = [
+  'VALIDATION_FAILED',
+  'UNAUTHORIZED',
+  'TASK_NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'URI_TOO_LONG',
+  'HEADERS_TOO_LARGE',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'SERVICE_UNAVAILABLE',
+];
 
 interface OperationDoc {
   /** Schema of `data` on 200. */
   data: JsonSchema;
   /** Error codes the operation can answer (docs/errors.md). */
   errors: ErrorCode[];
+  /** Answered through the result cache (`maxAge`): the 200 response documents its headers. */
+  cached?: boolean;
 }
 
-/** The eight operations: `data` and the error codes of each. The test checks every path here is served. */
+/** Headers of a 200 answered through the result cache (ADR 0016). */
+const CACHE_HEADERS = {
+  'X-Trawl-Cache': {
+    description: '`hit`: a stored result younger than `maxAge`; `miss`: the upstream was asked. Absent: no cache.',
+    schema: { type: 'string', enum: ['hit', 'miss'] },
+  },
+  Age: { description: 'On a hit: the stored result’s age, whole seconds.', schema: { type: 'integer', minimum: 0 } },
+  'X-Trawl-Cache-Age-Ms': {
+    description: 'On a hit: the stored result’s age, milliseconds.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+};
+
+/** The nine operations: `data` and the error codes of each. The test checks every path here is served. */
 export const OPERATIONS: Record<string, OperationDoc> = {
-  'post /extract/search': { data: ref('WebSearchResult'), errors: [...COMMON, ...UPSTREAM] },
-  'post /extract/search/maps': { data: ref('MapsSearchResponse'), errors: [...COMMON, ...UPSTREAM] },
+  'post /extract/search': { data: ref('WebSearchResult'), errors: [...COMMON, ...UPSTREAM], cached: true },
+  'post /extract/search/maps': { data: ref('MapsSearchResponse'), errors: [...COMMON, ...UPSTREAM], cached: true },
   'post /extract': {
     data: ref('ExtractResponse'),
     errors: [...COMMON, 'URL_NOT_ALLOWED', 'PAGE_NOT_RECOGNISED', ...PAGE, ...UPSTREAM],
+    cached: true,
   },
-  'post /scrape': { data: ref('ScrapeResult'), errors: [...COMMON, 'URL_NOT_ALLOWED', ...PAGE, ...UPSTREAM] },
+  'post /scrape': {
+    data: ref('ScrapeResult'),
+    errors: [...COMMON, 'URL_NOT_ALLOWED', ...PAGE, ...UPSTREAM],
+    cached: true,
+  },
   'post /extractTask/batch/maps': {
     data: { type: 'array', items: ref('MapsBatchJob') },
-    errors: [...COMMON, 'URL_NOT_ALLOWED'],
+    errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY],
   },
   'post /extractTask/batch/search': {
     data: { type: 'array', items: ref('SearchBatchJob') },
-    errors: [...COMMON, 'URL_NOT_ALLOWED'],
+    errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY],
   },
   'post /extractTask/batch': {
     data: { type: 'array', items: ref('UrlBatchJob') },
-    errors: [...COMMON, 'URL_NOT_ALLOWED'],
+    errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY],
   },
-  'get /extractTask/{jobId}': {
-    data: ref('TaskRecord'),
-    errors: [
-      'UNAUTHORIZED',
-      'TASK_NOT_FOUND',
-      'METHOD_NOT_ALLOWED',
-      'URI_TOO_LONG',
-      'HEADERS_TOO_LARGE',
-      'RATE_LIMITED',
-      'INTERNAL',
-      'SERVICE_UNAVAILABLE',
-    ],
-  },
+  'get /extractTask/{jobId}': { data: ref('TaskRecord'), errors: BY_ID },
+  'delete /extractTask/{jobId}': { data: ref('TaskRecord'), errors: [...BY_ID, 'TASK_FINISHED'] },
 };
 
 /** Every bound the API enforces and what happens beyond it: the README's table, and the document's description. */
@@ -93,6 +116,12 @@ export const LIMITS_TABLE: [string, string, string][] = [
   ['`url`, `webhook` address', 'public unless allowlisted (SSRF_ALLOW_HOSTS)', '422 URL_NOT_ALLOWED'],
   ['`headers` (scrape)', `at most ${LIMITS.maxHeaders}`, '400 VALIDATION_FAILED'],
   ['`waitFor` (scrape, ms)', `0–${LIMITS.maxWaitForMs}`, '400 VALIDATION_FAILED'],
+  ['`maxAge` (ms; search, maps, extract, scrape)', `integer 0–${LIMITS.maxCacheAgeMs}`, '400 VALIDATION_FAILED'],
+  [
+    '`Idempotency-Key` header (batches)',
+    `1–${LIMITS.maxIdempotencyKeyLength} visible ASCII characters; remembered 24 h per API key`,
+    '400 VALIDATION_FAILED; reused with another body: 409 IDEMPOTENCY_KEY_REUSED',
+  ],
   ['`hl`', 'a language code: ^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$', '400 VALIDATION_FAILED'],
   ['`gl`', 'two letters: ^[a-zA-Z]{2}$', '400 VALIDATION_FAILED'],
   ['`cr`', 'countryXX, several joined by |', '400 VALIDATION_FAILED'],
@@ -232,7 +261,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     for (const code of op.errors)
       byStatus.set(ERROR_HTTP_STATUS[code], [...(byStatus.get(ERROR_HTTP_STATUS[code]) ?? []), code]);
     const responses: Record<string, unknown> = {
-      '200': { description: 'Success', content: { 'application/json': { schema: envelopeOf(op.data, true) } } },
+      '200': {
+        description: 'Success',
+        content: { 'application/json': { schema: envelopeOf(op.data, true) } },
+        ...(op.cached ? { headers: CACHE_HEADERS } : {}),
+      },
     };
     for (const [status, codes] of byStatus) responses[String(status)] = errorResponse(codes);
     operation.responses = responses;

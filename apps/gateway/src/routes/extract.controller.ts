@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   appendUrlParams,
@@ -10,20 +10,34 @@ import {
   type ExtractType,
 } from '@trawl/contracts';
 import { MessagingClient } from '@trawl/messaging';
+import type { FastifyReply } from 'fastify';
+import { ResultCacheService } from '../cache/result-cache.service.js';
+import type { AuthenticatedRequest } from '../http/api-key.guard.js';
 import { ApiOperationDoc } from './api-docs.js';
 
 /** POST /extract: one URL of a given type, synchronously, routed to the extractor that owns the type. */
 @ApiTags('extract')
 @Controller('extract')
 export class ExtractController {
-  constructor(private readonly messaging: MessagingClient) {}
+  constructor(
+    private readonly messaging: MessagingClient,
+    private readonly cache: ResultCacheService,
+  ) {}
 
   @Post()
   @HttpCode(200)
   @ApiOperationDoc('Extract a structured record from one URL', 'type: retail, mp-maps, mp-search or scrape.')
-  async extract(@Body() body: ExtractRequestDto): Promise<ExtractResponse> {
+  async extract(
+    @Body() body: ExtractRequestDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: FastifyReply,
+  ): Promise<ExtractResponse> {
     const url = appendUrlParams(body.url, body.params);
-    const data = await this.extractByType(body.type, url, body);
+    // The record is what is cached (maxAge); the response around it is made for each call.
+    const { maxAge, ...request } = body;
+    const data = await this.cache.serve('extract', req, res, request, maxAge, () =>
+      this.extractByType(body.type, url, body),
+    );
     return {
       data,
       taskId: randomUUID(),

@@ -1,18 +1,31 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ScrapeRequestDto, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
 import { MessagingClient } from '@trawl/messaging';
+import type { FastifyReply } from 'fastify';
+import { ResultCacheService } from '../cache/result-cache.service.js';
+import type { AuthenticatedRequest } from '../http/api-key.guard.js';
 import { ApiOperationDoc } from './api-docs.js';
 
 @ApiTags('scrape')
 @Controller('scrape')
 export class ScrapeController {
-  constructor(private readonly messaging: MessagingClient) {}
+  constructor(
+    private readonly messaging: MessagingClient,
+    private readonly cache: ResultCacheService,
+  ) {}
 
   @Post()
   @HttpCode(200)
   @ApiOperationDoc('Scrape a page', 'Markdown and/or HTML (base64 of the percent-encoded markup) of the page.')
-  scrape(@Body() body: ScrapeRequestDto): Promise<ScrapeResult> {
-    return this.messaging.send(SUBJECTS.scrapePage, body, { timeoutMs: body.timeout });
+  scrape(
+    @Body() body: ScrapeRequestDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: FastifyReply,
+  ): Promise<ScrapeResult> {
+    const { maxAge, ...request } = body;
+    return this.cache.serve('scrape', req, res, request, maxAge, () =>
+      this.messaging.send(SUBJECTS.scrapePage, request, { timeoutMs: body.timeout }),
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   MapsSearchRequestDto,
@@ -8,25 +8,48 @@ import {
   type WebSearchResult,
 } from '@trawl/contracts';
 import { MessagingClient } from '@trawl/messaging';
+import type { FastifyReply } from 'fastify';
+import { ResultCacheService } from '../cache/result-cache.service.js';
+import type { AuthenticatedRequest } from '../http/api-key.guard.js';
 import { ApiOperationDoc } from './api-docs.js';
 
-/** Synchronous searches: straight to the extractor over NATS, with the caller's timeout as the deadline. */
+/**
+ * Synchronous searches: straight to the extractor over NATS, with the caller's timeout as the deadline, or from the
+ * result cache when a stored answer is younger than `maxAge`.
+ */
 @ApiTags('search')
 @Controller('extract/search')
 export class SearchController {
-  constructor(private readonly messaging: MessagingClient) {}
+  constructor(
+    private readonly messaging: MessagingClient,
+    private readonly cache: ResultCacheService,
+  ) {}
 
   @Post()
   @HttpCode(200)
   @ApiOperationDoc('Web search', 'Organic results, people also ask, related searches, knowledge panel.')
-  search(@Body() body: WebSearchRequestDto): Promise<WebSearchResult> {
-    return this.messaging.send(SUBJECTS.searchWeb, body, { timeoutMs: body.timeout });
+  search(
+    @Body() body: WebSearchRequestDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: FastifyReply,
+  ): Promise<WebSearchResult> {
+    const { maxAge, ...request } = body;
+    return this.cache.serve('search', req, res, request, maxAge, () =>
+      this.messaging.send(SUBJECTS.searchWeb, request, { timeoutMs: body.timeout }),
+    );
   }
 
   @Post('maps')
   @HttpCode(200)
   @ApiOperationDoc('Map-places search')
-  maps(@Body() body: MapsSearchRequestDto): Promise<MapsSearchResponse> {
-    return this.messaging.send(SUBJECTS.searchMaps, body, { timeoutMs: body.timeout });
+  maps(
+    @Body() body: MapsSearchRequestDto,
+    @Req() req: AuthenticatedRequest,
+    @Res({ passthrough: true }) res: FastifyReply,
+  ): Promise<MapsSearchResponse> {
+    const { maxAge, ...request } = body;
+    return this.cache.serve('maps', req, res, request, maxAge, () =>
+      this.messaging.send(SUBJECTS.searchMaps, request, { timeoutMs: body.timeout }),
+    );
   }
 }

@@ -1,6 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiParam, ApiTags } from '@nestjs/swagger';
 import {
+  IDEMPOTENCY_KEY_PATTERN,
+  LIMITS,
   MapsBatchRequestDto,
   SearchBatchRequestDto,
   SUBJECTS,
@@ -25,6 +27,8 @@ void ONLY_JOBS;
 /** Submitting a batch may bulk-add 10,000 jobs; allow it this long. */
 const SUBMIT_DEADLINE_MS = 30_000;
 const LOOKUP_DEADLINE_MS = 5_000;
+/** A cancel waits up to 3 s for the task's final state (TaskCanceller), and a batch cancels each of its queries. */
+const CANCEL_DEADLINE_MS = 15_000;
 /** `Retry-After` (seconds) when a key's cap of outstanding jobs refuses a batch: time for some of its jobs to finish. */
 const OUTSTANDING_RETRY_AFTER_SEC = 30;
 
@@ -36,9 +40,12 @@ function ownerOf(req: AuthenticatedRequest): { apiKeyId?: string; maxOutstanding
   return { apiKeyId: principal.id, ...(cap !== undefined ? { maxOutstanding: cap } : {}) };
 }
 
+/** `Retry-After` (seconds) when the first request with the same Idempotency-Key is still being submitted. */
+const IN_PROGRESS_RETRY_AFTER_SEC = 1;
+
 /**
  * A submission refused with RATE_LIMITED (the key's cap of queued plus running jobs, TASK_MAX_OUTSTANDING_PER_KEY) is
- * answered with `Retry-After`, as the gateway's own rate limits are.
+ * answered with `Retry-After`, as the gateway's own rate limits are; so is IDEMPOTENCY_KEY_IN_PROGRESS.
  */
 async function withRetryAfter<T>(reply: FastifyReply, submit: Promise<T>): Promise<T> {
   try {
@@ -46,8 +53,43 @@ async function withRetryAfter<T>(reply: FastifyReply, submit: Promise<T>): Promi
   } catch (e) {
     if (e instanceof TrawlError && e.code === 'RATE_LIMITED')
       void reply.header('retry-after', OUTSTANDING_RETRY_AFTER_SEC);
+    if (e instanceof TrawlError && e.code === 'IDEMPOTENCY_KEY_IN_PROGRESS')
+      void reply.header('retry-after', IN_PROGRESS_RETRY_AFTER_SEC);
     throw e;
   }
+}
+
+/** The `Idempotency-Key` header, checked: absent, or 1-255 visible ASCII characters (400 naming the header). */
+function idempotencyOf(header: string | string[] | undefined): { idempotencyKey?: string } {
+  if (header === undefined) return {};
+  if (typeof header !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(header)) {
+    throw new TrawlError(
+      'VALIDATION_FAILED',
+      `Idempotency-Key must be 1-${LIMITS.maxIdempotencyKeyLength} visible ASCII characters (no spaces), given once`,
+      { field: 'Idempotency-Key' },
+    );
+  }
+  return { idempotencyKey: header };
+}
+
+/** OpenAPI: the optional `Idempotency-Key` header of the batch operations. */
+const IdempotencyKeyHeader = ApiHeader({
+  name: 'Idempotency-Key',
+  required: false,
+  description:
+    'Makes a retried submission safe: the same key with the same body within 24 h answers the same job objects and ' +
+    'creates nothing; with another body 409 IDEMPOTENCY_KEY_REUSED. Scoped to the API key. ' +
+    `1-${LIMITS.maxIdempotencyKeyLength} visible ASCII characters, e.g. a UUID.`,
+  schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source, maxLength: LIMITS.maxIdempotencyKeyLength },
+});
+
+function jobIdOf(jobId: string): string {
+  if (!/^[A-Za-z0-9:_-]{1,200}$/.test(jobId)) {
+    throw new TrawlError('VALIDATION_FAILED', 'jobId must be 1-200 letters, digits, ":", "_" or "-"', {
+      field: 'jobId',
+    });
+  }
+  return jobId;
 }
 
 /** Asynchronous batches and task lookup: forwarded to task-service, which owns job state. */
@@ -62,8 +104,10 @@ export class TasksController {
     'Submit a maps batch',
     'One job per call; each query runs as a child; the outcome goes to the webhook.',
   )
+  @IdempotencyKeyHeader
   async maps(
     @Body() body: MapsBatchRequestDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<BatchJob[]> {
@@ -71,7 +115,7 @@ export class TasksController {
       res,
       this.messaging.send(
         SUBJECTS.taskSubmit,
-        { kind: 'maps', request: body, ...ownerOf(req) },
+        { kind: 'maps', request: body, ...ownerOf(req), ...idempotencyOf(idempotencyKey) },
         { timeoutMs: SUBMIT_DEADLINE_MS },
       ),
     );
@@ -81,8 +125,10 @@ export class TasksController {
   @Post('batch/search')
   @HttpCode(200)
   @ApiOperationDoc('Submit a web-search batch', 'One job per call; each query runs as a child.')
+  @IdempotencyKeyHeader
   async search(
     @Body() body: SearchBatchRequestDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<BatchJob[]> {
@@ -90,7 +136,7 @@ export class TasksController {
       res,
       this.messaging.send(
         SUBJECTS.taskSubmit,
-        { kind: 'search', request: body, ...ownerOf(req) },
+        { kind: 'search', request: body, ...ownerOf(req), ...idempotencyOf(idempotencyKey) },
         { timeoutMs: SUBMIT_DEADLINE_MS },
       ),
     );
@@ -100,8 +146,10 @@ export class TasksController {
   @Post('batch')
   @HttpCode(200)
   @ApiOperationDoc('Submit a URL batch', 'One job per URL; each outcome goes to the webhook.')
+  @IdempotencyKeyHeader
   async urls(
     @Body() body: UrlBatchRequestDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<RawJson> {
@@ -110,7 +158,7 @@ export class TasksController {
       res,
       this.messaging.sendRaw(
         SUBJECTS.taskSubmit,
-        { kind: 'url', request: body, ...ownerOf(req) },
+        { kind: 'url', request: body, ...ownerOf(req), ...idempotencyOf(idempotencyKey) },
         { timeoutMs: SUBMIT_DEADLINE_MS },
       ),
     );
@@ -121,15 +169,28 @@ export class TasksController {
   @ApiParam({ name: 'jobId', description: 'Job id from a batch submission.' })
   @ApiOperationDoc('Look up a task', 'Only the key that submitted a task finds it; any other key gets 404.')
   lookup(@Param('jobId') jobId: string, @Req() req: AuthenticatedRequest): Promise<TaskRecord> {
-    if (!/^[A-Za-z0-9:_-]{1,200}$/.test(jobId)) {
-      throw new TrawlError('VALIDATION_FAILED', 'jobId must be 1-200 letters, digits, ":", "_" or "-"', {
-        field: 'jobId',
-      });
-    }
     return this.messaging.send(
       SUBJECTS.taskGet,
-      { jobId, apiKeyId: req.principal?.id },
+      { jobId: jobIdOf(jobId), apiKeyId: req.principal?.id },
       { timeoutMs: LOOKUP_DEADLINE_MS },
+    );
+  }
+
+  @Delete(':jobId')
+  @HttpCode(200)
+  @ApiParam({ name: 'jobId', description: 'Job id from a batch submission.' })
+  @ApiOperationDoc(
+    'Cancel a task',
+    'A waiting or delayed task never runs; a running one stops waiting for its extractor and its result is ' +
+      'discarded; a batch cancels its queries. The task fails with TASK_CANCELLED and that outcome goes to the ' +
+      'webhook like any other. Answers the task record (failed, once a worker took it: at once unless every worker ' +
+      'is busy). A finished task: 409 TASK_FINISHED. Another key’s task: 404, as lookup.',
+  )
+  cancel(@Param('jobId') jobId: string, @Req() req: AuthenticatedRequest): Promise<TaskRecord> {
+    return this.messaging.send(
+      SUBJECTS.taskCancel,
+      { jobId: jobIdOf(jobId), apiKeyId: req.principal?.id },
+      { timeoutMs: CANCEL_DEADLINE_MS },
     );
   }
 }

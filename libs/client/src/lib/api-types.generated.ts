@@ -11,13 +11,14 @@ export type BatchJobOpts = {
 };
 
 export type ErrorData = {
-  error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
   field?: string;
   retryable: boolean;
 };
 
 export type ExtractRequest = {
   engine?: "http" | "browser" | "auto";
+  maxAge?: number;
   meta?: boolean;
   params?: Record<string, unknown>;
   timeout?: number;
@@ -180,6 +181,7 @@ export type MapsSearchRequest = {
   engine?: "http" | "browser" | "auto";
   hl?: string;
   ll?: string;
+  maxAge?: number;
   meta?: boolean;
   num?: number;
   q: string;
@@ -287,6 +289,7 @@ export type ScrapeRequest = {
   engine?: "browser" | "http" | "auto";
   formats?: Array<"markdown" | "html">;
   headers?: Record<string, string>;
+  maxAge?: number;
   timeout?: number;
   url: string;
   waitFor?: number;
@@ -403,6 +406,7 @@ export type WebSearchRequest = {
   gl?: string;
   hl?: string;
   lr?: string;
+  maxAge?: number;
   meta?: boolean;
   num?: number;
   q: string;
@@ -504,7 +508,7 @@ export type WebhookPayload = {
 };
 
 export type WireError = {
-  code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
   field?: string;
   message: string;
   retryable: boolean;

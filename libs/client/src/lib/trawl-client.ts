@@ -29,7 +29,7 @@ export interface ExtractResponseByType {
 }
 export type ExtractType = keyof ExtractResponseByType;
 
-/** The eight operations: method and path under the base URL (a test checks them against openapi.json). */
+/** The nine operations: method and path under the base URL (a test checks them against openapi.json). */
 export const CLIENT_OPERATIONS = {
   search: { method: 'POST', path: '/extract/search' },
   maps: { method: 'POST', path: '/extract/search/maps' },
@@ -39,7 +39,20 @@ export const CLIENT_OPERATIONS = {
   submitSearchBatch: { method: 'POST', path: '/extractTask/batch/search' },
   submitUrlBatch: { method: 'POST', path: '/extractTask/batch' },
   getTask: { method: 'GET', path: '/extractTask/{jobId}' },
+  cancelTask: { method: 'DELETE', path: '/extractTask/{jobId}' },
 } as const;
+
+/** Options of a batch submission. */
+export interface SubmitOptions {
+  /**
+   * Sent as `Idempotency-Key`: a retry with the same key and the same body within 24 h answers the same job objects
+   * and creates nothing; the same key with another body fails with `IDEMPOTENCY_KEY_REUSED` (409). Use a fresh one
+   * (e.g. `crypto.randomUUID()`) per submission, and the same one for its retries. 1-255 visible ASCII characters.
+   */
+  idempotencyKey?: string;
+  /** Passed to fetch (e.g. `signal`). */
+  init?: RequestInit;
+}
 
 export interface TrawlClientOptions {
   /** e.g. `http://127.0.0.1:8080/api/openapi/v1` */
@@ -49,6 +62,15 @@ export interface TrawlClientOptions {
   fetch?: typeof fetch;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
+}
+
+/** The fetch options of a submission, with its `Idempotency-Key` header when there is one. */
+function withIdempotencyKey({ idempotencyKey, init }: SubmitOptions): RequestInit | undefined {
+  if (idempotencyKey === undefined) return init;
+  return {
+    ...init,
+    headers: { ...(init?.headers as Record<string, string> | undefined), 'idempotency-key': idempotencyKey },
+  };
 }
 
 interface Envelope {
@@ -95,23 +117,32 @@ export class TrawlClient {
   }
 
   /** POST /extractTask/batch/maps: one job; the outcome goes to the webhook. */
-  submitMapsBatch(body: MapsBatchRequest, init?: RequestInit): Promise<MapsBatchJob[]> {
-    return this.call('submitMapsBatch', body, init);
+  submitMapsBatch(body: MapsBatchRequest, options: SubmitOptions = {}): Promise<MapsBatchJob[]> {
+    return this.call('submitMapsBatch', body, withIdempotencyKey(options));
   }
 
   /** POST /extractTask/batch/search: one job; the outcome goes to the webhook. */
-  submitSearchBatch(body: SearchBatchRequest, init?: RequestInit): Promise<SearchBatchJob[]> {
-    return this.call('submitSearchBatch', body, init);
+  submitSearchBatch(body: SearchBatchRequest, options: SubmitOptions = {}): Promise<SearchBatchJob[]> {
+    return this.call('submitSearchBatch', body, withIdempotencyKey(options));
   }
 
   /** POST /extractTask/batch: one job per URL; each outcome goes to the webhook. */
-  submitUrlBatch(body: UrlBatchRequest, init?: RequestInit): Promise<UrlBatchJob[]> {
-    return this.call('submitUrlBatch', body, init);
+  submitUrlBatch(body: UrlBatchRequest, options: SubmitOptions = {}): Promise<UrlBatchJob[]> {
+    return this.call('submitUrlBatch', body, withIdempotencyKey(options));
   }
 
   /** GET /extractTask/{jobId} */
   getTask(jobId: string, init?: RequestInit): Promise<TaskRecord> {
     return this.call('getTask', undefined, init, { jobId });
+  }
+
+  /**
+   * DELETE /extractTask/{jobId}: cancels a task. A waiting task never runs; a running one's result is discarded; a
+   * batch cancels its queries. Its outcome (`failed`, `TASK_CANCELLED`) goes to the webhook. Answers the task record;
+   * a finished task throws `TASK_FINISHED` (409).
+   */
+  cancelTask(jobId: string, init?: RequestInit): Promise<TaskRecord> {
+    return this.call('cancelTask', undefined, init, { jobId });
   }
 
   private async call<R>(

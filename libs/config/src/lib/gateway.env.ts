@@ -1,4 +1,7 @@
 import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+
+/** Largest `maxAge` default, ms: LIMITS.maxCacheAgeMs of libs/contracts (24 h; config does not import contracts). */
+const MAX_CACHE_AGE_MS = 24 * 60 * 60 * 1000;
 import { BaseEnv } from './base.env.js';
 import { withRedisEnv } from './redis.env.js';
 
@@ -48,4 +51,41 @@ export class GatewayEnv extends withRedisEnv(BaseEnv) {
   /** `true` (default): the queue dashboard only shows queues and jobs; `false` lets it retry, remove, pause, clean. */
   @IsIn(['true', 'false'], { message: 'BULL_BOARD_READ_ONLY must be true or false' })
   BULL_BOARD_READ_ONLY: 'true' | 'false' = 'true';
+
+  /**
+   * Redis of the result cache (`maxAge`): another instance than the one holding task state, configured with a
+   * `maxmemory` and an evicting policy (allkeys-lru). Empty: no cache (every call asks the upstream).
+   */
+  @IsString()
+  @Matches(/^(rediss?:\/\/\S+)?$/, { message: 'CACHE_REDIS_URL must be redis://host:port (or rediss://), or empty' })
+  CACHE_REDIS_URL: string = '';
+
+  /** Largest result the cache stores, bytes (its JSON); larger results are answered but not stored. */
+  @IsInt()
+  @Min(1024)
+  CACHE_MAX_ENTRY_BYTES: number = 2 * 1024 * 1024;
+
+  /** `maxAge` of POST /extract/search when the request gives none, ms. */
+  @IsInt()
+  @Min(0)
+  @Max(MAX_CACHE_AGE_MS)
+  CACHE_MAX_AGE_MS_SEARCH: number = 0;
+
+  /** `maxAge` of POST /extract/search/maps when the request gives none, ms. */
+  @IsInt()
+  @Min(0)
+  @Max(MAX_CACHE_AGE_MS)
+  CACHE_MAX_AGE_MS_MAPS: number = 0;
+
+  /** `maxAge` of POST /extract when the request gives none, ms. */
+  @IsInt()
+  @Min(0)
+  @Max(MAX_CACHE_AGE_MS)
+  CACHE_MAX_AGE_MS_EXTRACT: number = 0;
+
+  /** `maxAge` of POST /scrape when the request gives none, ms. */
+  @IsInt()
+  @Min(0)
+  @Max(MAX_CACHE_AGE_MS)
+  CACHE_MAX_AGE_MS_SCRAPE: number = 0;
 }

@@ -16,7 +16,16 @@ export const LIMITS = {
   maxHeaders: 50,
   /** Largest accepted HTTP request body, bytes. */
   maxBodyBytes: 5 * 1024 * 1024,
+  /** Largest `maxAge` (ms) a synchronous call may ask for: a stored result at most this old (24 h). */
+  maxCacheAgeMs: 24 * 60 * 60 * 1000,
+  /** Longest `Idempotency-Key` header, characters. */
+  maxIdempotencyKeyLength: 255,
+  /** How long an `Idempotency-Key` is remembered after its submission, ms (24 h). */
+  idempotencyWindowMs: 24 * 60 * 60 * 1000,
 } as const;
+
+/** An `Idempotency-Key`: 1-255 visible ASCII characters (no spaces, no control characters). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 
 export const DEFAULT_MAPS_LL = '46.423669,-129.9427085,3z';
 export const DEFAULT_BATCH_MAPS_LL = '@46.423669,-122.176129,3z';

@@ -8,7 +8,7 @@ import type { RetailRecord } from './results/retail-result.js';
 import type { ScrapeResult } from './results/scrape-result.js';
 import type { WebSearchResult } from './results/web-search-result.js';
 import type { SUBJECTS } from './subjects.constants.js';
-import type { TaskGetRequest, TaskRecord, TaskSubmitReply, TaskSubmitRequest } from './task.js';
+import type { TaskCancelRequest, TaskGetRequest, TaskRecord, TaskSubmitReply, TaskSubmitRequest } from './task.js';
 import type { UpstreamEngine } from './upstream-engine.js';
 
 /** One URL to extract, as sent to an extractor (params already appended). */
@@ -37,6 +37,7 @@ export interface RpcContract {
   [SUBJECTS.renderPage]: { request: RenderPageRequestDto; reply: RenderPageReply };
   [SUBJECTS.taskSubmit]: { request: TaskSubmitRequest; reply: TaskSubmitReply };
   [SUBJECTS.taskGet]: { request: TaskGetRequest; reply: TaskRecord };
+  [SUBJECTS.taskCancel]: { request: TaskCancelRequest; reply: TaskRecord };
 }
 
 export type RpcSubject = keyof RpcContract;

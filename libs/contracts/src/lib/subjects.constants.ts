@@ -25,6 +25,12 @@ export const SUBJECTS = {
   taskSubmit: 'task.submit.v1',
   /** Task lookup by id. Served by task-service. */
   taskGet: 'task.get.v1',
+  /**
+   * Cancel a task by id (DELETE /extractTask/{jobId}): a waiting task never runs, an active one's result is
+   * discarded, a batch's queries are cancelled with it; the outcome is `failed` with TASK_CANCELLED. Served by
+   * task-service; replies the task record.
+   */
+  taskCancel: 'task.cancel.v1',
   /** A task reached its final state. JetStream, published by task-service, consumed by webhook-dispatcher. */
   taskFinished: 'task.finished.v1',
   /** A task outcome whose webhook delivery gave up. JetStream, published and replayed by webhook-dispatcher. */

@@ -110,6 +110,12 @@ export interface TaskSubmitMeta {
   trace?: TraceCarrier;
   apiKeyId?: string;
   maxOutstanding?: number;
+  /**
+   * The caller's `Idempotency-Key` (IDEMPOTENCY_KEY_PATTERN): the same key with the same request within 24 h answers
+   * the first submission's job objects and creates nothing; with another request, IDEMPOTENCY_KEY_REUSED. Scoped to
+   * `apiKeyId`.
+   */
+  idempotencyKey?: string;
 }
 
 /** NATS payload of `task.submit.v1`. */
@@ -129,6 +135,12 @@ export interface TaskGetRequest {
    * Id of the API key asking. A task is found only by the key that submitted it (its `apiKeyId`); another key's
    * lookup is answered exactly as an unknown id is (TASK_NOT_FOUND).
    */
+  apiKeyId?: string;
+}
+
+/** NATS payload of `task.cancel.v1`: as lookup, a task is found only by the key that submitted it. */
+export interface TaskCancelRequest {
+  jobId: string;
   apiKeyId?: string;
 }
 

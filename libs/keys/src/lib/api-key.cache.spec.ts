@@ -43,10 +43,13 @@ describe('ApiKeyCache', () => {
 
   it('does not cache a failed lookup', async () => {
     let fail = true;
-    const cache = new ApiKeyCache(async () => {
-      if (fail) throw new Error('redis down');
-      return 'record';
-    }, { ttlMs: 60_000 });
+    const cache = new ApiKeyCache(
+      async () => {
+        if (fail) throw new Error('redis down');
+        return 'record';
+      },
+      { ttlMs: 60_000 },
+    );
     await expect(cache.get('d')).rejects.toThrow('redis down');
     fail = false;
     await expect(cache.get('d')).resolves.toBe('record');

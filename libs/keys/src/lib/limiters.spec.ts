@@ -21,11 +21,16 @@ describe('limiters (real Redis, two replicas sharing it)', () => {
     await server?.stop();
   });
 
-  it('counts one key\'s requests on both replicas against one rate limit', async () => {
+  it("counts one key's requests on both replicas against one rate limit", async () => {
     const rate = { points: 3, durationSec: 60 };
     const one = new KeyRateLimiter(a);
     const two = new KeyRateLimiter(b);
-    const decisions = [await one.consume('k1', rate), await two.consume('k1', rate), await one.consume('k1', rate), await two.consume('k1', rate)];
+    const decisions = [
+      await one.consume('k1', rate),
+      await two.consume('k1', rate),
+      await one.consume('k1', rate),
+      await two.consume('k1', rate),
+    ];
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
     expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
     expect(decisions[3].resetSec).toBeGreaterThanOrEqual(1);

@@ -59,6 +59,7 @@ const SERVICE_OF_SUBJECT: Record<RpcSubject, string> = {
   'render.page.v1': 'extractor-scrape',
   'task.submit.v1': 'task-service',
   'task.get.v1': 'task-service',
+  'task.cancel.v1': 'task-service',
 };
 
 /**

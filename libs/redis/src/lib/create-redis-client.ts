@@ -10,9 +10,10 @@ export type RedisClient = Redis | Cluster;
  * - `queue`: BullMQ producers (`Queue`, `FlowProducer`): a few retries, then the call fails (an API call should
  *   answer 503, not hang);
  * - `blocking`: BullMQ workers and `QueueEvents`: `maxRetriesPerRequest: null`, so a blocking command waits for Redis
- *   to come back instead of failing (BullMQ requires it).
+ *   to come back instead of failing (BullMQ requires it);
+ * - `cache`: a cache that must never hold a request up: one try, no offline queue, commands time out after 1 s.
  */
-export type RedisRole = 'command' | 'blocking' | 'queue';
+export type RedisRole = 'command' | 'blocking' | 'queue' | 'cache';
 
 /** Where a client reports its connection trouble; a pino logger fits. */
 export interface RedisLogger {
@@ -30,7 +31,7 @@ export interface CreateRedisClientOptions {
   lazyConnect?: boolean;
 }
 
-const RETRIES: Record<RedisRole, number | null> = { command: 2, queue: 3, blocking: null };
+const RETRIES: Record<RedisRole, number | null> = { command: 2, queue: 3, blocking: null, cache: 1 };
 
 /**
  * Delay before reconnect attempt `times`: BullMQ's production guide's exponential backoff (at least 1 s), capped at
@@ -96,6 +97,7 @@ export function createRedisClient(topology: RedisTopology, options: CreateRedisC
     maxRetriesPerRequest: RETRIES[options.role],
     reconnectOnError: redisReconnectOnError,
     lazyConnect: options.lazyConnect ?? false,
+    ...(options.role === 'cache' ? { enableOfflineQueue: false, commandTimeout: 1000 } : {}),
     ...(topology.username ? { username: topology.username } : {}),
     ...(topology.password ? { password: topology.password } : {}),
     ...(topology.tls ? { tls: {} } : {}),

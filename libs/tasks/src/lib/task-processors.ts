@@ -9,6 +9,7 @@ import {
   type UrlJobData,
 } from '@trawl/contracts';
 import type { MessagingClient } from '@trawl/messaging';
+import { taskCancelledError } from './task-canceller.js';
 import { toAttemptError, wireErrorOf } from './task-error.js';
 import { childIndexOf } from './task-job-id.js';
 import type { QueryJobData, TaskJobData } from './task-job-data.js';
@@ -25,9 +26,18 @@ export interface TaskProcessorsOptions {
    * queue paused, see FleetMonitor): a short gap, such as a rolling update's, passes unnoticed. Default 500 ms.
    */
   rideOutMs?: number;
+  /**
+   * Whether the job was cancelled (TaskCanceller.isCancelled). Asked before a job runs and every `cancelPollMs` while
+   * it waits for its extractor: a cancelled job fails with TASK_CANCELLED and its extractor's answer is discarded.
+   * Without it, jobs are never cancelled.
+   */
+  isCancelled?: (jobId: string) => Promise<boolean>;
+  /** How often a running job looks for its cancellation, ms. Default 500. */
+  cancelPollMs?: number;
 }
 
 const DEFAULT_RIDE_OUT_MS = 500;
+const DEFAULT_CANCEL_POLL_MS = 500;
 
 /** What a query child returns; the batch parent gathers these. */
 export interface QueryJobResult {
@@ -49,7 +59,7 @@ export class TaskProcessors {
     const data = job.data;
     if (data.kind !== 'url') throw new UnrecoverableError(`INTERNAL: job ${job.id} is not a URL task`);
     try {
-      return await this.extract(data);
+      return await this.unlessCancelled(job, () => this.extract(data));
     } catch (e) {
       throw toAttemptError(e);
     }
@@ -59,9 +69,11 @@ export class TaskProcessors {
     const { data } = job;
     const deadline = this.deadline(data.request.timeout);
     try {
-      if (data.kind === 'maps-query')
-        return { data: await this.extractors.send(SUBJECTS.searchMaps, data.request, deadline) };
-      return { data: await this.extractors.send(SUBJECTS.searchWeb, data.request, deadline) };
+      return await this.unlessCancelled(job, async () => {
+        if (data.kind === 'maps-query')
+          return { data: await this.extractors.send(SUBJECTS.searchMaps, data.request, deadline) };
+        return { data: await this.extractors.send(SUBJECTS.searchWeb, data.request, deadline) };
+      });
     } catch (e) {
       throw toAttemptError(e);
     }
@@ -71,6 +83,7 @@ export class TaskProcessors {
   async runBatch(job: Job<TaskJobData>): Promise<BatchTaskResult> {
     const data = job.data;
     if (data.kind === 'url') throw new UnrecoverableError(`INTERNAL: job ${job.id} is not a batch`);
+    if (await this.cancelled(String(job.id))) throw toAttemptError(taskCancelledError(String(job.id)));
     const results: (BatchQueryOutcome | undefined)[] = new Array(data.querys.length).fill(undefined);
     const values = await job.getChildrenValues<QueryJobResult>();
     for (const [key, value] of Object.entries(values)) {
@@ -97,6 +110,41 @@ export class TaskProcessors {
       );
     }
     return { results: settled, completed, failed: settled.length - completed };
+  }
+
+  /**
+   * Runs `work` unless the job was cancelled: a cancelled job fails with TASK_CANCELLED before its extractor is
+   * asked; while it waits for its extractor the mark is looked for every cancelPollMs, and a cancelled job stops
+   * waiting (the late answer is discarded); an answer that arrives after the cancel is discarded too.
+   */
+  private async unlessCancelled<T>(job: Job, work: () => Promise<T>): Promise<T> {
+    if (!this.options.isCancelled) return work();
+    const id = String(job.id);
+    const isCancelled = () => this.cancelled(id);
+    if (await isCancelled()) throw taskCancelledError(id);
+    let timer: NodeJS.Timeout | undefined;
+    let done = false;
+    const watch = new Promise<never>((_, reject) => {
+      const tick = () => {
+        timer = setTimeout(() => {
+          void isCancelled().then((cancelled) => (cancelled ? reject(taskCancelledError(id)) : done || tick()));
+        }, this.options.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS);
+      };
+      tick();
+    });
+    try {
+      const result = await Promise.race([work(), watch]);
+      if (await isCancelled()) throw taskCancelledError(id);
+      return result;
+    } finally {
+      done = true;
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether job `id` was cancelled; a failed read (Redis away) is "no": it must not fail the job. */
+  private async cancelled(id: string): Promise<boolean> {
+    return (await this.options.isCancelled?.(id).catch(() => false)) ?? false;
   }
 
   private deadline(timeoutMs: number) {

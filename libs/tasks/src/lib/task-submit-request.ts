@@ -1,4 +1,5 @@
 import {
+  IDEMPOTENCY_KEY_PATTERN,
   MapsBatchRequestDto,
   parseDto,
   SearchBatchRequestDto,
@@ -22,10 +23,18 @@ function parseTrace(value: unknown): TraceCarrier | undefined {
   return value as TraceCarrier;
 }
 
-/** Validates a `task.submit.v1` payload: its kind, its request DTO (defaults applied), apiKeyId, maxOutstanding, trace. */
+/** Validates a `task.submit.v1` payload: its kind, its request DTO (defaults applied), apiKeyId, maxOutstanding, idempotencyKey, trace. */
 export function parseTaskSubmitRequest(payload: unknown): TaskSubmitRequest {
   if (!isRecord(payload)) throw new TrawlError('VALIDATION_FAILED', 'payload must be an object', { field: 'body' });
-  const { kind, request, apiKeyId, trace, maxOutstanding } = payload;
+  const { kind, request, apiKeyId, trace, maxOutstanding, idempotencyKey } = payload;
+  if (
+    idempotencyKey !== undefined &&
+    (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey))
+  ) {
+    throw new TrawlError('VALIDATION_FAILED', 'Idempotency-Key must be 1-255 visible ASCII characters', {
+      field: 'Idempotency-Key',
+    });
+  }
   if (apiKeyId !== undefined && (typeof apiKeyId !== 'string' || apiKeyId.length > 200)) {
     throw new TrawlError('VALIDATION_FAILED', 'apiKeyId must be a string of at most 200 characters', {
       field: 'apiKeyId',
@@ -42,6 +51,7 @@ export function parseTaskSubmitRequest(payload: unknown): TaskSubmitRequest {
   const meta = {
     ...(apiKeyId !== undefined ? { apiKeyId } : {}),
     ...(maxOutstanding !== undefined ? { maxOutstanding } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     ...(trace !== undefined ? { trace: parseTrace(trace) } : {}),
   };
   switch (kind) {

@@ -8,12 +8,14 @@ import {
   type MapsBatchRequestDto,
   type SearchBatchRequestDto,
   type TaskSubmitReply,
+  type TaskSubmitRequest,
   type UrlBatchRequestDto,
 } from '@trawl/contracts';
 import { injectTraceHeaders } from '@trawl/telemetry';
 import { childJobId, newJobId } from './task-job-id.js';
 import type { QueryJobData, TaskJobData, TaskJobMeta } from './task-job-data.js';
 import { clampPriority, TaskAdmission } from './task-admission.js';
+import { submissionFingerprint, TaskIdempotency } from './task-idempotency.js';
 import { parseTaskSubmitRequest } from './task-submit-request.js';
 import type { TaskQueues } from './task-queues.js';
 import { toBatchJob } from './task-views.js';
@@ -47,6 +49,7 @@ export const DEFAULT_TASK_SUBMITTER_OPTIONS: TaskSubmitterOptions = { maxOutstan
  */
 export class TaskSubmitter {
   readonly admission: TaskAdmission;
+  readonly idempotency: TaskIdempotency;
 
   constructor(
     private readonly queues: TaskQueues,
@@ -56,6 +59,7 @@ export class TaskSubmitter {
     options: TaskSubmitterOptions = DEFAULT_TASK_SUBMITTER_OPTIONS,
   ) {
     this.admission = new TaskAdmission(queues.connection, options.maxOutstandingPerKey, (id) => queues.jobHashKey(id));
+    this.idempotency = new TaskIdempotency(queues.connection);
   }
 
   /**
@@ -79,6 +83,16 @@ export class TaskSubmitter {
   async submit(payload: unknown): Promise<TaskSubmitReply> {
     const req = parseTaskSubmitRequest(payload);
     await this.checkWebhook(req.request.webhook);
+    // With an Idempotency-Key, a replay of the same request answers the first reply and creates nothing.
+    if (req.idempotencyKey !== undefined) {
+      return this.idempotency.run(req.apiKeyId, req.idempotencyKey, submissionFingerprint(req), () =>
+        this.submitParsed(req),
+      );
+    }
+    return this.submitParsed(req);
+  }
+
+  private async submitParsed(req: TaskSubmitRequest): Promise<TaskSubmitReply> {
     // The trace the jobs continue: the handler's own span (it continues the caller's trace from the NATS headers),
     // else whatever the payload carried. Empty with tracing off.
     const current = injectTraceHeaders();

@@ -5,6 +5,7 @@ import { EXTRACT_TYPES, type ExtractType } from '../extract-type.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.js';
 import { IsUrlParams, type UrlParams } from './url-params.validator.js';
+import { IsMaxAge } from './max-age.js';
 
 /** POST /extract */
 export class ExtractRequestDto {
@@ -43,4 +44,7 @@ export class ExtractRequestDto {
   @IsOptional()
   @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
   engine?: UpstreamEngine;
+
+  @IsMaxAge()
+  maxAge?: number;
 }

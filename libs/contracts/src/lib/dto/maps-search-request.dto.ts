@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { DEFAULT_HL, DEFAULT_MAPS_LL, LIMITS, LL_PATTERN } from '../limits.constants.js';
+import { IsMaxAge } from './max-age.js';
 
 /** POST /extract/search/maps */
 export class MapsSearchRequestDto {
@@ -59,6 +60,9 @@ export class MapsSearchRequestDto {
   @IsOptional()
   @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
   engine?: UpstreamEngine;
+
+  @IsMaxAge()
+  maxAge?: number;
   @ApiPropertyOptional({
     description: 'Adds `meta` (parser version, fields left empty) to the result.',
     default: false,

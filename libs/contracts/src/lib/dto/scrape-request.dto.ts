@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min,
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.js';
 import { IsHeaderMap } from './url-params.validator.js';
+import { IsMaxAge } from './max-age.js';
 
 export const SCRAPE_FORMATS = ['markdown', 'html'] as const;
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
@@ -24,7 +25,11 @@ export class ScrapeRequestDto {
   @IsIn(SCRAPE_FORMATS, { each: true, message: `formats must contain only: ${SCRAPE_FORMATS.join(', ')}` })
   formats: ScrapeFormat[] = ['markdown'];
 
-  @ApiPropertyOptional({ description: 'Headers sent with the page request (cookies, user agent).', type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional({
+    description: 'Headers sent with the page request (cookies, user agent).',
+    type: 'object',
+    additionalProperties: { type: 'string' },
+  })
   @IsOptional()
   @Validate(IsHeaderMap)
   headers?: Record<string, string>;
@@ -46,4 +51,7 @@ export class ScrapeRequestDto {
   @IsOptional()
   @IsIn(SCRAPE_ENGINES, { message: `engine must be one of: ${SCRAPE_ENGINES.join(', ')}` })
   engine?: ScrapeEngine;
+
+  @IsMaxAge()
+  maxAge?: number;
 }

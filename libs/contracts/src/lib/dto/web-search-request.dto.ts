@@ -13,6 +13,7 @@ import {
 } from 'class-validator';
 import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
 import { DEFAULT_HL, LIMITS } from '../limits.constants.js';
+import { IsMaxAge } from './max-age.js';
 
 const LANGUAGE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/;
 const COUNTRY = /^[a-zA-Z]{2}$/;
@@ -75,6 +76,9 @@ export class WebSearchRequestDto {
   @IsOptional()
   @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
   engine?: UpstreamEngine;
+
+  @IsMaxAge()
+  maxAge?: number;
   @ApiPropertyOptional({
     description: 'Adds `meta` (parser version, fields left empty) to the result.',
     default: false,
