@@ -76,9 +76,6 @@ export class WebhookDispatcherEnv extends withRedisEnv(NatsServiceEnv) {
   @Min(1)
   WEBHOOK_MAX_PENDING: number = 100_000;
 
-/** The dispatcher's variables; Redis (the key store, for store keys' own signing secrets) is optional. */
-export class WebhookDispatcherEnv extends withRedisEnv(NatsServiceEnv) {
-
   /** `production` makes KEYS_ENCRYPTION_KEY required (the image sets it). */
   @IsString()
   NODE_ENV: string = 'development';
