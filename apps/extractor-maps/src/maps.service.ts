@@ -7,11 +7,11 @@ import type {
   MapsSearchResponse,
   PlaceRecord,
 } from '@trawl/contracts';
+import { replyDeadlineMs } from '@trawl/messaging';
 import { buildMapsSearchUrl, DEFAULT_MAPS_PAGE_SIZE, parseMapsSearch, parsePlacePage } from '@trawl/parsers';
 import {
   cookieList,
   GOOGLE_CONSENT_COOKIE,
-  replyDeadlineMs,
   UpstreamOrigin,
   UpstreamPageSource,
   type UpstreamPageRequest,

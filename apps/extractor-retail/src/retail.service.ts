@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ExtractUrlRequestDto, RetailRecord } from '@trawl/contracts';
+import { replyDeadlineMs } from '@trawl/messaging';
 import { parseProductPage } from '@trawl/parsers';
-import { replyDeadlineMs, UpstreamOrigin, UpstreamPageSource } from '@trawl/upstream';
+import { UpstreamOrigin, UpstreamPageSource } from '@trawl/upstream';
 
 export const RETAIL_ORIGIN = Symbol('RETAIL_ORIGIN');
 

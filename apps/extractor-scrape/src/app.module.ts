@@ -3,9 +3,8 @@ import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/
 import { BrowserPool, resolveChromiumPath, sandboxDecision } from '@trawl/browser-pool';
 import { csv, type ExtractorScrapeEnv } from '@trawl/config';
 import { NATS_TRACING } from '@trawl/messaging';
-import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
+import { checkUrl, GuardProxy, parseAllowList, ProxyRotation } from '@trawl/safe-fetch';
 import type { TrawlMetrics } from '@trawl/telemetry';
-import { ProxyRotation } from '@trawl/upstream';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
 import { RenderController } from './render.controller.js';

@@ -2,9 +2,9 @@ import type { INestMicroservice } from '@nestjs/common';
 import { BrowserPool, sandboxDecision } from '@trawl/browser-pool';
 import { loadEnv, ExtractorScrapeEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
-import { runNatsService } from '@trawl/messaging';
+import { ProxyRotation } from '@trawl/safe-fetch';
+import { runNatsService } from '@trawl/service-runtime';
 import { TrawlMetrics, type Telemetry } from '@trawl/telemetry';
-import { ProxyRotation } from '@trawl/upstream';
 import { AppModule } from './app.module.js';
 
 const SERVICE = 'extractor-scrape';

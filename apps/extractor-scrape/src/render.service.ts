@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BrowserPool } from '@trawl/browser-pool';
 import type { RenderPageReply, RenderPageRequestDto } from '@trawl/contracts';
+import { replyDeadlineMs } from '@trawl/messaging';
 import { checkUrl } from '@trawl/safe-fetch';
-import { replyDeadlineMs } from '@trawl/upstream';
 import { renderPage } from './engines/page-render.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 

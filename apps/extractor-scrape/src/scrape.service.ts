@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { encodeScrapeHtml, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
+import { replyDeadlineMs } from '@trawl/messaging';
 import { checkUrl } from '@trawl/safe-fetch';
-import { replyDeadlineMs } from '@trawl/upstream';
 import { contentKind, type ContentKind } from './content/content-kind.js';
 import type { PageDigest } from './content/page-digest.js';
 import { PageWorkPool } from './content/page-work.pool.js';

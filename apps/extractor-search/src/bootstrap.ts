@@ -1,6 +1,6 @@
 import { csv, loadEnv, ExtractorSearchEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
-import { runNatsService } from '@trawl/messaging';
+import { runNatsService } from '@trawl/service-runtime';
 import { TrawlMetrics, type Telemetry } from '@trawl/telemetry';
 import { guardedFetch } from '@trawl/upstream';
 import { AppModule } from './app.module.js';

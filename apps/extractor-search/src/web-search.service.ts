@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { WebSearchRequestDto, WebSearchResult } from '@trawl/contracts';
+import { replyDeadlineMs } from '@trawl/messaging';
 import { buildSearchUrl, parseSearchPage } from '@trawl/parsers';
-import { cookieList, GOOGLE_CONSENT_COOKIE, replyDeadlineMs, UpstreamPageSource } from '@trawl/upstream';
+import { cookieList, GOOGLE_CONSENT_COOKIE, UpstreamPageSource } from '@trawl/upstream';
 
 export const SEARCH_SETTINGS = Symbol('SEARCH_SETTINGS');
 

@@ -1,18 +1,26 @@
 import { GatewayEnv, loadEnv } from '@trawl/config';
-import { createLogger, NestLoggerAdapter, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
+import { runService } from '@trawl/service-runtime';
+import type { Telemetry } from '@trawl/telemetry';
 import { createGatewayApp } from './gateway-app.factory.js';
 
-/** Starts the gateway process: validated env, JSON logs, metrics, HTTP listener; closes cleanly on SIGTERM. */
+/**
+ * Starts the gateway on the service runtime: validated env, JSON logs, metrics, the HTTP listener (which serves the
+ * API and its own `/health/*` and `/metrics`, so no ops server); on SIGTERM the app closes (in-flight requests
+ * finish, NATS drains).
+ */
 export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promise<void> {
   const env = loadEnv(GatewayEnv);
-  const logger = createLogger({ service: 'gateway', level: env.LOG_LEVEL, bindings: { instance: env.INSTANCE_ID } });
-  const app = await createGatewayApp(env, {
-    logger: new NestLoggerAdapter(logger),
-    metrics: new TrawlMetrics({ service: 'gateway' }),
+  await runService({
+    service: 'gateway',
+    env,
+    telemetry,
+    start: async ({ nestLogger, metrics }) => {
+      const app = await createGatewayApp(env, { logger: nestLogger, metrics });
+      await app.listen({ port: env.PORT, host: env.HOST });
+      return {
+        stop: () => app.close(),
+        started: { message: 'gateway listening', fields: { port: env.PORT } },
+      };
+    },
   });
-  // Nest's shutdown hooks close the app on SIGTERM (in-flight requests finish, NATS drains); spans are flushed as
-  // the HTTP server closes.
-  app.getHttpAdapter().getInstance().addHook('onClose', async () => telemetry.shutdown());
-  await app.listen({ port: env.PORT, host: env.HOST });
-  logger.info({ port: env.PORT }, 'gateway listening');
 }

@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { Logger, RequestMethod, type LoggerService } from '@nestjs/common';
+import { RequestMethod, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { csv, type GatewayEnv } from '@trawl/config';
 import { TrawlError } from '@trawl/contracts';
-import { redisTopologyFromEnv } from '@trawl/redis';
 import { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 import { clientErrorHandler } from './http/client-error.handler.js';
 import { toErrorEnvelope } from './http/error-envelope.js';
 import { useJsonBodyParser } from './http/json-body-parser.js';
-import { QUEUE_BOARD_PATH } from './http/queue-board.constants.js';
 import { RouteMethods } from './http/route-methods.js';
 import { securityHeaders } from './http/security-headers.js';
 import { API_PREFIX, buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -106,21 +104,6 @@ export async function createGatewayApp(
   });
   const origins = csv(env.CORS_ORIGINS);
   if (origins.length > 0) app.enableCors({ origin: origins });
-  app.enableShutdownHooks();
-  const topology = redisTopologyFromEnv(env);
-  if (env.ADMIN_API_KEY && topology) {
-    // Loaded only when on: Bull Board brings @fastify/static along.
-    const { mountQueueBoard } = await import('./http/queue-board.js');
-    await mountQueueBoard(app, {
-      topology,
-      adminKey: env.ADMIN_API_KEY,
-      readOnly: env.BULL_BOARD_READ_ONLY === 'true',
-    });
-  } else {
-    new Logger('Admin').log(
-      `queue dashboard ${QUEUE_BOARD_PATH} is off (it needs ADMIN_API_KEY and a Redis: REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES)`,
-    );
-  }
 
   // The same document as openapi.json (`npm run openapi` writes it through openapi.cli.ts; a test keeps the two equal).
   const document = buildOpenApiDocument(app);

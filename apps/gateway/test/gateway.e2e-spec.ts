@@ -171,6 +171,17 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
     expect(lookup.json().message).toContain('task-service');
   });
 
+  it('refuses a job id task-service would refuse (a ":" too) with 400 VALIDATION_FAILED naming jobId, asking no one', async () => {
+    for (const id of ['scrape_a:b', 'a.b', 'a'.repeat(201)]) {
+      const res = await request('GET', `${BASE}/extractTask/${id}`, undefined, { 'x-api-key': KEY });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({
+        message: 'jobId must be 1-200 letters, digits, "_" or "-"',
+        data: { error: 'VALIDATION_FAILED', field: 'jobId' },
+      });
+    }
+  });
+
   it('answers an unknown route with 404 in the envelope', async () => {
     const res = await post('/nope', {});
     expect(res.statusCode).toBe(404);

@@ -1,60 +1,63 @@
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
+import { QUEUES } from '@trawl/contracts';
+import { runService } from '@trawl/service-runtime';
 import { hasLegacyQueueKeys, TaskQueues } from '@trawl/tasks';
-import { createLogger, NestLoggerAdapter, startOpsServer, TrawlMetrics, type Telemetry } from '@trawl/telemetry';
+import type { OpsMount, Telemetry } from '@trawl/telemetry';
 import { closeTaskServiceApp, createTaskServiceApp } from './task-service-app.factory.js';
 import { TaskRuntimeService } from './task-runtime.service.js';
 
-const SERVICE = 'task-service';
-
-/** Starts task-service (NATS microservice, workers, outcome publishing) and its ops server. */
+/** Starts task-service (NATS microservice, workers, outcome publishing) on the service runtime. */
 export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promise<void> {
   const env = loadEnv(TaskServiceEnv);
-  const logger = createLogger({ service: SERVICE, level: env.LOG_LEVEL, bindings: { instance: env.INSTANCE_ID } });
-  const metrics = new TrawlMetrics({ service: SERVICE });
-  const app = await createTaskServiceApp(env, { logger: new NestLoggerAdapter(logger), metrics });
-  let natsStatus = 'disconnected';
-  app.status.subscribe((status) => (natsStatus = status));
-  await app.listen();
-  const redis = app.get(TaskQueues).connection;
-  // Jobs of a previous version under the legacy prefix are not run until moved (ADR 0014): say so at once.
-  if (await hasLegacyQueueKeys(redis).catch(() => false)) {
-    logger.warn(
-      'queues of the previous key layout (bull:<queue>:…) are in Redis: stop the services and run `npm run redis:migrate`',
-    );
-  }
-  const runtime = app.get(TaskRuntimeService);
-  const ops =
-    env.METRICS_PORT > 0
-      ? await startOpsServer({
-          port: env.METRICS_PORT,
-          registry: metrics.registry,
-          ready: async () => {
-            const workers = runtime.workerStates();
-            return {
-              // A worker being rebuilt (it took no jobs: its connection ended, or it sat on a demoted master) is not
-              // ready until its replacement is.
-              ok:
-                natsStatus === 'connected' &&
-                redis.status === 'ready' &&
-                Object.values(workers).every((w) => w.state === 'taking-jobs'),
-              // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
-              details: { nats: natsStatus, redis: redis.status, fleets: runtime.fleetStates(), workers },
-            };
-          },
-        })
-      : undefined;
-  logger.info({ workers: env.TASK_WORKERS_ENABLED }, `${SERVICE} listening on NATS`);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await closeTaskServiceApp(app);
-    await ops?.close();
-    await telemetry.shutdown();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  await runService({
+    service: 'task-service',
+    env,
+    telemetry,
+    start: async ({ logger, nestLogger, metrics }) => {
+      const app = await createTaskServiceApp(env, { logger: nestLogger, metrics });
+      let natsStatus = 'disconnected';
+      app.status.subscribe((status) => (natsStatus = status));
+      await app.listen();
+      const queues = app.get(TaskQueues);
+      // Jobs of a previous version under the legacy prefix are not run until moved (ADR 0014): say so at once.
+      if (await hasLegacyQueueKeys(queues.connection).catch(() => false)) {
+        logger.warn(
+          'queues of the previous key layout (bull:<queue>:…) are in Redis: stop the services and run `npm run redis:migrate`',
+        );
+      }
+      const runtime = app.get(TaskRuntimeService);
+      const mounts: OpsMount[] = [];
+      if (env.ADMIN_API_KEY && env.METRICS_PORT > 0) {
+        // Loaded only when on: Bull Board brings @fastify/static along.
+        const { queueBoardMount } = await import('./queue-board.js');
+        mounts.push(
+          await queueBoardMount({
+            queues: Object.values(QUEUES).map((name) => queues.queue(name)),
+            adminKey: env.ADMIN_API_KEY,
+            readOnly: env.BULL_BOARD_READ_ONLY === 'true',
+          }),
+        );
+      } else {
+        logger.info('queue dashboard /admin/queues is off (it needs ADMIN_API_KEY and METRICS_PORT)');
+      }
+      return {
+        ready: () => {
+          const workers = runtime.workerStates();
+          return {
+            // A worker being rebuilt (it took no jobs: its connection ended, or it sat on a demoted master) is not
+            // ready until its replacement is (ADR 0015).
+            ok:
+              natsStatus === 'connected' &&
+              queues.connection.status === 'ready' &&
+              Object.values(workers).every((w) => w.state === 'taking-jobs'),
+            // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
+            details: { nats: natsStatus, redis: queues.connection.status, fleets: runtime.fleetStates(), workers },
+          };
+        },
+        mounts,
+        stop: () => closeTaskServiceApp(app),
+        started: { message: 'task-service listening on NATS', fields: { workers: env.TASK_WORKERS_ENABLED } },
+      };
+    },
+  });
 }

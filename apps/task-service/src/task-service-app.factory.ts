@@ -1,21 +1,12 @@
 import { NestFactory } from '@nestjs/core';
-import type { INestMicroservice, LoggerService, LogLevel } from '@nestjs/common';
+import type { INestMicroservice, LoggerService } from '@nestjs/common';
 import { csv, type TaskServiceEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
 import { natsAuth, natsServerOptions } from '@trawl/messaging';
+import { NEST_LOG_LEVELS } from '@trawl/service-runtime';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 import { TaskRuntimeService } from './task-runtime.service.js';
-
-const NEST_LOG_LEVELS: Record<TaskServiceEnv['LOG_LEVEL'], LogLevel[] | false> = {
-  fatal: ['fatal'],
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-  silent: false,
-};
 
 export interface TaskServiceAppOptions {
   /** Nest's logger (the service's pino logger); by default Nest's own, at LOG_LEVEL. */

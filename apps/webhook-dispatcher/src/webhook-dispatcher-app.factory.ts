@@ -1,18 +1,9 @@
 import { NestFactory } from '@nestjs/core';
-import type { INestApplicationContext, LoggerService, LogLevel } from '@nestjs/common';
+import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import type { WebhookDispatcherEnv } from '@trawl/config';
+import { NEST_LOG_LEVELS } from '@trawl/service-runtime';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
-
-const NEST_LOG_LEVELS: Record<WebhookDispatcherEnv['LOG_LEVEL'], LogLevel[] | false> = {
-  fatal: ['fatal'],
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-  silent: false,
-};
 
 export interface WebhookDispatcherAppOptions {
   /** Nest's logger (the service's pino logger); by default Nest's own, at LOG_LEVEL. */

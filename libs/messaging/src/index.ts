@@ -6,6 +6,6 @@ export * from './lib/nats-connection.js';
 export * from './lib/messaging.module.js';
 export * from './lib/nats-trace.interceptor.js';
 export * from './lib/draining-nats.server.js';
-export * from './lib/run-nats-service.js';
 export * from './lib/nats-status.js';
 export * from './lib/jetstream-streams.js';
+export * from './lib/reply-deadline.js';

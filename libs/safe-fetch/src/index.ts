@@ -5,3 +5,4 @@ export * from './lib/safe-fetch.js';
 export * from './lib/upstream-error.js';
 export * from './lib/guard-proxy.js';
 export * from './lib/decode-body.js';
+export * from './lib/proxy-rotation.js';

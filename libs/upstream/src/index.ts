@@ -1,5 +1,4 @@
 export * from './lib/browser-headers.js';
-export * from './lib/proxy-rotation.js';
 export * from './lib/deadline.js';
 export * from './lib/upstream-fetcher.js';
 export * from './lib/upstream-origin.js';

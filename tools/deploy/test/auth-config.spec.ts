@@ -147,11 +147,12 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     expect(answer).toMatch(/^-NOAUTH/);
   });
 
-  it('lets the gateway use its keys, and nothing of BullMQ but reading, and no dangerous command', async () => {
+  it('lets the gateway use its keys, and nothing of BullMQ, and no dangerous command', async () => {
     const gateway = as('gateway');
     expect(await gateway.set('trawl:apikey:abc', '1')).toBe('OK');
     expect(await gateway.incr('trawl:rl:abc')).toBe(1);
     await expect(gateway.set('bull:trawl-scrape:x', '1')).rejects.toThrow(/NOPERM/);
+    await expect(gateway.get('bull:trawl-scrape:x')).rejects.toThrow(/NOPERM/);
     await expect(gateway.flushall()).rejects.toThrow(/NOPERM/);
     await expect(gateway.config('GET', 'dir')).rejects.toThrow(/NOPERM/);
   });

@@ -4,7 +4,7 @@ import { ApiTags } from '@nestjs/swagger';
 import {
   appendUrlParams,
   ExtractRequestDto,
-  SUBJECTS,
+  extractUrlCall,
   type ExtractRecordByType,
   type ExtractResponse,
   type ExtractType,
@@ -57,32 +57,13 @@ export class ExtractController {
     url: string,
     body: ExtractRequestDto,
   ): Promise<ExtractRecordByType[ExtractType]> {
-    const deadline = { timeoutMs: body.timeout };
-    const request = {
+    const call = extractUrlCall(type, {
       url,
       timeout: body.timeout,
-      ...(body.params ? { params: body.params } : {}),
-      ...(body.meta ? { meta: true } : {}),
-      ...(body.engine ? { engine: body.engine } : {}),
-    };
-    switch (type) {
-      case 'retail':
-        return this.messaging.send(SUBJECTS.extractRetail, request, deadline);
-      case 'mp-maps':
-        return this.messaging.send(SUBJECTS.extractPlace, request, deadline);
-      case 'mp-search':
-        return this.messaging.send(SUBJECTS.extractMapsSearchUrl, request, deadline);
-      case 'scrape':
-        return this.messaging.send(
-          SUBJECTS.scrapePage,
-          {
-            url,
-            formats: ['markdown', 'html'],
-            timeout: body.timeout,
-            ...(body.engine ? { engine: body.engine } : {}),
-          },
-          deadline,
-        );
-    }
+      params: body.params,
+      meta: body.meta,
+      engine: body.engine,
+    });
+    return this.messaging.send(call.subject, call.payload, { timeoutMs: body.timeout });
   }
 }

@@ -3,6 +3,8 @@ import { ApiHeader, ApiParam, ApiTags } from '@nestjs/swagger';
 import {
   IDEMPOTENCY_KEY_PATTERN,
   LIMITS,
+  JOB_ID_PATTERN,
+  JOB_ID_RULE,
   MapsBatchRequestDto,
   SearchBatchRequestDto,
   SUBJECTS,
@@ -83,12 +85,9 @@ const IdempotencyKeyHeader = ApiHeader({
   schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source, maxLength: LIMITS.maxIdempotencyKeyLength },
 });
 
+/** The job id of a path, by the rule task-service applies too (an id it would refuse is refused here, alike). */
 function jobIdOf(jobId: string): string {
-  if (!/^[A-Za-z0-9:_-]{1,200}$/.test(jobId)) {
-    throw new TrawlError('VALIDATION_FAILED', 'jobId must be 1-200 letters, digits, ":", "_" or "-"', {
-      field: 'jobId',
-    });
-  }
+  if (!JOB_ID_PATTERN.test(jobId)) throw new TrawlError('VALIDATION_FAILED', JOB_ID_RULE, { field: 'jobId' });
   return jobId;
 }
 
@@ -153,7 +152,7 @@ export class TasksController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<RawJson> {
-    // Up to 10,000 job objects (4.7 MB): forwarded as the JSON text task-service sent, not parsed and re-serialised.
+    // Up to 10,000 job objects (4.7 MB): forwarded as JSON text, written once into the envelope (RawJson).
     const reply = await withRetryAfter(
       res,
       this.messaging.sendRaw(

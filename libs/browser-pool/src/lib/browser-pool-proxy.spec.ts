@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TrawlError } from '@trawl/contracts';
-import { checkUrl, GuardProxy, parseAllowList } from '@trawl/safe-fetch';
+import { checkUrl, GuardProxy, parseAllowList, ProxyRotation } from '@trawl/safe-fetch';
 import { startForwardProxy, startLoopbackHttp, type LoopbackServer, type TestForwardProxy } from '@trawl/testing';
-import { ProxyRotation } from '@trawl/upstream';
 import { BrowserPool } from './browser-pool.js';
 import { resolveChromiumPath } from './chromium-path.js';
 

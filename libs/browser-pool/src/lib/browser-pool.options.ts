@@ -67,7 +67,7 @@ export interface BrowserPoolOptions {
   onEvent?: (event: BrowserPoolEvent) => void;
 }
 
-/** The upstream proxies the pool hands out to sessions: e.g. @trawl/upstream's ProxyRotation plus GuardProxy lanes. */
+/** The upstream proxies the pool hands out to sessions: e.g. @trawl/safe-fetch's ProxyRotation plus GuardProxy lanes. */
 export interface UpstreamProxies {
   /** The next upstream proxy to use (ProxyRotation.next). */
   next(): string | undefined;

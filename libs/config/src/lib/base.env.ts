@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { IsIn, IsString, Matches } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -27,4 +27,23 @@ export class BaseEnv {
   @IsString()
   @Matches(/^\S+$/, { message: 'INSTANCE_ID must be a name without spaces (unset: hostname-pid)' })
   INSTANCE_ID: string = `${hostname()}-${process.pid}`;
+}
+
+/**
+ * Variables of every service but the gateway (NATS services): the port of its ops server, and the SSRF allowlist of
+ * what it fetches on a caller's behalf (pages for the extractors, webhook URLs for task-service and the dispatcher).
+ */
+export class NatsServiceEnv extends BaseEnv {
+  /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT: number = 9464;
+
+  /**
+   * Hosts or CIDRs the SSRF guard lets through although they are not public (the simulator on 127.0.0.1, local sites
+   * and webhooks of demos, tests), comma-separated.
+   */
+  @IsString()
+  SSRF_ALLOW_HOSTS: string = '';
 }

@@ -1,5 +1,6 @@
 import { IsIn, IsString, Matches } from 'class-validator';
-import { ExtractorUpstreamEnv, UPSTREAM_ENGINE_VALUES } from './extractor-upstream.env.js';
+import { UPSTREAM_ENGINES, type UpstreamEngine } from '@trawl/contracts';
+import { ExtractorUpstreamEnv } from './extractor-upstream.env.js';
 
 export class ExtractorMapsEnv extends ExtractorUpstreamEnv {
   /** Where map searches go: Google, or the upstream simulator (`http://127.0.0.1:8090`). */
@@ -8,6 +9,6 @@ export class ExtractorMapsEnv extends ExtractorUpstreamEnv {
   MAPS_BASE_URL: string = 'https://www.google.com';
 
   /** How pages are fetched when a request names no `engine`: http, browser (the fleet over NATS) or auto. */
-  @IsIn(UPSTREAM_ENGINE_VALUES, { message: `MAPS_ENGINE must be one of: ${UPSTREAM_ENGINE_VALUES.join(', ')}` })
-  MAPS_ENGINE: 'http' | 'browser' | 'auto' = 'auto';
+  @IsIn(UPSTREAM_ENGINES, { message: `MAPS_ENGINE must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  MAPS_ENGINE: UpstreamEngine = 'auto';
 }

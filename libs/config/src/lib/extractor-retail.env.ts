@@ -1,5 +1,6 @@
 import { IsIn, IsString, Matches } from 'class-validator';
-import { ExtractorUpstreamEnv, UPSTREAM_ENGINE_VALUES } from './extractor-upstream.env.js';
+import { UPSTREAM_ENGINES, type UpstreamEngine } from '@trawl/contracts';
+import { ExtractorUpstreamEnv } from './extractor-upstream.env.js';
 
 export class ExtractorRetailEnv extends ExtractorUpstreamEnv {
   /**
@@ -12,6 +13,6 @@ export class ExtractorRetailEnv extends ExtractorUpstreamEnv {
   RETAIL_BASE_URL: string = 'https://www.amazon.com';
 
   /** How pages are fetched when a request names no `engine`: http, browser (the fleet over NATS) or auto. */
-  @IsIn(UPSTREAM_ENGINE_VALUES, { message: `RETAIL_ENGINE must be one of: ${UPSTREAM_ENGINE_VALUES.join(', ')}` })
-  RETAIL_ENGINE: 'http' | 'browser' | 'auto' = 'auto';
+  @IsIn(UPSTREAM_ENGINES, { message: `RETAIL_ENGINE must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  RETAIL_ENGINE: UpstreamEngine = 'auto';
 }

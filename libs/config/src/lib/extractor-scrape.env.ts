@@ -1,21 +1,12 @@
 import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { BaseEnv } from './base.env.js';
+import { SCRAPE_ENGINES, type ScrapeEngine } from '@trawl/contracts';
+import { NatsServiceEnv } from './base.env.js';
 
 const RESOURCE_LIST =
   /^((image|media|font|stylesheet|texttrack|manifest|other)(\s*,\s*(image|media|font|stylesheet|texttrack|manifest|other))*)?$/;
 
 /** extractor-scrape: the Playwright pool and the scrape engines. Defaults suit a 2-core machine. */
-export class ExtractorScrapeEnv extends BaseEnv {
-  /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  METRICS_PORT: number = 9464;
-
-  /** Hosts or CIDRs the SSRF guard lets through (local sites, tests), comma-separated. */
-  @IsString()
-  SSRF_ALLOW_HOSTS: string = '';
-
+export class ExtractorScrapeEnv extends NatsServiceEnv {
   /** Browsers open at once. */
   @IsInt()
   @Min(1)
@@ -112,8 +103,8 @@ export class ExtractorScrapeEnv extends BaseEnv {
   CHROMIUM_PATH: string = '';
 
   /** Engine when a request names none: browser (Chromium), http (plain fetch, no scripts) or auto. */
-  @IsIn(['browser', 'http', 'auto'])
-  SCRAPE_DEFAULT_ENGINE: 'browser' | 'http' | 'auto' = 'browser';
+  @IsIn(SCRAPE_ENGINES)
+  SCRAPE_DEFAULT_ENGINE: ScrapeEngine = 'browser';
 
   /**
    * Largest page accepted, bytes: the http engine's body (after decompression) and the browser's rendered HTML

@@ -1,5 +1,6 @@
 import { IsIn, IsString, Matches } from 'class-validator';
-import { ExtractorUpstreamEnv, UPSTREAM_ENGINE_VALUES } from './extractor-upstream.env.js';
+import { UPSTREAM_ENGINES, type UpstreamEngine } from '@trawl/contracts';
+import { ExtractorUpstreamEnv } from './extractor-upstream.env.js';
 
 export class ExtractorSearchEnv extends ExtractorUpstreamEnv {
   /** Where search pages come from: Google, or the upstream simulator (`http://127.0.0.1:8090`). */
@@ -12,6 +13,6 @@ export class ExtractorSearchEnv extends ExtractorUpstreamEnv {
   SEARCH_PAGE_SIZE: number = 10;
 
   /** How pages are fetched when a request names no `engine`: http, browser (the fleet over NATS) or auto. */
-  @IsIn(UPSTREAM_ENGINE_VALUES, { message: `SEARCH_ENGINE must be one of: ${UPSTREAM_ENGINE_VALUES.join(', ')}` })
-  SEARCH_ENGINE: 'http' | 'browser' | 'auto' = 'auto';
+  @IsIn(UPSTREAM_ENGINES, { message: `SEARCH_ENGINE must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  SEARCH_ENGINE: UpstreamEngine = 'auto';
 }

@@ -1,23 +1,10 @@
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { BaseEnv } from './base.env.js';
-
-/** `engine` values of the upstream extractors (UPSTREAM_ENGINES in @trawl/contracts). */
-export const UPSTREAM_ENGINE_VALUES = ['http', 'browser', 'auto'] as const;
+import { IsInt, IsString, Matches, Min } from 'class-validator';
+import { NatsServiceEnv } from './base.env.js';
 
 const URL_LIST = /^(https?:\/\/[^,\s]+(,\s*https?:\/\/[^,\s]+)*)?$/;
 
 /** Variables of every extractor that fetches upstream pages (search, maps, retail). */
-export class ExtractorUpstreamEnv extends BaseEnv {
-  /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  METRICS_PORT: number = 9464;
-
-  /** Hosts or CIDRs the SSRF guard lets through (the simulator on 127.0.0.1, tests), comma-separated. */
-  @IsString()
-  SSRF_ALLOW_HOSTS: string = '';
-
+export class ExtractorUpstreamEnv extends NatsServiceEnv {
   /** Proxies for upstream fetches, rotated round-robin, comma-separated (`http://user:pass@host:port`). */
   @IsString()
   @Matches(URL_LIST, { message: 'PROXY_URLS must be http(s):// URLs, comma-separated' })

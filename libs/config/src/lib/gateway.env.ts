@@ -1,7 +1,8 @@
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { LIMITS } from '@trawl/contracts';
 
-/** Largest `maxAge` default, ms: LIMITS.maxCacheAgeMs of libs/contracts (24 h; config does not import contracts). */
-const MAX_CACHE_AGE_MS = 24 * 60 * 60 * 1000;
+/** Largest `maxAge` default, ms: the API's own bound. */
+const MAX_CACHE_AGE_MS = LIMITS.maxCacheAgeMs;
 import { BaseEnv } from './base.env.js';
 import { withRedisEnv } from './redis.env.js';
 
@@ -42,15 +43,6 @@ export class GatewayEnv extends withRedisEnv(BaseEnv) {
   @IsInt()
   @Min(0)
   API_KEY_CACHE_MS: number = 5000;
-
-  /** Key of the queue dashboard at /admin/queues (header x-admin-key, or basic auth password). Empty: not mounted. */
-  @IsString()
-  @Matches(/^(\S{16,})?$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces, or empty' })
-  ADMIN_API_KEY: string = '';
-
-  /** `true` (default): the queue dashboard only shows queues and jobs; `false` lets it retry, remove, pause, clean. */
-  @IsIn(['true', 'false'], { message: 'BULL_BOARD_READ_ONLY must be true or false' })
-  BULL_BOARD_READ_ONLY: 'true' | 'false' = 'true';
 
   /**
    * Redis of the result cache (`maxAge`): another instance than the one holding task state, configured with a

@@ -1,17 +1,24 @@
 import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { BaseEnv } from './base.env.js';
+import { EXTRACT_SCRAPE_FORMATS, SCRAPE_ENGINES, type ScrapeEngine } from '@trawl/contracts';
+import { NatsServiceEnv } from './base.env.js';
 import { withRedisEnv } from './redis.env.js';
 
 /** Redis of the task-service when no topology variable is set. */
 export const TASK_SERVICE_DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /** The task-service's variables; Redis holds the BullMQ queues (TASK_SERVICE_DEFAULT_REDIS_URL when none is set). */
-export class TaskServiceEnv extends withRedisEnv(BaseEnv) {
-  /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  METRICS_PORT: number = 9464;
+export class TaskServiceEnv extends withRedisEnv(NatsServiceEnv) {
+  /**
+   * Key of the queue dashboard at /admin/queues on the ops server (METRICS_PORT): header x-admin-key, or the basic-auth
+   * password. Empty: not mounted.
+   */
+  @IsString()
+  @Matches(/^(\S{16,})?$/, { message: 'ADMIN_API_KEY must be at least 16 characters without spaces, or empty' })
+  ADMIN_API_KEY: string = '';
+
+  /** `true` (default): the queue dashboard only shows queues and jobs; `false` lets it retry, remove, pause, clean. */
+  @IsIn(['true', 'false'], { message: 'BULL_BOARD_READ_ONLY must be true or false' })
+  BULL_BOARD_READ_ONLY: 'true' | 'false' = 'true';
 
   /** Run the queue workers in this process (false: submission and lookup only). */
   @IsIn(['true', 'false'])
@@ -78,13 +85,13 @@ export class TaskServiceEnv extends withRedisEnv(BaseEnv) {
   TASK_MAX_OUTSTANDING_PER_KEY: number = 20_000;
 
   /** Scrape engine asked for URL tasks of type `scrape` (empty: the extractor's default). */
-  @IsIn(['', 'browser', 'http', 'auto'])
-  TASK_SCRAPE_ENGINE: '' | 'browser' | 'http' | 'auto' = '';
+  @IsIn(['', ...SCRAPE_ENGINES])
+  TASK_SCRAPE_ENGINE: '' | ScrapeEngine = '';
 
   /** Formats asked for URL tasks of type `scrape`, comma-separated (markdown, html). */
   @IsString()
   @Matches(/^(markdown|html)(,(markdown|html))?$/, { message: 'TASK_SCRAPE_FORMATS must be markdown, html or both' })
-  TASK_SCRAPE_FORMATS: string = 'markdown,html';
+  TASK_SCRAPE_FORMATS: string = EXTRACT_SCRAPE_FORMATS.join(',');
 
   /** How often finished jobs are checked for an outcome that was not yet published (and published). */
   @IsInt()
@@ -120,8 +127,4 @@ export class TaskServiceEnv extends withRedisEnv(BaseEnv) {
   @Min(50)
   @Max(60_000)
   TASK_FLEET_PROBE_INTERVAL_MS: number = 1000;
-
-  /** Hosts or CIDRs a webhook may point at although they are not public (tests, local demos), comma-separated. */
-  @IsString()
-  SSRF_ALLOW_HOSTS: string = '';
 }

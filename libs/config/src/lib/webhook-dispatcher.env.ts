@@ -1,5 +1,5 @@
 import { IsInt, IsNumber, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
-import { BaseEnv } from './base.env.js';
+import { NatsServiceEnv } from './base.env.js';
 import { withRedisEnv } from './redis.env.js';
 
 /** Base64 of exactly 32 bytes. */
@@ -8,13 +8,7 @@ export const KEYS_ENCRYPTION_KEY_MESSAGE =
   'KEYS_ENCRYPTION_KEY must be base64 of 32 bytes (openssl rand -base64 32); it is required when NODE_ENV=production';
 
 /** The dispatcher's variables; Redis (the key store, for store keys' own signing secrets) is optional. */
-export class WebhookDispatcherEnv extends withRedisEnv(BaseEnv) {
-  /** Port of the ops server (`/metrics`, `/health/live`, `/health/ready`); 0 turns it off. */
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  METRICS_PORT: number = 9464;
-
+export class WebhookDispatcherEnv extends withRedisEnv(NatsServiceEnv) {
   /**
    * Standard Webhooks master secret: `whsec_` then base64 of at least 24 random bytes. Tasks of a bootstrap key (and
    * of any key id the store does not hold) are signed with HMAC-SHA256(this secret's bytes, key id), one secret per
@@ -81,10 +75,6 @@ export class WebhookDispatcherEnv extends withRedisEnv(BaseEnv) {
   @IsInt()
   @Min(1)
   WEBHOOK_MAX_PENDING: number = 100_000;
-
-  /** Hosts or CIDRs a webhook may point at although they are not public (tests, local demos), comma-separated. */
-  @IsString()
-  SSRF_ALLOW_HOSTS: string = '';
 
   /** `production` makes KEYS_ENCRYPTION_KEY required (the image sets it). */
   @IsString()

@@ -6,7 +6,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { startNats, type TestServer } from '@trawl/testing';
-import { FleetUnavailableError, MessagingClient, responseText } from './messaging-client.js';
+import { FleetUnavailableError, MessagingClient } from './messaging-client.js';
 import { connectNats } from './nats-connection.js';
 import { natsServerOptions } from './nats-server.options.js';
 import { WireErrorFilter } from './wire-error.filter.js';
@@ -135,20 +135,6 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
     ).rejects.toMatchObject({
       code: 'UPSTREAM_BLOCKED',
     });
-  });
-
-  it("cuts the response out of the frame Nest's NATS server really writes (no parse needed)", async () => {
-    const id = 'frame-layout-probe';
-    const msg = await nc.request(
-      SUBJECTS.scrapePage,
-      new TextEncoder().encode(JSON.stringify({ pattern: SUBJECTS.scrapePage, data: req('http://layout.test/'), id })),
-      { timeout: 2000 },
-    );
-    const frame = new TextDecoder().decode(msg.data);
-    const cut = responseText(frame, id);
-    expect(cut).toBeDefined();
-    expect(cut).toBe(JSON.stringify((JSON.parse(frame) as { response: unknown }).response));
-    expect(responseText(frame, 'another-id')).toBeUndefined();
   });
 
   it('reports UPSTREAM_TIMEOUT when the deadline passes', async () => {

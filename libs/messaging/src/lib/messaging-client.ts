@@ -112,13 +112,13 @@ export class MessagingClient {
   }
 
   /**
-   * Like `send`, but resolves to the reply as JSON text, for a large reply the caller forwards as it is (a batch
-   * submission's 4.7 MB): when the frame has the layout Nest's NATS server writes (`{"response":…,"isDisposed":true,
-   * "id":"<our id>"}`) the text is cut out of it without parsing; any other frame is parsed as `send` does.
+   * Like `send`, but resolves to the reply as JSON text, for a reply the caller forwards as it is (a batch
+   * submission's 4.7 MB job list). The reply packet is read as `send` reads it (`{ response | err }`, whatever the
+   * layout of the text), and `response` serialised again: nothing depends on how Nest lays the frame out.
    */
   async sendRaw<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<string> {
     return this.traced(subject, () =>
-      this.request(subject, payload, options, (frame) => JSON.stringify(frame.response ?? null), responseText),
+      this.request(subject, payload, options, (frame) => JSON.stringify(frame.response ?? null)),
     );
   }
 
@@ -147,8 +147,6 @@ export class MessagingClient {
     payload: RpcRequest<S>,
     options: SendOptions,
     read: (frame: NatsReplyPacket<RpcReply<S>>) => T,
-    /** A cheaper reading of the frame's text, or undefined to parse it. */
-    readText?: (text: string, id: string) => T | undefined,
   ): Promise<T> {
     const packet: NatsRequestPacket<RpcRequest<S>> = { pattern: subject, data: payload, id: randomUUID() };
     // W3C trace context of the caller travels in the NATS headers (none when tracing is off: a message without
@@ -189,11 +187,6 @@ export class MessagingClient {
     }
     const text = this.decoder.decode(reply.data);
     const ms = performance.now() - started;
-    const cheap = readText?.(text, packet.id);
-    if (cheap !== undefined) {
-      this.observe(subject, 'ok', ms);
-      return cheap;
-    }
     const frame = JSON.parse(text) as NatsReplyPacket<RpcReply<S>>;
     if (frame.err !== undefined && frame.err !== null) {
       this.observe(subject, 'error', ms);
@@ -236,15 +229,6 @@ export class MessagingClient {
     if (isConnectionGone(e)) return new FleetUnavailableError(subject, 'disconnected', message, e);
     return new TrawlError('SERVICE_UNAVAILABLE', message, { cause: e });
   }
-}
-
-const RESPONSE_PREFIX = '{"response":';
-
-/** The text of `response` in a success frame laid out as Nest's NATS server writes it, else undefined. */
-export function responseText(text: string, id: string): string | undefined {
-  const suffix = `,"isDisposed":true,"id":${JSON.stringify(id)}}`;
-  if (!text.startsWith(RESPONSE_PREFIX) || !text.endsWith(suffix)) return undefined;
-  return text.slice(RESPONSE_PREFIX.length, text.length - suffix.length);
 }
 
 function isNoResponders(e: unknown): boolean {

@@ -1,5 +1,13 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { QUEUES, SUBJECTS, type QueueName, type RpcSubject } from '@trawl/contracts';
+import {
+  EXTRACT_SUBJECT_BY_TYPE,
+  EXTRACT_TYPES,
+  QUEUES,
+  SUBJECTS,
+  URL_QUEUE_BY_TYPE,
+  type QueueName,
+  type RpcSubject,
+} from '@trawl/contracts';
 import type { FleetOutageError } from './task-error.js';
 
 /**
@@ -9,10 +17,8 @@ import type { FleetOutageError } from './task-error.js';
 export const FLEET_SUBJECT_OF_QUEUE: Partial<Record<QueueName, RpcSubject>> = {
   [QUEUES.maps]: SUBJECTS.searchMaps,
   [QUEUES.search]: SUBJECTS.searchWeb,
-  [QUEUES.retail]: SUBJECTS.extractRetail,
-  [QUEUES.mpMaps]: SUBJECTS.extractPlace,
-  [QUEUES.mpSearch]: SUBJECTS.extractMapsSearchUrl,
-  [QUEUES.scrape]: SUBJECTS.scrapePage,
+  // A URL task's queue is served by the subject of its type (the contract's one map).
+  ...Object.fromEntries(EXTRACT_TYPES.map((type) => [URL_QUEUE_BY_TYPE[type], EXTRACT_SUBJECT_BY_TYPE[type]])),
 };
 
 /**

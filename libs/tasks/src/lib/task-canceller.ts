@@ -1,6 +1,5 @@
 import type { Job } from 'bullmq';
-import { QUEUES, TrawlError, type TaskRecord } from '@trawl/contracts';
-import { JOB_ID_PATTERN } from './task-job-id.js';
+import { JOB_ID_PATTERN, JOB_ID_RULE, QUEUES, TrawlError, type TaskRecord } from '@trawl/contracts';
 import type { TaskJobData } from './task-job-data.js';
 import type { TaskQueues } from './task-queues.js';
 import { ownsTask } from './task-reader.js';
@@ -51,7 +50,7 @@ export class TaskCanceller {
     const fields = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};
     const { jobId, apiKeyId } = fields;
     if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId)) {
-      throw new TrawlError('VALIDATION_FAILED', 'jobId must be 1-200 letters, digits, "_" or "-"', { field: 'jobId' });
+      throw new TrawlError('VALIDATION_FAILED', JOB_ID_RULE, { field: 'jobId' });
     }
     if (apiKeyId !== undefined && (typeof apiKeyId !== 'string' || apiKeyId.length > 200)) {
       throw new TrawlError('VALIDATION_FAILED', 'apiKeyId must be a string of at most 200 characters', {

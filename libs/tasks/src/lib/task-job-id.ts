@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { QUEUES, type QueueName } from '@trawl/contracts';
+import { JOB_ID_PATTERN, QUEUES, type QueueName } from '@trawl/contracts';
 
 /**
  * Job ids are ours, not BullMQ's counters: `<queue key>_<uuid>` (children add `_<index>`). Each queue counts on its
@@ -10,9 +10,6 @@ const KEY_OF_QUEUE = Object.fromEntries(Object.entries(QUEUES).map(([key, name])
   string
 >;
 const QUEUE_OF_KEY = QUEUES as Record<string, QueueName>;
-
-/** Letters, digits, `_` and `-`: what a job id may be made of (no `:`, which BullMQ refuses in ids). */
-export const JOB_ID_PATTERN = /^[A-Za-z0-9_-]{1,200}$/;
 
 export function newJobId(queue: QueueName): string {
   return `${KEY_OF_QUEUE[queue]}_${randomUUID()}`;

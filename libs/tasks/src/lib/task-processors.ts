@@ -1,5 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import {
+  extractUrlCall,
   SUBJECTS,
   TrawlError,
   type BatchQueryOutcome,
@@ -154,35 +155,12 @@ export class TaskProcessors {
   private extract(data: UrlJobData & TaskJobData): Promise<unknown> {
     // The worker runs the job inside its trace (TaskWorkers), so the request carries it without extra headers.
     const deadline = this.deadline(data.timeout);
-    const request = {
-      url: data.url,
-      timeout: data.timeout,
-      ...(data.params ? { params: data.params } : {}),
-      ...(data.engine ? { engine: data.engine } : {}),
-    };
-    switch (data.type) {
-      case 'retail':
-        return this.extractors.send(SUBJECTS.extractRetail, request, deadline);
-      case 'mp-maps':
-        return this.extractors.send(SUBJECTS.extractPlace, request, deadline);
-      case 'mp-search':
-        return this.extractors.send(SUBJECTS.extractMapsSearchUrl, request, deadline);
-      case 'scrape':
-        return this.extractors.send(
-          SUBJECTS.scrapePage,
-          {
-            url: data.url,
-            formats: this.options.scrapeFormats,
-            timeout: data.timeout,
-            ...(data.engine
-              ? { engine: data.engine }
-              : this.options.scrapeEngine
-                ? { engine: this.options.scrapeEngine }
-                : {}),
-          },
-          deadline,
-        );
-    }
+    const call = extractUrlCall(
+      data.type,
+      { url: data.url, timeout: data.timeout, params: data.params, engine: data.engine },
+      { formats: this.options.scrapeFormats, engine: this.options.scrapeEngine },
+    );
+    return this.extractors.send(call.subject, call.payload, deadline);
   }
 }
 

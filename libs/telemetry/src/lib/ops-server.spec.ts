@@ -10,7 +10,13 @@ describe('startOpsServer', () => {
   });
 
   async function start(ready: () => Promise<Readiness>, metrics = new TrawlMetrics({ service: 'extractor-maps' })) {
-    server = await startOpsServer({ port: 0, host: '127.0.0.1', registry: metrics.registry, ready, readyTimeoutMs: 200 });
+    server = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry: metrics.registry,
+      ready,
+      readyTimeoutMs: 200,
+    });
     return (path: string) => fetch(`http://127.0.0.1:${server?.port}${path}`);
   }
 
@@ -24,7 +30,9 @@ describe('startOpsServer', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     expect(body).toContain('process_cpu_user_seconds_total');
-    expect(body).toMatch(/trawl_nats_request_duration_seconds_count\{[^}]*subject="extract.maps.v1"[^}]*outcome="ok"[^}]*\} 1/);
+    expect(body).toMatch(
+      /trawl_nats_request_duration_seconds_count\{[^}]*subject="extract.maps.v1"[^}]*outcome="ok"[^}]*\} 1/,
+    );
     expect(body).toContain('service="extractor-maps"');
   });
 
@@ -68,5 +76,30 @@ describe('startOpsServer', () => {
     expect((await get('/nope')).status).toBe(404);
     const post = await fetch(`http://127.0.0.1:${server?.port}/metrics`, { method: 'POST' });
     expect(post.status).toBe(405);
+  });
+
+  it('hands paths under a mount to its handler, any method, and closes it with the server', async () => {
+    let closed = false;
+    server = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry: new TrawlMetrics({ service: 'task-service' }).registry,
+      ready: async () => ({ ok: true }),
+      mounts: [
+        {
+          prefix: '/admin/queues',
+          handle: (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.method} ${req.url}`),
+          close: async () => void (closed = true),
+        },
+      ],
+    });
+    const url = (path: string) => `http://127.0.0.1:${server?.port}${path}`;
+    expect(await (await fetch(url('/admin/queues/api/queues?x=1'))).text()).toBe('GET /admin/queues/api/queues?x=1');
+    expect(await (await fetch(url('/admin/queues'), { method: 'PUT' })).text()).toBe('PUT /admin/queues');
+    expect((await fetch(url('/admin/queuesx'))).status).toBe(404);
+    expect((await fetch(url('/health/live'))).status).toBe(200);
+    await server.close();
+    server = undefined;
+    expect(closed).toBe(true);
   });
 });

@@ -18,6 +18,18 @@ export interface OpsServerOptions {
   ready: () => Promise<Readiness>;
   /** How long `ready` may take before the probe answers 503; default 2000 ms. */
   readyTimeoutMs?: number;
+  /**
+   * Handlers of their own path prefixes, any method (e.g. task-service's queue dashboard at `/admin/queues`, which
+   * guards itself). A request whose path is the prefix or starts with `prefix/` goes to the first that matches.
+   */
+  mounts?: readonly OpsMount[];
+}
+
+export interface OpsMount {
+  prefix: string;
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Called when the ops server closes. */
+  close?: () => Promise<void>;
 }
 
 export interface OpsServer {
@@ -55,11 +67,13 @@ async function readiness(options: OpsServerOptions): Promise<Readiness> {
 /**
  * The operations endpoints of a NATS-only service, on their own port (METRICS_PORT):
  * `GET /metrics` (Prometheus text), `GET /health/live` (200 while the process runs) and `GET /health/ready`
- * (200 when `ready()` says ok, else 503 with the details). Anything else is 404.
+ * (200 when `ready()` says ok, else 503 with the details), and whatever `mounts` serve. Anything else is 404.
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0];
+    const mount = options.mounts?.find((m) => path === m.prefix || path.startsWith(`${m.prefix}/`));
+    if (mount) return mount.handle(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: 'method not allowed' });
     switch (path) {
       case '/metrics':
@@ -91,10 +105,12 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
-      }),
+      });
+      await Promise.all((options.mounts ?? []).map((m) => m.close?.()));
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { TrawlError } from '@trawl/contracts';
-import type { Clock } from './proxy-rotation.js';
+import type { Clock } from '@trawl/safe-fetch';
 
 /**
  * The time a request has left, from its `timeout`. One deadline covers every upstream fetch of the request (several
@@ -24,12 +24,4 @@ export class Deadline {
     if (this.remainingMs() <= 0)
       throw new TrawlError('UPSTREAM_TIMEOUT', `${what}: the ${this.timeoutMs} ms timeout passed`);
   }
-}
-
-/**
- * The part of a request's `timeout` the upstream work may use: the rest (a tenth, at most 500 ms) is left for the
- * reply to travel back before the caller's NATS request gives up, so the caller sees our error, not its own timeout.
- */
-export function replyDeadlineMs(timeoutMs: number): number {
-  return Math.max(1, timeoutMs - Math.min(500, Math.round(timeoutMs / 10)));
 }

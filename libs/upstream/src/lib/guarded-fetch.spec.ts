@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { ProxyAgent } from 'undici';
 import { guardedFetch } from './guarded-fetch.js';
-import { ProxyRotation } from './proxy-rotation.js';
+import { ProxyRotation } from '@trawl/safe-fetch';
 import { UpstreamFetcher } from './upstream-fetcher.js';
 
 /** A CONNECT proxy on loopback that counts the tunnels it opened. */

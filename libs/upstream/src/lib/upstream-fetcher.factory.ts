@@ -1,6 +1,6 @@
 import { csv, type ExtractorUpstreamEnv } from '@trawl/config';
 import type { UpstreamEngine } from '@trawl/contracts';
-import { ProxyRotation } from './proxy-rotation.js';
+import { ProxyRotation } from '@trawl/safe-fetch';
 import { UpstreamFetcher, type FetchFn, type UpstreamParseObserver } from './upstream-fetcher.js';
 import { UpstreamPageSource, type RenderFn } from './upstream-page.source.js';
 

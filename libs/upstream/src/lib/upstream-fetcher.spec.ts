@@ -3,7 +3,7 @@ import { TrawlError } from '@trawl/contracts';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { Agent, type Dispatcher } from 'undici';
 import { Deadline } from './deadline.js';
-import { ProxyRotation } from './proxy-rotation.js';
+import { ProxyRotation } from '@trawl/safe-fetch';
 import { UpstreamFetcher, type FetchFn } from './upstream-fetcher.js';
 import { AMAZON_HOST, GOOGLE_HOST, UpstreamOrigin } from './upstream-origin.js';
 

@@ -2,7 +2,7 @@ import { TrawlError } from '@trawl/contracts';
 import { ProxyAgent, type Dispatcher } from 'undici';
 import { browserHeaders } from './browser-headers.js';
 import { Deadline } from './deadline.js';
-import { ProxyRotation, type Clock } from './proxy-rotation.js';
+import { ProxyRotation, type Clock } from '@trawl/safe-fetch';
 
 /** What the fetcher needs of a response (the fetch API's Response, or undici's). */
 export interface FetchResponse {

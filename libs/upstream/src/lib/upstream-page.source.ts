@@ -8,7 +8,7 @@ import {
 import { adoptChromeVersion } from '@trawl/browser-identity';
 import type { Deadline } from './deadline.js';
 import { browserMayPass, combineAttempts, type EngineAttempt } from './engine-attempts.js';
-import type { Clock } from './proxy-rotation.js';
+import type { Clock } from '@trawl/safe-fetch';
 import type { UpstreamFetcher, UpstreamPage } from './upstream-fetcher.js';
 
 /**

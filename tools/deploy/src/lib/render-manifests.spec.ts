@@ -133,13 +133,14 @@ describe('Kubernetes manifests', () => {
     }
   });
 
-  it('takes secrets only where needed: API keys for the gateway, the signing secret for the dispatcher', () => {
+  it('takes secrets only where needed: API keys for the gateway, the admin key for task-service, the signing secret for the dispatcher', () => {
     const objects = renderManifests(loadValues(root, VALUE_SETS['production']));
     const secretKeys = (service: string) =>
       (deploymentOf(objects, service).spec?.template.spec?.containers[0]?.env ?? [])
         .filter((e) => e.valueFrom?.secretKeyRef)
         .map((e) => e.name);
-    expect(secretKeys('gateway')).toEqual(['API_KEYS', 'ADMIN_API_KEY', 'NATS_PASSWORD', 'REDIS_URL']);
+    expect(secretKeys('gateway')).toEqual(['API_KEYS', 'NATS_PASSWORD', 'REDIS_URL']);
+    expect(secretKeys('task-service')).toEqual(['ADMIN_API_KEY', 'NATS_PASSWORD', 'REDIS_URL']);
     expect(secretKeys('webhook-dispatcher')).toEqual([
       'WEBHOOK_SIGNING_SECRET',
       'KEYS_ENCRYPTION_KEY',

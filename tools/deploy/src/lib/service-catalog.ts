@@ -73,19 +73,20 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     name: 'gateway',
     kind: 'http',
     chromium: false,
-    secretKeys: ['API_KEYS', 'ADMIN_API_KEY'],
+    secretKeys: ['API_KEYS'],
     redis: true,
     queues: [],
     nats: { publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskSubmit, SUBJECTS.taskGet], subscribe: [INBOX] },
     internet: false,
-    // Key store, rate and concurrency counters, key revocations (pub/sub); the queue dashboard reads BullMQ's keys.
-    redisAcl: '~trawl:apikey:* ~trawl:rl:* ~trawl:inflight:* %R~bull:* resetchannels &trawl:apikey:*',
+    // Key store, rate and concurrency counters, key revocations (pub/sub). BullMQ's keys are task-service's alone.
+    redisAcl: '~trawl:apikey:* ~trawl:rl:* ~trawl:inflight:* resetchannels &trawl:apikey:*',
   },
   {
     name: 'task-service',
     kind: 'nats',
     chromium: false,
-    secretKeys: [],
+    // The key of the queue dashboard on its ops port.
+    secretKeys: ['ADMIN_API_KEY'],
     redis: true,
     // Its workers take every queue.
     queues: Object.values(QUEUES),

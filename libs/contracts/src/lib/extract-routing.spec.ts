@@ -1,0 +1,50 @@
+import { describe, expect, it } from '@jest/globals';
+import { EXTRACT_TYPES } from './extract-type.js';
+import { EXTRACT_SCRAPE_FORMATS, EXTRACT_SUBJECT_BY_TYPE, extractUrlCall } from './extract-routing.js';
+import { SUBJECTS } from './subjects.constants.js';
+
+describe('extractUrlCall: the one type → subject map', () => {
+  const fields = { url: 'https://a.test/?hl=en', timeout: 9000, params: { hl: 'en' } };
+
+  it('sends each type to the subject of its extractor', () => {
+    expect(EXTRACT_SUBJECT_BY_TYPE).toEqual({
+      retail: SUBJECTS.extractRetail,
+      'mp-maps': SUBJECTS.extractPlace,
+      'mp-search': SUBJECTS.extractMapsSearchUrl,
+      scrape: SUBJECTS.scrapePage,
+    });
+    for (const type of EXTRACT_TYPES) expect(extractUrlCall(type, fields).subject).toBe(EXTRACT_SUBJECT_BY_TYPE[type]);
+  });
+
+  it('gives an upstream extractor the URL, timeout, params, meta and engine, and only those given', () => {
+    expect(extractUrlCall('retail', fields).payload).toEqual(fields);
+    expect(extractUrlCall('mp-maps', { ...fields, meta: true, engine: 'browser' }).payload).toEqual({
+      ...fields,
+      meta: true,
+      engine: 'browser',
+    });
+    expect(extractUrlCall('mp-search', { url: 'https://b.test/', timeout: 1000, meta: false }).payload).toEqual({
+      url: 'https://b.test/',
+      timeout: 1000,
+    });
+  });
+
+  it('asks extractor-scrape for markdown and HTML unless told, with the engine of the request, else the default', () => {
+    expect(EXTRACT_SCRAPE_FORMATS).toEqual(['markdown', 'html']);
+    expect(extractUrlCall('scrape', { ...fields, meta: true }).payload).toEqual({
+      url: fields.url,
+      formats: ['markdown', 'html'],
+      timeout: 9000,
+    });
+    const configured = { formats: ['markdown'] as const, engine: 'http' as const };
+    expect(extractUrlCall('scrape', fields, configured).payload).toEqual({
+      url: fields.url,
+      formats: ['markdown'],
+      timeout: 9000,
+      engine: 'http',
+    });
+    expect(extractUrlCall('scrape', { ...fields, engine: 'browser' }, configured).payload).toMatchObject({
+      engine: 'browser',
+    });
+  });
+});

@@ -1,0 +1,73 @@
+import type { ScrapeEngine, ScrapeFormat, ScrapeRequestDto } from './dto/scrape-request.dto.js';
+import type { ExtractType } from './extract-type.js';
+import type { ExtractUrlRequest, RpcSubject } from './rpc-contract.js';
+import { SUBJECTS } from './subjects.constants.js';
+import type { UpstreamEngine } from './upstream-engine.js';
+
+/** The subject that serves one URL of each `/extract` type: for POST /extract and for URL tasks of that type. */
+export const EXTRACT_SUBJECT_BY_TYPE = {
+  retail: SUBJECTS.extractRetail,
+  'mp-maps': SUBJECTS.extractPlace,
+  'mp-search': SUBJECTS.extractMapsSearchUrl,
+  scrape: SUBJECTS.scrapePage,
+} as const satisfies Record<ExtractType, RpcSubject>;
+
+/** What a `scrape`-type extraction asks for unless configured otherwise (TASK_SCRAPE_FORMATS): markdown and HTML. */
+export const EXTRACT_SCRAPE_FORMATS: readonly ScrapeFormat[] = ['markdown', 'html'];
+
+/** One URL of an `/extract` type, as its extractor is asked: the subject and the payload that go together. */
+export type ExtractUrlCall =
+  | {
+      subject: Exclude<(typeof EXTRACT_SUBJECT_BY_TYPE)[ExtractType], typeof SUBJECTS.scrapePage>;
+      payload: ExtractUrlRequest;
+    }
+  | { subject: typeof SUBJECTS.scrapePage; payload: ScrapeRequestDto };
+
+/** The fields of one URL to extract (the URL with its `params` already appended). */
+export interface ExtractUrlFields {
+  url: string;
+  timeout: number;
+  params?: ExtractUrlRequest['params'];
+  meta?: boolean;
+  engine?: UpstreamEngine;
+}
+
+/** How a `scrape`-type URL is scraped: the formats asked for, and the engine when the request names none. */
+export interface ExtractScrapeOptions {
+  formats: readonly ScrapeFormat[];
+  engine?: ScrapeEngine;
+}
+
+/**
+ * The request for one URL of `type`: `retail`, `mp-maps` and `mp-search` go to their upstream extractor with the URL,
+ * timeout, params, meta and engine; `scrape` goes to extractor-scrape with the URL, `scrape.formats`, the timeout and
+ * the engine (the request's, else `scrape.engine`). Used by the gateway (POST /extract) and task-service (URL tasks).
+ */
+export function extractUrlCall(
+  type: ExtractType,
+  fields: ExtractUrlFields,
+  scrape: ExtractScrapeOptions = { formats: EXTRACT_SCRAPE_FORMATS },
+): ExtractUrlCall {
+  if (type === 'scrape') {
+    const engine = fields.engine ?? scrape.engine;
+    return {
+      subject: SUBJECTS.scrapePage,
+      payload: {
+        url: fields.url,
+        formats: [...scrape.formats],
+        timeout: fields.timeout,
+        ...(engine ? { engine } : {}),
+      },
+    };
+  }
+  return {
+    subject: EXTRACT_SUBJECT_BY_TYPE[type],
+    payload: {
+      url: fields.url,
+      timeout: fields.timeout,
+      ...(fields.params ? { params: fields.params } : {}),
+      ...(fields.meta ? { meta: true } : {}),
+      ...(fields.engine ? { engine: fields.engine } : {}),
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { freePort } from '@trawl/testing';
+import type { Telemetry } from '@trawl/telemetry';
+import { NEST_LOG_LEVELS } from './nest-log-levels.js';
+import { runService } from './run-service.js';
+
+describe('runService: the one lifecycle of every process', () => {
+  const signals = ['SIGTERM', 'SIGINT'] as const;
+  const before = new Map(signals.map((s) => [s, process.listeners(s)]));
+  afterEach(() => {
+    // Only the handlers this test added go.
+    for (const s of signals)
+      for (const l of process.listeners(s)) if (!before.get(s)?.includes(l)) process.removeListener(s, l);
+    jest.restoreAllMocks();
+  });
+
+  it('serves the ops server with the service readiness and mounts, and on SIGTERM stops, closes, flushes, exits 0', async () => {
+    const order: string[] = [];
+    const exit = jest.spyOn(process, 'exit').mockImplementation((() => {
+      order.push('exit');
+    }) as never);
+    const telemetry = { shutdown: async () => void order.push('telemetry') } as unknown as Telemetry;
+    let ready = false;
+    const port = await freePort();
+    const { ops } = await runService({
+      service: 'test-service',
+      env: { LOG_LEVEL: 'silent', INSTANCE_ID: 'test-1', METRICS_PORT: port },
+      telemetry,
+      start: async ({ nestLogger, metrics }) => {
+        expect(nestLogger).toBeDefined();
+        expect(metrics.registry).toBeDefined();
+        return {
+          ready: () => ({ ok: ready, details: { thing: ready ? 'up' : 'down' } }),
+          mounts: [{ prefix: '/extra', handle: (_req, res) => void res.writeHead(204).end() }],
+          stop: async () => void order.push('stop'),
+          started: { message: 'test-service started' },
+        };
+      },
+    });
+    expect(ops?.port).toBe(port);
+    const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`);
+    expect((await get('/health/ready')).status).toBe(503);
+    ready = true;
+    expect(await (await get('/health/ready')).json()).toEqual({ status: 'ok', details: { thing: 'up' } });
+    expect((await get('/extra/x')).status).toBe(204);
+
+    process.emit('SIGTERM');
+    process.emit('SIGTERM'); // once only
+    await new Promise((r) => setTimeout(r, 100));
+    expect(order).toEqual(['stop', 'telemetry', 'exit']);
+    expect(exit).toHaveBeenCalledWith(0);
+    await expect(get('/health/live')).rejects.toThrow();
+  });
+
+  it('runs no ops server without METRICS_PORT (the gateway serves its own)', async () => {
+    const telemetry = { shutdown: async () => undefined } as unknown as Telemetry;
+    const { ops } = await runService({
+      service: 'gateway-like',
+      env: { LOG_LEVEL: 'silent', INSTANCE_ID: 'g-1' },
+      telemetry,
+      start: async () => ({ stop: async () => undefined, started: { message: 'up' } }),
+    });
+    expect(ops).toBeUndefined();
+  });
+
+  it('maps every LOG_LEVEL to Nest levels, silent to none', () => {
+    expect(NEST_LOG_LEVELS.info).toEqual(['fatal', 'error', 'warn', 'log']);
+    expect(NEST_LOG_LEVELS.trace).toContain('verbose');
+    expect(NEST_LOG_LEVELS.silent).toBe(false);
+  });
+});

@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** Every TypeScript source that ships (no tests), as repository paths. */
+function sources(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && e.name !== 'testing' && e.name !== 'test') walk(path);
+      } else if (e.name.endsWith('.ts') && !/\.(e2e-)?spec\.ts$/.test(e.name)) out.push(relative(ROOT, path));
+    }
+  };
+  for (const top of ['apps', 'libs', 'tools']) {
+    for (const project of readdirSync(join(ROOT, top), { withFileTypes: true })) {
+      const src = join(ROOT, top, project.name, 'src');
+      if (project.isDirectory() && readdirSync(join(ROOT, top, project.name)).includes('src')) walk(src);
+    }
+  }
+  return out.sort();
+}
+
+const FILES = sources().map((path) => ({ path, text: readFileSync(join(ROOT, path), 'utf8') }));
+
+/** The files whose text matches `pattern`. */
+const filesMatching = (pattern: RegExp): string[] => FILES.filter((f) => pattern.test(f.text)).map((f) => f.path);
+
+/** Issue 9, "must show" 3: each rule is defined once, in libs/contracts or libs/config. */
+describe('each rule defined once', () => {
+  it('reads the sources it checks', () => {
+    expect(FILES.length).toBeGreaterThan(100);
+    expect(filesMatching(/export class BaseEnv/)).toEqual(['libs/config/src/lib/base.env.ts']);
+  });
+
+  it('declares the shared env fields METRICS_PORT and SSRF_ALLOW_HOSTS once, for every NATS service', () => {
+    expect(filesMatching(/^\s+METRICS_PORT(: number)? =/m)).toEqual(['libs/config/src/lib/base.env.ts']);
+    expect(filesMatching(/^\s+SSRF_ALLOW_HOSTS(: string)? =/m)).toEqual(['libs/config/src/lib/base.env.ts']);
+  });
+
+  it('maps each /extract type to its subject once: no switch over the types elsewhere', () => {
+    // A switch over the types that sends to subjects (tools/parse switches over page kinds, with no subject).
+    const switching = filesMatching(/case '(retail|mp-maps|mp-search|scrape)':/);
+    expect(switching.filter((path) => /SUBJECTS\./.test(FILES.find((f) => f.path === path)?.text ?? ''))).toEqual([]);
+    // Files naming every URL-type subject: the contract's map, its type table, and the deploy catalog's NATS
+    // permissions (a list of what the gateway and task-service may call, not a routing).
+    expect(
+      filesMatching(
+        /SUBJECTS\.extractRetail\b[\s\S]*SUBJECTS\.extractPlace\b|SUBJECTS\.extractPlace\b[\s\S]*SUBJECTS\.extractRetail\b/,
+      ),
+    ).toEqual([
+      'libs/contracts/src/lib/extract-routing.ts',
+      'libs/contracts/src/lib/rpc-contract.ts',
+      'tools/deploy/src/lib/service-catalog.ts',
+    ]);
+  });
+
+  it('boots every service through one runtime: signals, ops server and Nest log levels exist once', () => {
+    const services = FILES.filter((f) => /^apps\/(?!system-e2e)[^/]+\/src\/bootstrap\.ts$/.test(f.path));
+    expect(services.map((f) => f.path.split('/')[1])).toEqual([
+      'extractor-maps',
+      'extractor-retail',
+      'extractor-scrape',
+      'extractor-search',
+      'gateway',
+      'task-service',
+      'webhook-dispatcher',
+    ]);
+    for (const f of services) expect(f.text).toMatch(/\brun(Nats)?Service\(/);
+    const apps = (paths: string[]) => paths.filter((path) => path.startsWith('apps/') || path.startsWith('libs/'));
+    expect(apps(filesMatching(/process\.(once|on)\('SIGTERM'/))).toEqual([
+      'libs/service-runtime/src/lib/run-service.ts',
+    ]);
+    expect(apps(filesMatching(/process\.exit\(0\)/))).toEqual(['libs/service-runtime/src/lib/run-service.ts']);
+    expect(filesMatching(/await startOpsServer\(/)).toEqual(['libs/service-runtime/src/lib/run-service.ts']);
+    expect(filesMatching(/NEST_LOG_LEVELS\s*[:=]/)).toEqual(['libs/service-runtime/src/lib/nest-log-levels.ts']);
+    expect(filesMatching(/NestFactory\.createMicroservice/)).toEqual([
+      'apps/task-service/src/task-service-app.factory.ts',
+      'libs/service-runtime/src/lib/run-nats-service.ts',
+    ]);
+  });
+
+  it('defines the job-id pattern and the engine names once', () => {
+    expect(filesMatching(/JOB_ID_PATTERN\s*=/)).toEqual(['libs/contracts/src/lib/job-id.ts']);
+    expect(filesMatching(/\[\s*'(http|browser|auto)',\s*'(http|browser|auto)',\s*'(http|browser|auto)'\s*\]/)).toEqual([
+      'libs/contracts/src/lib/dto/scrape-request.dto.ts',
+      'libs/contracts/src/lib/upstream-engine.ts',
+    ]);
+  });
+});
