@@ -41,11 +41,19 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
         logger.info('queue dashboard /admin/queues is off (it needs ADMIN_API_KEY and METRICS_PORT)');
       }
       return {
-        ready: () => ({
-          ok: natsStatus === 'connected' && queues.connection.status === 'ready',
-          // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
-          details: { nats: natsStatus, redis: queues.connection.status, fleets: runtime.fleetStates() },
-        }),
+        ready: () => {
+          const workers = runtime.workerStates();
+          return {
+            // A worker being rebuilt (it took no jobs: its connection ended, or it sat on a demoted master) is not
+            // ready until its replacement is (ADR 0015).
+            ok:
+              natsStatus === 'connected' &&
+              queues.connection.status === 'ready' &&
+              Object.values(workers).every((w) => w.state === 'taking-jobs'),
+            // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
+            details: { nats: natsStatus, redis: queues.connection.status, fleets: runtime.fleetStates(), workers },
+          };
+        },
         mounts,
         stop: () => closeTaskServiceApp(app),
         started: { message: 'task-service listening on NATS', fields: { workers: env.TASK_WORKERS_ENABLED } },

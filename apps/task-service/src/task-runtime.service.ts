@@ -16,10 +16,12 @@ import {
   FleetMonitor,
   type FleetState,
   OutcomePublisher,
+  ReplicaAcks,
   TaskCanceller,
   TaskProcessors,
   TaskQueues,
   TaskWorkers,
+  type WorkerHealth,
 } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { TASK_METRICS, TASK_SERVICE_ENV } from './task-service.tokens.js';
@@ -40,6 +42,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     private readonly messaging: MessagingClient,
     private readonly queues: TaskQueues,
+    private readonly acks: ReplicaAcks,
     private readonly canceller: TaskCanceller,
     @Inject(TASK_METRICS) private readonly metrics: TrawlMetrics | null,
   ) {}
@@ -104,6 +107,10 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
       maxStalledCount: env.TASK_MAX_STALLED_COUNT,
       onError,
       onAttempt: (queue, outcome) => this.metrics?.queue.jobs.inc({ queue, outcome }),
+      onWorkerChange: (queue, health) => {
+        if (health.state === 'taking-jobs') this.logger.log(`${queue}: rebuilt worker takes jobs`);
+        else this.logger.warn(`${queue}: worker takes no jobs (${health.reason}); rebuilding it`);
+      },
     });
     this.workers.start();
     this.outcomes.startSweeping();
@@ -113,6 +120,11 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
   /** Each extractor queue's fleet as this replica sees it (readiness details): serving, paused or expired. */
   fleetStates(): Partial<Record<QueueName, FleetState>> {
     return this.fleets?.states() ?? {};
+  }
+
+  /** Each queue's worker in this replica (readiness details): taking jobs, or being rebuilt and why. */
+  workerStates(): Partial<Record<QueueName, WorkerHealth>> {
+    return this.workers?.states() ?? {};
   }
 
   /**
@@ -127,6 +139,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
   async beforeApplicationShutdown(): Promise<void> {
     await this.stopWorkers();
     await this.outcomes?.close();
+    await this.acks.close();
     await this.queues.close();
   }
 }

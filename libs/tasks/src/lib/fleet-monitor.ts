@@ -82,6 +82,17 @@ export class FleetMonitor {
     if (subject) this.fleets.set(queue, { subject, worker, promote, state: 'serving' });
   }
 
+  /** Whether `queue`'s worker is paused now (its fleet is away). */
+  isPaused(queue: QueueName): boolean {
+    return this.fleets.get(queue)?.state === 'paused';
+  }
+
+  /** `queue`'s worker was rebuilt (TaskWorkers): the monitor drives the new one from now on. */
+  replaceWorker(queue: QueueName, worker: PausableWorker): void {
+    const fleet = this.fleets.get(queue);
+    if (fleet) fleet.worker = worker;
+  }
+
   /** Each monitored queue's state. */
   states(): Partial<Record<QueueName, FleetState>> {
     return Object.fromEntries([...this.fleets].map(([q, f]) => [q, f.state]));

@@ -134,6 +134,13 @@ export class TaskAdmission {
     for (const [key, group] of bySetKey(apiKeyId, ids)) await this.redis.sadd(key, ...group);
   }
 
+  /** Removes ids from a key's sets inside the caller's MULTI (a held batch that was not confirmed: ADR 0015). */
+  untrackIn(multi: IRedisTransaction, apiKeyId: string | undefined, ids: string[]): void {
+    for (const [key, group] of bySetKey(apiKeyId, ids)) {
+      for (let i = 0; i < group.length; i += 1000) multi.runCommand('srem', [key, ...group.slice(i, i + 1000)]);
+    }
+  }
+
   async untrack(apiKeyId: string | undefined, ids: string[]): Promise<void> {
     for (const [key, group] of bySetKey(apiKeyId, ids)) await this.redis.srem(key, ...group);
   }

@@ -1,6 +1,12 @@
 import { FlowProducer, Job, Queue, type IRedisTransaction, type JobsOptions } from 'bullmq';
 import { QUEUES, type QueueName } from '@trawl/contracts';
-import { createRedisClient, type RedisClient, type RedisLogger, type RedisTopology } from '@trawl/redis';
+import {
+  createRedisClient,
+  type RedisClient,
+  type RedisLogger,
+  type RedisRole,
+  type RedisTopology,
+} from '@trawl/redis';
 import { queueOfJobId } from './task-job-id.js';
 import type { TaskJobData } from './task-job-data.js';
 import { queuePrefix } from './task-redis-keys.js';
@@ -12,6 +18,9 @@ export interface TaskQueuesOptions {
   logger?: RedisLogger;
 }
 
+/** Promotions sent per MULTI when held jobs are released. */
+const RELEASE_CHUNK = 5000;
+
 /**
  * Every BullMQ queue of Trawl and the flow producer of batches, on one Redis connection (role `queue`). Each queue has
  * the prefix of its hash tag (`queuePrefix`), so it lives in one Redis Cluster slot.
@@ -22,17 +31,22 @@ export class TaskQueues {
   private readonly byName: Map<QueueName, Queue>;
 
   constructor(readonly options: TaskQueuesOptions) {
-    this.connection = createRedisClient(options.topology, {
-      name: 'trawl-task-queues',
-      role: 'queue',
-      ...(options.logger ? { logger: options.logger } : {}),
-    });
+    this.connection = this.connect('trawl-task-queues', 'queue');
     const connection = this.connection;
     this.byName = new Map(
       Object.values(QUEUES).map((name) => [name, new Queue(name, { connection, prefix: queuePrefix(name) })]),
     );
     // A flow's parent (batch) and children (maps, search) share one prefix: see QUEUE_HASH_TAGS.
     this.flows = new FlowProducer({ connection, prefix: queuePrefix(QUEUES.batch) });
+    // The connection's own listener (@trawl/redis) logs an outage once; BullMQ re-emits each error on every queue,
+    // where without a listener it would be printed as unhandled.
+    for (const q of this.byName.values()) q.on('error', () => undefined);
+    this.flows.on('error', () => undefined);
+  }
+
+  /** Where Redis is. */
+  get topology(): RedisTopology {
+    return this.options.topology;
   }
 
   /** The BullMQ prefix of a queue (its hash tag). */
@@ -57,11 +71,15 @@ export class TaskQueues {
     name: QueueName,
     jobs: { name: string; data: T; opts: JobsOptions & { jobId: string } }[],
     alongside?: (multi: IRedisTransaction) => void,
+    /** Held: no worker takes the jobs for this long unless `releaseHeld` releases them sooner (see ADR 0015). */
+    holdMs?: number,
   ): Promise<Job<T>[]> {
     const queue = this.queue(name);
     const backend = queue.backend;
     const multi = (await backend.client).multi();
-    const created = jobs.map((j) => new Job<T>(queue, j.name, j.data, j.opts, j.opts.jobId));
+    const created = jobs.map(
+      (j) => new Job<T>(queue, j.name, j.data, holdMs ? { ...j.opts, delay: holdMs } : j.opts, j.opts.jobId),
+    );
     for (const job of created) await backend.addJobToTransaction(multi, job.asJSON(), job.opts.jobId ?? '');
     alongside?.(multi);
     const results = await multi.exec();
@@ -73,6 +91,50 @@ export class TaskQueues {
       created[i].id = String(id);
     }
     return created;
+  }
+
+  /**
+   * Releases held jobs (added with `holdMs`, or children held by `heldJobOptions`) at once: BullMQ's promote of each,
+   * in one MULTI, so they are taken as if they had been added now. A job no longer held (its hold ran out) is left as
+   * it is.
+   */
+  async releaseHeld(name: QueueName, ids: string[]): Promise<void> {
+    const queue = this.queue(name);
+    const backend = queue.backend;
+    const k = queue.keys;
+    const keys = [k.delayed, k.wait, k.paused, k.meta, k.prioritized, k.active, k.pc, k.events, k.marker];
+    for (let i = 0; i < ids.length; i += RELEASE_CHUNK) {
+      const multi = (await backend.client).multi();
+      for (const id of ids.slice(i, i + RELEASE_CHUNK))
+        backend.execCommand(multi, 'promote', [...keys, queue.toKey(''), id]);
+      for (const [err] of (await multi.exec()) ?? []) if (err) throw err;
+    }
+  }
+
+  /**
+   * Removes held jobs (with their children) all in one MULTI, with `alongside`'s commands. Returns the ids that could
+   * not be removed because a worker holds them (their hold ran out before the removal: see ADR 0015).
+   */
+  async discardHeld(name: QueueName, ids: string[], alongside?: (multi: IRedisTransaction) => void): Promise<string[]> {
+    const queue = this.queue(name);
+    const backend = queue.backend;
+    const multi = (await backend.client).multi();
+    for (const id of ids)
+      backend.execCommand(multi, 'removeJob', [queue.toKey(id), queue.toKey('repeat'), id, 1, queue.toKey('')]);
+    alongside?.(multi);
+    const results = await multi.exec();
+    if (!results) throw new Error(`removing ${ids.length} held jobs of ${name} was aborted`);
+    const kept: string[] = [];
+    for (const [i, [err, removed]] of results.slice(0, ids.length).entries()) {
+      if (err) throw err;
+      if (removed === 0) kept.push(ids[i]);
+    }
+    return kept;
+  }
+
+  /** A key in the slot of queue `name`'s keys (so, in a Cluster, on the same master), for replica confirmations. */
+  ackKey(name: QueueName): string {
+    return this.queue(name).toKey('trawl-acks');
   }
 
   /** The job with this id (in whichever queue its id names), or undefined. */
@@ -88,13 +150,18 @@ export class TaskQueues {
     return name ? this.queue(name).toKey(id) : undefined;
   }
 
-  /** A Redis connection for workers (role `blocking`): blocking commands wait for Redis to come back, not fail. */
-  workerConnection(name: string): RedisClient {
+  /** A new connection to this Redis (`@trawl/redis`'s factory), named `name`, for `role`. */
+  connect(name: string, role: RedisRole): RedisClient {
     return createRedisClient(this.options.topology, {
       name,
-      role: 'blocking',
+      role,
       ...(this.options.logger ? { logger: this.options.logger } : {}),
     });
+  }
+
+  /** A Redis connection for workers (role `blocking`): blocking commands wait for Redis to come back, not fail. */
+  workerConnection(name: string): RedisClient {
+    return this.connect(name, 'blocking');
   }
 
   async close(): Promise<void> {

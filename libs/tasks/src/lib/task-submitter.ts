@@ -5,6 +5,7 @@ import {
   QUEUES,
   TrawlError,
   URL_QUEUE_BY_TYPE,
+  type QueueName,
   type MapsBatchRequestDto,
   type SearchBatchRequestDto,
   type TaskSubmitReply,
@@ -15,6 +16,7 @@ import { injectTraceHeaders } from '@trawl/telemetry';
 import { childJobId, newJobId } from './task-job-id.js';
 import type { QueryJobData, TaskJobData, TaskJobMeta } from './task-job-data.js';
 import { clampPriority, TaskAdmission } from './task-admission.js';
+import type { ReplicaAcks } from './replica-acks.js';
 import { submissionFingerprint, TaskIdempotency } from './task-idempotency.js';
 import { parseTaskSubmitRequest } from './task-submit-request.js';
 import type { TaskQueues } from './task-queues.js';
@@ -36,6 +38,19 @@ export function jobOptions(jobId: string, priority?: number): JobsOptions & { jo
 export interface TaskSubmitterOptions {
   /** Most jobs a key may have queued or running (TASK_MAX_OUTSTANDING_PER_KEY). */
   maxOutstandingPerKey: number;
+  /**
+   * Accepted means replicated: a submission answers only once its jobs are on the required replicas, and none of them
+   * runs when they are not (ADR 0015). Without it, jobs are taken as soon as they are written.
+   */
+  acks?: ReplicaAcks;
+  /**
+   * How long the jobs of a submission waiting for its confirmation are held (no worker takes them): far beyond the
+   * confirmation's timeout, so the removal of an unconfirmed batch always comes first. Default: the larger of 30 s
+   * and 5 × the confirmation's timeout.
+   */
+  holdMs?: number;
+  /** Reports what goes wrong after the answer is decided (a release or a removal that failed). */
+  onError?: (message: string, error: unknown) => void;
 }
 
 export const DEFAULT_TASK_SUBMITTER_OPTIONS: TaskSubmitterOptions = { maxOutstandingPerKey: 20_000 };
@@ -49,6 +64,7 @@ export const DEFAULT_TASK_SUBMITTER_OPTIONS: TaskSubmitterOptions = { maxOutstan
  */
 export class TaskSubmitter {
   readonly admission: TaskAdmission;
+  private readonly options: TaskSubmitterOptions;
   readonly idempotency: TaskIdempotency;
 
   constructor(
@@ -58,6 +74,7 @@ export class TaskSubmitter {
     private readonly maxReplyBytes: () => number = () => Number.POSITIVE_INFINITY,
     options: TaskSubmitterOptions = DEFAULT_TASK_SUBMITTER_OPTIONS,
   ) {
+    this.options = options;
     this.admission = new TaskAdmission(queues.connection, options.maxOutstandingPerKey, (id) => queues.jobHashKey(id));
     this.idempotency = new TaskIdempotency(queues.connection);
   }
@@ -128,16 +145,99 @@ export class TaskSubmitter {
       return data;
     });
     this.assertReplyFits(data);
+    const required = await this.requiredAcks();
+    const holdMs = required > 0 ? this.holdMs() : undefined;
     const added = await this.admission.admit(meta.apiKeyId, data.length, cap, async (first, track) => {
       const jobs = data.map((d, i) => ({ name: req.type, data: d, opts: jobOptions(newJobId(queue), first + i) }));
-      return this.queues.addAllOrNothing(queue, jobs, (multi) =>
-        track(
-          multi,
-          jobs.map((j) => j.opts.jobId),
-        ),
+      return this.queues.addAllOrNothing(
+        queue,
+        jobs,
+        (multi) =>
+          track(
+            multi,
+            jobs.map((j) => j.opts.jobId),
+          ),
+        holdMs,
       );
     });
+    if (holdMs !== undefined) {
+      const ids = added.map((j) => String(j.id));
+      await this.confirmOrDiscard(queue, required, holdMs, {
+        release: () => this.queues.releaseHeld(queue, ids),
+        discard: () =>
+          this.queues.discardHeld(queue, ids, (multi) => this.admission.untrackIn(multi, meta.apiKeyId, ids)),
+      });
+    }
     return { jobs: added.map(toBatchJob) };
+  }
+
+  /** Replicas that must confirm a submission; 0 without confirmations or where the master has no replicas. */
+  private async requiredAcks(): Promise<number> {
+    const acks = this.options.acks;
+    if (!acks) return 0;
+    try {
+      return await acks.required();
+    } catch (e) {
+      throw new TrawlError(
+        'SERVICE_UNAVAILABLE',
+        `Redis did not answer: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          cause: e,
+        },
+      );
+    }
+  }
+
+  private holdMs(): number {
+    return this.options.holdMs ?? Math.max(30_000, 5 * (this.options.acks?.timeoutMs ?? 0));
+  }
+
+  /**
+   * Held jobs were written: waits for their confirmation on the replicas, then releases them (a failed release only
+   * delays them: their hold runs out). Unconfirmed, they are removed before their hold could run out, and the call
+   * fails with SERVICE_UNAVAILABLE (retryable). A removal that fails is retried until shortly before the hold ends.
+   */
+  private async confirmOrDiscard(
+    queue: QueueName,
+    required: number,
+    holdMs: number,
+    held: { release: () => Promise<void>; discard: () => Promise<string[]> },
+  ): Promise<void> {
+    const acks = this.options.acks;
+    if (!acks) return;
+    const holdEnds = Date.now() + holdMs - acks.timeoutMs;
+    try {
+      await acks.confirm(this.queues.ackKey(queue), required);
+    } catch (e) {
+      const discarded = this.discardUntil(held.discard, holdEnds);
+      // The answer waits for the first removal; a removal that has to be retried goes on after it.
+      await Promise.race([discarded, new Promise((r) => setTimeout(r, acks.timeoutMs))]);
+      throw e;
+    }
+    await held.release().catch((e: unknown) => this.options.onError?.(`releasing held jobs of ${queue}`, e));
+  }
+
+  private async discardUntil(discard: () => Promise<string[]>, until: number): Promise<void> {
+    for (;;) {
+      try {
+        const kept = await discard();
+        if (kept.length > 0)
+          this.options.onError?.(
+            `unconfirmed batch: ${kept.length} job(s) had started before their removal`,
+            new Error(kept.slice(0, 10).join(', ')),
+          );
+        return;
+      } catch (e) {
+        if (Date.now() >= until) {
+          this.options.onError?.(
+            'an unconfirmed batch could not be removed; its jobs will run when their hold ends',
+            e,
+          );
+          return;
+        }
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }
 
   private async submitMaps(req: MapsBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
@@ -188,7 +288,10 @@ export class TaskSubmitter {
   ): Promise<TaskSubmitReply> {
     this.assertReplyFits([data]);
     const parentId = newJobId(QUEUES.batch);
-    return this.admission.admit(apiKeyId, 1, cap, async (first) => {
+    const required = await this.requiredAcks();
+    const holdMs = required > 0 ? this.holdMs() : undefined;
+    const hold = holdMs !== undefined ? { delay: holdMs } : {};
+    const reply = await this.admission.admit(apiKeyId, 1, cap, async (first) => {
       // FlowProducer adds the flow in its own MULTI: the parent is counted just before, and uncounted if that fails.
       await this.admission.track(apiKeyId, [parentId]);
       try {
@@ -202,7 +305,11 @@ export class TaskSubmitter {
             queueName: childQueue,
             data: child,
             // A failed query must not leave the batch waiting forever: the parent runs once every child settled.
-            opts: { ...jobOptions(childJobId(childQueue, parentId, i), i + 1), ignoreDependencyOnFailure: true },
+            opts: {
+              ...jobOptions(childJobId(childQueue, parentId, i), i + 1),
+              ignoreDependencyOnFailure: true,
+              ...hold,
+            },
           })),
         });
         return { jobs: [toBatchJob(node.job)] };
@@ -211,5 +318,17 @@ export class TaskSubmitter {
         throw e;
       }
     });
+    if (holdMs !== undefined) {
+      // The children are held (the parent waits for them): released together, or removed with the parent.
+      const childIds = children.map((_, i) => childJobId(childQueue, parentId, i));
+      await this.confirmOrDiscard(childQueue, required, holdMs, {
+        release: () => this.queues.releaseHeld(childQueue, childIds),
+        discard: () =>
+          this.queues.discardHeld(QUEUES.batch, [parentId], (multi) =>
+            this.admission.untrackIn(multi, apiKeyId, [parentId]),
+          ),
+      });
+    }
+    return reply;
   }
 }
