@@ -152,9 +152,9 @@ function sampleTree(rootPids) {
 // ---- preparation: build, peer install (cached under tmp/), site, nats
 function build() {
   if (skipBuild && existsSync(join(root, 'dist/apps/extractor-scrape/src/main.js'))) return;
-  log('building extractor-scrape');
-  execFileSync('npx', ['tsc', '-p', 'apps/extractor-scrape/tsconfig.app.json'], { cwd: root, stdio: 'inherit' });
-  execFileSync('npx', ['tsc-alias', '-p', 'apps/extractor-scrape/tsconfig.app.json'], { cwd: root, stdio: 'inherit' });
+  // The workspace build (one tsc over every project): an app's own tsconfig misses the libs' module declarations.
+  log('building');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
 }
 
 function installPeer() {

@@ -19,9 +19,8 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
       app.status.subscribe((status) => (natsStatus = status));
       await app.listen();
       const queues = app.get(TaskQueues);
-      const redis = queues.connection;
       // Jobs of a previous version under the legacy prefix are not run until moved (ADR 0014): say so at once.
-      if (await hasLegacyQueueKeys(redis).catch(() => false)) {
+      if (await hasLegacyQueueKeys(queues.connection).catch(() => false)) {
         logger.warn(
           'queues of the previous key layout (bull:<queue>:…) are in Redis: stop the services and run `npm run redis:migrate`',
         );
@@ -46,13 +45,13 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
           const workers = runtime.workerStates();
           return {
             // A worker being rebuilt (it took no jobs: its connection ended, or it sat on a demoted master) is not
-            // ready until its replacement is.
+            // ready until its replacement is (ADR 0015).
             ok:
               natsStatus === 'connected' &&
-              redis.status === 'ready' &&
+              queues.connection.status === 'ready' &&
               Object.values(workers).every((w) => w.state === 'taking-jobs'),
             // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
-            details: { nats: natsStatus, redis: redis.status, fleets: runtime.fleetStates(), workers },
+            details: { nats: natsStatus, redis: queues.connection.status, fleets: runtime.fleetStates(), workers },
           };
         },
         mounts,

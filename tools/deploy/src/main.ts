@@ -37,6 +37,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const problems = await validateManifests(objects, { externalSecrets: values.secrets.create ? [] : [values.secrets.name] });
   for (const p of problems) console.error(`invalid: ${p}`);
+  if (values.redis.topology === 'standalone')
+    console.error('note: redis.topology standalone is for development, without failover (docs/deploy.md)');
   console.log(`${objects.length} objects, ${problems.length} problems`);
   return problems.length === 0 ? 0 : 1;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,13 +6,24 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS } from '@trawl/contracts';
 import { connectNats } from '@trawl/messaging';
-import { freePort, startProcess, waitForPort, type RunningProcess } from '@trawl/testing';
+import { queuePrefix } from '@trawl/tasks';
+import { createRedisClient, redisTopologyFromEnv, type RedisClient, type RedisTopologyEnv } from '@trawl/redis';
+import {
+  freePort,
+  startProcess,
+  startRedisCluster,
+  waitForPort,
+  type RedisClusterGroup,
+  type RunningProcess,
+} from '@trawl/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { envSuffix, natsAuthConfig, redisAclTemplate } from '../src/lib/network-security.js';
+import { waitListKey } from '../src/lib/queue-keys.js';
 import { findRepoRoot } from '../src/lib/repo-root.js';
 import { SERVICE_CATALOG } from '../src/lib/service-catalog.js';
-import { loadValues } from '../src/lib/trawl-values.js';
+import { renderManifests } from '../src/lib/render-manifests.js';
+import { loadValues, type ServiceName, type TrawlValues } from '../src/lib/trawl-values.js';
 
 /**
  * The rendered NATS authorization and Redis ACL, loaded into a real nats-server and redis-server on loopback: what
@@ -151,8 +162,8 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     const gateway = as('gateway');
     expect(await gateway.set('trawl:apikey:abc', '1')).toBe('OK');
     expect(await gateway.incr('trawl:rl:abc')).toBe(1);
-    await expect(gateway.set('bull:trawl-scrape:x', '1')).rejects.toThrow(/NOPERM/);
-    await expect(gateway.get('bull:trawl-scrape:x')).rejects.toThrow(/NOPERM/);
+    await expect(gateway.set(`${queuePrefix(QUEUES.scrape)}:x`, '1')).rejects.toThrow(/NOPERM/);
+    await expect(gateway.get(`${queuePrefix(QUEUES.scrape)}:x`)).rejects.toThrow(/NOPERM/);
     await expect(gateway.flushall()).rejects.toThrow(/NOPERM/);
     await expect(gateway.config('GET', 'dir')).rejects.toThrow(/NOPERM/);
   });
@@ -163,12 +174,13 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     const dispatcher = as('webhook-dispatcher');
     expect(await dispatcher.hgetall('trawl:apikey:id:k1')).toEqual({});
     await expect(dispatcher.hset('trawl:apikey:id:k1', 'secret', 'x')).rejects.toThrow(/NOPERM/);
-    await expect(dispatcher.get('bull:trawl-scrape:id')).rejects.toThrow(/NOPERM/);
+    await expect(dispatcher.get(`${queuePrefix(QUEUES.scrape)}:id`)).rejects.toThrow(/NOPERM/);
   });
 
   it('lets task-service run BullMQ on its queues', async () => {
     const queue = new Queue(QUEUES.scrape, {
       connection: { host: '127.0.0.1', port, username: 'trawl-task-service', password: password('task-service') },
+      prefix: queuePrefix(QUEUES.scrape),
     });
     try {
       await queue.add('scrape', { url: 'https://example.test/' });
@@ -180,8 +192,216 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
 
   it('lets KEDA read wait-list lengths only', async () => {
     const keda = as('keda');
-    expect(await keda.llen(`bull:${QUEUES.scrape}:wait`)).toBe(1);
+    expect(await keda.llen(waitListKey(QUEUES.scrape))).toBe(1);
     await expect(keda.get('trawl:apikey:abc')).rejects.toThrow(/NOPERM/);
-    await expect(keda.lpop(`bull:${QUEUES.scrape}:wait`)).rejects.toThrow(/NOPERM/);
+    await expect(keda.lpop(waitListKey(QUEUES.scrape))).rejects.toThrow(/NOPERM/);
   });
+});
+
+/** Polls `check` every 100 ms until it returns true, at most `ms`. */
+async function eventually(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('the rendered Redis ACL behind Sentinel: a real master, replica and Sentinel on loopback', () => {
+  // The default values (redis.topology: sentinel): the replica replicates as the replication user, the Sentinel
+  // watches as the Sentinel user, and a service finds the master through the Sentinel as its own user.
+  const sentinelValues = loadValues(findRepoRoot(import.meta.dirname));
+  let dir = '';
+  const servers: RunningProcess[] = [];
+  const clients: (Redis | RedisClient)[] = [];
+  let masterPort = 0;
+  let replicaPort = 0;
+  let sentinelPort = 0;
+
+  beforeAll(async () => {
+    expect(sentinelValues.redis.topology).toBe('sentinel');
+    dir = mkdtempSync(join(tmpdir(), 'trawl-redis-sentinel-acl-'));
+    const acl = redisAclTemplate(sentinelValues).replace(/\$\{REDIS_PASSWORD_([A-Z_]+)\}/g, (_m, name: string) =>
+      password(name.toLowerCase().replace(/_/g, '-')),
+    );
+    [masterPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
+    const node = (name: string, port: number, extra: string[]) => {
+      const nodeDir = join(dir, name);
+      mkdirSync(nodeDir);
+      writeFileSync(join(nodeDir, 'users.acl'), acl);
+      return startProcess('redis-server', [
+        ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', nodeDir],
+        ...['--aclfile', join(nodeDir, 'users.acl'), '--replica-announce-ip', '127.0.0.1'],
+        ...extra,
+      ]);
+    };
+    servers.push(node('master', masterPort, []));
+    await waitForPort(masterPort, '127.0.0.1', 20_000, servers[0]);
+    servers.push(
+      node('replica', replicaPort, [
+        ...['--replicaof', '127.0.0.1', String(masterPort)],
+        ...['--masteruser', 'trawl-replication', '--masterauth', password('replication')],
+      ]),
+    );
+    const name = sentinelValues.redis.sentinelName ?? 'mymaster';
+    writeFileSync(
+      join(dir, 'sentinel.conf'),
+      [
+        `port ${sentinelPort}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        'sentinel announce-ip 127.0.0.1',
+        `sentinel monitor ${name} 127.0.0.1 ${masterPort} 1`,
+        `sentinel auth-user ${name} trawl-sentinel`,
+        `sentinel auth-pass ${name} ${password('sentinel')}`,
+        `sentinel down-after-milliseconds ${name} 5000`,
+        '',
+      ].join('\n'),
+    );
+    servers.push(startProcess('redis-server', [join(dir, 'sentinel.conf'), '--sentinel']));
+    await waitForPort(sentinelPort, '127.0.0.1', 20_000, servers[2]);
+  });
+
+  afterAll(async () => {
+    for (const r of clients) r.disconnect();
+    for (const s of servers.reverse()) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lets the replica replicate as the replication user, and the Sentinel see the master and its replica', async () => {
+    const connectAs = (port: number, user?: string) => {
+      const r = new Redis({
+        host: '127.0.0.1',
+        port,
+        maxRetriesPerRequest: 1,
+        ...(user ? { username: `trawl-${user}`, password: password(user) } : {}),
+      });
+      clients.push(r);
+      return r;
+    };
+    // The replication user may not even read INFO; the master's view (read as the Sentinel user) shows the link.
+    const master = connectAs(masterPort, 'sentinel');
+    const sentinel = connectAs(sentinelPort);
+    await eventually(
+      async () => /connected_slaves:1/.test(await master.info('replication')),
+      20_000,
+      'the replica to sync',
+    );
+    await eventually(
+      async () => {
+        const fields = (await sentinel.call('SENTINEL', 'MASTER', sentinelValues.redis.sentinelName ?? '')) as string[];
+        const info = Object.fromEntries(fields.flatMap((v, i) => (i % 2 === 0 ? [[v, fields[i + 1]]] : [])));
+        return info['num-slaves'] === '1' && !/disconnected|s_down/.test(info['flags'] ?? '');
+      },
+      20_000,
+      'the Sentinel to watch the master and find the replica',
+    );
+  });
+
+  it('lets task-service reach the master through the Sentinel as its own user, from its rendered env, and run BullMQ', async () => {
+    const topology = redisTopologyFromEnv(
+      renderedRedisEnv(sentinelValues, 'task-service', { REDIS_SENTINELS: `127.0.0.1:${sentinelPort}` }),
+    );
+    if (topology?.kind !== 'sentinel') throw new Error('no sentinel topology');
+    const connection = createRedisClient(topology, { name: 'test-task-service', role: 'queue' });
+    clients.push(connection);
+    const queue = new Queue(QUEUES.scrape, { connection, prefix: queuePrefix(QUEUES.scrape) });
+    try {
+      await queue.add('scrape', { url: 'https://example.test/' });
+      expect(await queue.count()).toBe(1);
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
+/**
+ * The Redis variables a service's container gets from the rendered manifests, its password filled in, with
+ * `loopback` replacing the in-cluster addresses.
+ */
+function renderedRedisEnv(v: TrawlValues, service: string, loopback: RedisTopologyEnv): RedisTopologyEnv {
+  const d = renderManifests(v).find((o) => o.kind === 'Deployment' && o.metadata?.name === `trawl-${service}`);
+  const env: Record<string, string> = {};
+  for (const e of (d?.kind === 'Deployment' ? d.spec?.template.spec?.containers[0]?.env : undefined) ?? []) {
+    if (!e.name.startsWith('REDIS_')) continue;
+    if (e.value !== undefined) env[e.name] = e.value;
+    else if (e.valueFrom?.secretKeyRef?.key === `REDIS_PASSWORD_${envSuffix(service as ServiceName)}`)
+      env[e.name] = password(service);
+  }
+  return { ...env, ...loopback };
+}
+
+describe('the rendered Redis env and ACL on a Redis Cluster of 3 masters on loopback', () => {
+  const clusterValues = loadValues(findRepoRoot(import.meta.dirname), [
+    join(findRepoRoot(import.meta.dirname), 'deploy', 'k8s', 'values-redis-cluster.yaml'),
+  ]);
+  let cluster: RedisClusterGroup;
+  const clients: RedisClient[] = [];
+  const queues: Queue[] = [];
+  let mastersHoldingWaitLists = new Set<string>();
+
+  beforeAll(async () => {
+    expect(clusterValues.redis.topology).toBe('cluster');
+    cluster = await startRedisCluster({ masters: 3 });
+    mastersHoldingWaitLists = new Set(
+      await Promise.all(Object.values(QUEUES).map(async (q) => (await cluster.masterOfKey(waitListKey(q))).address)),
+    );
+    // The rendered ACL on every node (as `ACL SETUSER`, the default user last: off).
+    const lines = redisAclTemplate(clusterValues)
+      .replace(/\$\{REDIS_PASSWORD_([A-Z_]+)\}/g, (_m, name: string) => password(name.toLowerCase().replace(/_/g, '-')))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').slice(1));
+    for (const node of cluster.nodes) {
+      const admin = new Redis({ host: '127.0.0.1', port: node.port, maxRetriesPerRequest: 1 });
+      try {
+        for (const [user, ...rules] of [
+          ...lines.filter((l) => l[0] !== 'default'),
+          ...lines.filter((l) => l[0] === 'default'),
+        ])
+          await admin.call('ACL', 'SETUSER', user ?? '', ...rules);
+      } finally {
+        admin.disconnect();
+      }
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all(queues.map((q) => q.close()));
+    for (const c of clients) c.disconnect();
+    await cluster?.stop();
+  });
+
+  const clientFor = (service: string) => {
+    const topology = redisTopologyFromEnv(renderedRedisEnv(clusterValues, service, cluster.env));
+    if (topology?.kind !== 'cluster') throw new Error(`no cluster topology for ${service}`);
+    const client = createRedisClient(topology, { name: `test-${service}`, role: 'queue' });
+    clients.push(client);
+    return client;
+  };
+
+  it('lets task-service run BullMQ on every queue through the cluster client as its own user', async () => {
+    const connection = clientFor('task-service');
+    for (const name of Object.values(QUEUES)) {
+      const queue = new Queue(name, { connection, prefix: queuePrefix(name) });
+      queues.push(queue);
+      await queue.add('job', { url: 'https://example.test/' });
+      expect(await queue.count()).toBe(1);
+    }
+    // Per-queue hash tags: the waiting lists do not all sit on one master.
+    expect(mastersHoldingWaitLists.size).toBeGreaterThan(1);
+  }, 60_000);
+
+  it('lets KEDA read every waiting list on its master, and nothing else', async () => {
+    const kedaTopology = redisTopologyFromEnv({
+      ...cluster.env,
+      REDIS_USERNAME: 'trawl-keda',
+      REDIS_PASSWORD: password('keda'),
+    });
+    if (kedaTopology?.kind !== 'cluster') throw new Error('no cluster topology');
+    const keda = createRedisClient(kedaTopology, { name: 'test-keda', role: 'command' });
+    clients.push(keda);
+    for (const name of Object.values(QUEUES)) expect(await keda.llen(waitListKey(name))).toBe(1);
+    await expect(keda.lpop(waitListKey(QUEUES.scrape))).rejects.toThrow(/NOPERM/);
+  }, 60_000);
 });

@@ -16,6 +16,8 @@ const external = (v: TrawlValues) => ({ externalSecrets: v.secrets.create ? [] :
 const find = <K extends KubeObject['kind']>(objects: KubeObject[], kind: K, name: string) =>
   objects.find((o) => o.kind === kind && o.metadata?.name === name) as Extract<KubeObject, { kind: K }> | undefined;
 const EXTRACTORS = ['extractor-search', 'extractor-maps', 'extractor-retail', 'extractor-scrape'];
+/** One Redis server (development): REDIS_URL, KEDA's plain redis scaler. */
+const STANDALONE = { redis: { topology: 'standalone' } };
 
 function policy(objects: KubeObject[], service: string): INetworkPolicy {
   const p = find(objects, 'NetworkPolicy', `trawl-${service}`) as INetworkPolicy | undefined;
@@ -104,12 +106,20 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
       expect(env(objects, name).filter((e) => /REDIS/.test(e.name) || /REDIS/.test(e.secretKey ?? ''))).toEqual([]);
       expect(JSON.stringify(find(objects, 'Deployment', `trawl-${name}`))).not.toMatch(/redis/i);
     }
+    // The Redis users: behind Sentinel (the default) their ACL user and its password; standalone their URL.
+    const standalone = renderManifests(loadValues(root, [], [STANDALONE]));
     for (const name of ['gateway', 'task-service', 'webhook-dispatcher']) {
-      expect(env(objects, name)).toContainEqual({
-        name: 'REDIS_URL',
-        secretKey: `REDIS_URL_${name.toUpperCase().replace(/-/g, '_')}`,
-      });
+      const suffix = name.toUpperCase().replace(/-/g, '_');
+      expect(env(objects, name)).toEqual(
+        expect.arrayContaining([
+          { name: 'REDIS_USERNAME', value: `trawl-${name}` },
+          { name: 'REDIS_PASSWORD', secretKey: `REDIS_PASSWORD_${suffix}` },
+        ]),
+      );
+      expect(env(standalone, name)).toContainEqual({ name: 'REDIS_URL', secretKey: `REDIS_URL_${suffix}` });
     }
+    for (const name of EXTRACTORS)
+      expect(env(standalone, name).filter((e) => /REDIS/.test(e.name) || /REDIS/.test(e.secretKey ?? ''))).toEqual([]);
   });
 
   it('connects every service to NATS as its own user, with a password from the Secret', () => {
@@ -146,7 +156,16 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
       .split('\n')
       .filter((l) => l.startsWith('user '))
       .map((l) => l.split(' ')[1]);
-    expect(users).toEqual(['default', 'trawl-gateway', 'trawl-task-service', 'trawl-webhook-dispatcher', 'trawl-keda']);
+    // Behind Sentinel (the default) the replicas and the Sentinels have users of their own.
+    expect(users).toEqual([
+      'default',
+      'trawl-gateway',
+      'trawl-task-service',
+      'trawl-webhook-dispatcher',
+      'trawl-keda',
+      'trawl-replication',
+      'trawl-sentinel',
+    ]);
     expect(acl).toContain('user default off');
     expect(acl).toMatch(/user trawl-gateway on >\$\{REDIS_PASSWORD_GATEWAY\} resetkeys ~trawl:apikey:\* /);
     expect(acl).toMatch(/user trawl-keda on .* %R~bull:\*:wait resetchannels -@all \+llen/);
@@ -169,6 +188,7 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
       root,
       [],
       [
+        STANDALONE,
         {
           secrets: {
             create: true,
@@ -199,10 +219,40 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     );
     expect(Object.keys(secret?.stringData ?? {})).not.toContain('REDIS_URL_EXTRACTOR_SCRAPE');
     expect(await validateManifests(rendered, external(v))).toEqual([]);
+
+    // Behind Sentinel: each service's ACL password and the Sentinels' own password.
+    const sentinel = loadValues(
+      root,
+      [],
+      [
+        {
+          redis: { sentinelPassword: true },
+          secrets: {
+            create: true,
+            apiKeys: 'k',
+            webhookSigningSecret: 'whsec_' + 'a'.repeat(32),
+            redisPasswords: { gateway: 'p', 'task-service': 'p', 'webhook-dispatcher': 'p' },
+            redisSentinelPassword: 'sp',
+            redisKedaPassword: 'kp',
+          },
+        },
+      ],
+    );
+    const withSentinel = renderManifests(sentinel);
+    const keys = Object.keys(find(withSentinel, 'Secret', 'trawl-secrets')?.stringData ?? {});
+    expect(keys).toEqual(
+      expect.arrayContaining(['REDIS_PASSWORD_GATEWAY', 'REDIS_PASSWORD_TASK_SERVICE', 'REDIS_SENTINEL_PASSWORD']),
+    );
+    expect(keys.filter((k) => k.startsWith('REDIS_URL'))).toEqual([]);
+    expect(await validateManifests(withSentinel, external(sentinel))).toEqual([]);
   });
 
   it('renders no NetworkPolicy when networkPolicy.enabled is false, and no auth objects when auth is off', () => {
-    const v = loadValues(root, [], [{ networkPolicy: { enabled: false }, auth: { nats: false, redis: false } }]);
+    const v = loadValues(
+      root,
+      [],
+      [STANDALONE, { networkPolicy: { enabled: false }, auth: { nats: false, redis: false } }],
+    );
     const rendered = renderManifests(v);
     expect(rendered.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
     expect(find(rendered, 'ConfigMap', 'trawl-nats-auth')).toBeUndefined();
@@ -220,12 +270,12 @@ describe('extractors may scale to zero (KEDA)', () => {
     for (const name of EXTRACTORS) {
       const so = find(objects, 'ScaledObject', `trawl-${name}`) as IScaledObject;
       expect(so.spec.minReplicaCount).toBe(0);
-      const queues = so.spec.triggers.filter((t) => t.type === 'redis');
+      const queues = so.spec.triggers.filter((t) => t.type.startsWith('redis'));
       expect(queues.length).toBeGreaterThan(0);
       for (const t of queues)
         expect(t.metadata).toMatchObject({
           activationListLength: '0',
-          listName: expect.stringMatching(/^bull:trawl-.*:wait$/),
+          listName: expect.stringMatching(/^bull:\{[a-z-]+\}:trawl-.*:wait$/),
         });
     }
     expect(await validateManifests(objects, external(v))).toEqual([]);

@@ -1,8 +1,12 @@
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { INetworkPolicyEgressRule } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyEgressRule';
 import type { INetworkPolicyPeer } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyPeer';
+import { queueKeysPattern, waitListsPattern } from './queue-keys.js';
+import { envSuffix, redisPorts, redisUser } from './redis-connection.js';
 import { GATEWAY_PORT, METRICS_PORT, SERVICE_CATALOG, type ServiceSpec } from './service-catalog.js';
-import type { PeerValues, ServiceName, TrawlValues } from './trawl-values.js';
+import type { PeerValues, TrawlValues } from './trawl-values.js';
+
+export { envSuffix, redisUser } from './redis-connection.js';
 
 /**
  * IPv4 ranges an internet-facing pod may not reach although they are inside 0.0.0.0/0: "this network", RFC 1918,
@@ -82,6 +86,17 @@ function tcp(p: PeerValues): INetworkPolicyEgressRule {
   return { to: [peer(p)], ports: [{ protocol: 'TCP', port: p.port }] };
 }
 
+/**
+ * Egress to Redis: the data port and every Sentinel's or cluster node's port, to the `redis` peer's pods, or to
+ * `networkPolicy.redisCidrs` when Redis runs outside the Kubernetes cluster (a managed service).
+ */
+function redisEgress(v: TrawlValues): INetworkPolicyEgressRule {
+  const np = v.networkPolicy;
+  const ports = redisPorts(v).map((port) => ({ protocol: 'TCP' as const, port }));
+  const to = np.redisCidrs?.length ? np.redisCidrs.map((cidr) => ({ ipBlock: { cidr } })) : [peer(np.redis)];
+  return { to, ports };
+}
+
 /** Egress to public addresses only: everything minus the denied ranges (and the operator's extra ones), any port. */
 export function internetEgress(v: TrawlValues): INetworkPolicyEgressRule {
   const extra = v.networkPolicy.extraDeniedCidrs ?? [];
@@ -102,7 +117,7 @@ function servicePolicy(v: TrawlValues, spec: ServiceSpec): INetworkPolicy {
     },
     tcp(np.nats),
   ];
-  if (spec.redis) egress.push(tcp(np.redis));
+  if (spec.redis) egress.push(redisEgress(v));
   if (v.config.otel?.endpoint && np.otelCollector) egress.push(tcp(np.otelCollector));
   if (spec.internet) egress.push(internetEgress(v));
   const metricsFrom = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': np.metricsNamespace } } };
@@ -139,12 +154,6 @@ export function networkPolicies(v: TrawlValues, services: readonly ServiceSpec[]
   };
   return [deny, ...services.map((s) => servicePolicy(v, s))];
 }
-
-/** `extractor-scrape` → `EXTRACTOR_SCRAPE`, for Secret keys and variables named after a service. */
-export const envSuffix = (name: ServiceName | 'keda'): string => name.toUpperCase().replace(/-/g, '_');
-
-/** Name of a service's Redis ACL user. */
-export const redisUser = (v: TrawlValues, name: ServiceName | 'keda'): string => `${v.release}-${name}`;
 
 /**
  * The NATS server's `authorization` block: one user per service with the subjects it may publish and subscribe to
@@ -184,24 +193,45 @@ export function natsAuthConfig(v: TrawlValues, services: readonly ServiceSpec[] 
 const REDIS_BASE_RULES = '+@all -@dangerous +info +client|setname +client|getname +client|id +ping';
 
 /**
+ * What a client needs beyond that per topology: behind Sentinel it checks it reached a master (ROLE); in a Cluster
+ * it reads the slot map and the cluster's state (CLUSTER SLOTS/SHARDS/NODES/INFO) and follows ASK redirections.
+ */
+function topologyRules(v: TrawlValues): string {
+  if (v.redis.topology === 'sentinel') return ' +role';
+  if (v.redis.topology === 'cluster')
+    return ' +cluster|slots +cluster|shards +cluster|nodes +cluster|info +cluster|myid +asking +readonly +readwrite';
+  return '';
+}
+
+/**
  * Redis ACL file template (for `aclfile`, or `ACL SETUSER` lines): the default user off, one user per Redis-using
- * service with its key patterns (ServiceSpec.redisAcl) and no dangerous commands, and a read-only KEDA user that
- * may only read BullMQ wait-list lengths. `${REDIS_PASSWORD_<USER>}` placeholders are substituted at deploy time
+ * service with its key patterns (ServiceSpec.redisAcl) and no dangerous commands, a read-only KEDA user that
+ * may only read BullMQ wait-list lengths, and with replicas a replication user (and a Sentinel user). `${REDIS_PASSWORD_<USER>}` placeholders are substituted at deploy time
  * (e.g. `envsubst`); the extractors have no user.
  */
 export function redisAclTemplate(v: TrawlValues, services: readonly ServiceSpec[] = SERVICE_CATALOG): string {
   // No comment line: Redis refuses anything but `user` lines in an ACL file.
   const lines = ['user default off'];
+  const queues = queueKeysPattern();
+  const extra = topologyRules(v);
   for (const s of services.filter((x) => x.redis)) {
     lines.push(
-      `user ${redisUser(v, s.name)} on >\${REDIS_PASSWORD_${envSuffix(s.name)}} resetkeys ${s.redisAcl ?? ''} ${REDIS_BASE_RULES}`.replace(
+      `user ${redisUser(v, s.name)} on >\${REDIS_PASSWORD_${envSuffix(s.name)}} resetkeys ${s.redisAcl?.(queues) ?? ''} ${REDIS_BASE_RULES}${extra}`.replace(
         / {2,}/g,
         ' ',
       ),
     );
   }
   lines.push(
-    `user ${redisUser(v, 'keda')} on >\${REDIS_PASSWORD_KEDA} resetkeys %R~${v.redis.bullPrefix}:*:wait resetchannels -@all +llen +ping +info +hello +auth +client|setname +select`,
+    `user ${redisUser(v, 'keda')} on >\${REDIS_PASSWORD_KEDA} resetkeys %R~${waitListsPattern()} resetchannels -@all +llen +ping +info +hello +auth +client|setname +select${extra}`,
   );
+  // With default off, the replicas (masteruser) and the Sentinels (sentinel auth-user) need users of their own: the
+  // rules Redis documents for them ("ACL rules for Sentinel and Replicas").
+  if (v.redis.topology !== 'standalone')
+    lines.push(`user ${redisUser(v, 'replication')} on >\${REDIS_PASSWORD_REPLICATION} -@all +psync +replconf +ping`);
+  if (v.redis.topology === 'sentinel')
+    lines.push(
+      `user ${redisUser(v, 'sentinel')} on >\${REDIS_PASSWORD_SENTINEL} allchannels -@all +multi +slaveof +ping +exec +subscribe +config|rewrite +role +publish +info +client|setname +client|kill +script|kill`,
+    );
   return lines.join('\n') + '\n';
 }

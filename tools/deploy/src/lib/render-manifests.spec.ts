@@ -63,15 +63,15 @@ describe('Kubernetes manifests', () => {
     const triggers = (name: string) => (named(objects, 'ScaledObject', `trawl-${name}`) as IScaledObject).spec.triggers;
     expect(triggers('extractor-scrape')).toContainEqual(
       expect.objectContaining({
-        type: 'redis',
-        metadata: expect.objectContaining({ listName: 'bull:trawl-scrape:wait', listLength: '5' }),
+        type: 'redis-sentinel',
+        metadata: expect.objectContaining({ listName: 'bull:{scrape}:trawl-scrape:wait', listLength: '5' }),
       }),
     );
     expect(
       triggers('task-service')
-        .filter((t) => t.type === 'redis')
+        .filter((t) => t.type === 'redis-sentinel')
         .map((t) => t.metadata['listName']),
-    ).toContain('bull:trawl-batch:wait');
+    ).toContain('bull:{batch}:trawl-batch:wait');
     expect(triggers('webhook-dispatcher')).toContainEqual(
       expect.objectContaining({
         type: 'nats-jetstream',
@@ -139,17 +139,25 @@ describe('Kubernetes manifests', () => {
       (deploymentOf(objects, service).spec?.template.spec?.containers[0]?.env ?? [])
         .filter((e) => e.valueFrom?.secretKeyRef)
         .map((e) => e.name);
-    expect(secretKeys('gateway')).toEqual(['API_KEYS', 'NATS_PASSWORD', 'REDIS_URL']);
-    expect(secretKeys('task-service')).toEqual(['ADMIN_API_KEY', 'NATS_PASSWORD', 'REDIS_URL']);
+    expect(secretKeys('gateway')).toEqual(['API_KEYS', 'NATS_PASSWORD', 'REDIS_SENTINEL_PASSWORD', 'REDIS_PASSWORD']);
+    expect(secretKeys('task-service')).toEqual([
+      'ADMIN_API_KEY',
+      'NATS_PASSWORD',
+      'REDIS_SENTINEL_PASSWORD',
+      'REDIS_PASSWORD',
+    ]);
     expect(secretKeys('webhook-dispatcher')).toEqual([
       'WEBHOOK_SIGNING_SECRET',
       'KEYS_ENCRYPTION_KEY',
       'NATS_PASSWORD',
-      'REDIS_URL',
+      'REDIS_SENTINEL_PASSWORD',
+      'REDIS_PASSWORD',
     ]);
     expect(secretKeys('extractor-maps')).toEqual(['PROXY_URLS', 'NATS_PASSWORD']);
-    // REDIS_URL comes from the Secret, so it is not also in the ConfigMap.
-    expect(named(objects, 'ConfigMap', 'trawl-config')?.data).not.toHaveProperty('REDIS_URL');
+    // Redis's address and credentials go to the services that use it, never into the shared ConfigMap.
+    expect(Object.keys(named(objects, 'ConfigMap', 'trawl-config')?.data ?? {}).filter((k) => /REDIS/.test(k))).toEqual(
+      [],
+    );
   });
 
   it('keeps tracing off in the ConfigMap unless an OTLP endpoint is configured', () => {
@@ -218,7 +226,7 @@ describe('validateManifests catches broken objects', () => {
   it('reports a misspelt KEDA scaler parameter', async () => {
     const objects = fresh();
     const so = named(objects, 'ScaledObject', 'trawl-extractor-maps') as IScaledObject;
-    const redis = so.spec.triggers.find((t) => t.type === 'redis');
+    const redis = so.spec.triggers.find((t) => t.type.startsWith('redis'));
     if (!redis) throw new Error('no redis trigger');
     redis.metadata = { address: 'redis:6379', listname: 'bull:trawl-maps:wait' };
     const problems = await validateManifests(objects, external(values));

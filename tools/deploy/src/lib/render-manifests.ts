@@ -13,7 +13,15 @@ import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { alertRules, type IPrometheusRule } from './alert-rules.js';
-import { envSuffix, natsAuthConfig, networkPolicies, redisAclTemplate, redisUser } from './network-security.js';
+import { natsAuthConfig, networkPolicies, redisAclTemplate } from './network-security.js';
+import {
+  envSuffix,
+  redisEnv,
+  redisListTrigger,
+  redisSecretData,
+  redisTriggerAuthentication,
+  redisUser,
+} from './redis-connection.js';
 import {
   GATEWAY_PORT,
   METRICS_PORT,
@@ -70,6 +78,7 @@ function configMap(v: TrawlValues): IConfigMap {
     METRICS_PORT: String(METRICS_PORT),
     SSRF_ALLOW_HOSTS: v.config.ssrfAllowHosts ?? '',
   };
+  if (v.nats.streamReplicas !== undefined) data['NATS_STREAM_REPLICAS'] = String(v.nats.streamReplicas);
   // No REDIS_URL here: only the services that use Redis get its address (container env), the extractors do not.
   if (otel.endpoint) data['OTEL_EXPORTER_OTLP_ENDPOINT'] = otel.endpoint;
   if (otel.tracesExporter) data['OTEL_TRACES_EXPORTER'] = otel.tracesExporter;
@@ -97,16 +106,13 @@ function secret(v: TrawlValues): ISecret {
       WEBHOOK_SIGNING_SECRET: s.webhookSigningSecret ?? '',
       ...(s.adminApiKey ? { ADMIN_API_KEY: s.adminApiKey } : {}),
       ...(s.proxyUrls ? { PROXY_URLS: s.proxyUrls } : {}),
-      ...(s.redisUrlFromSecret ? { REDIS_URL: s.redisUrl ?? '' } : {}),
+      ...redisSecretData(v),
       ...(s.keysEncryptionKey ? { KEYS_ENCRYPTION_KEY: s.keysEncryptionKey } : {}),
       ...Object.fromEntries(
         Object.entries(s.natsPasswords ?? {}).map(([name, pass]) => [
           `NATS_PASSWORD_${envSuffix(name as ServiceName)}`,
           pass,
         ]),
-      ),
-      ...Object.fromEntries(
-        Object.entries(s.redisUrls ?? {}).map(([name, url]) => [`REDIS_URL_${envSuffix(name as ServiceName)}`, url]),
       ),
       ...(v.auth.redis && s.redisKedaPassword
         ? { REDIS_USERNAME_KEDA: redisUser(v, 'keda'), REDIS_PASSWORD_KEDA: s.redisKedaPassword }
@@ -121,8 +127,8 @@ function secretEnv(v: TrawlValues, key: string, optional: boolean, name = key): 
 
 /**
  * NATS and Redis credentials: with `auth.nats`, the service's own NATS user (NATS_USER, NATS_PASSWORD from the
- * Secret key NATS_PASSWORD_<SERVICE>); REDIS_URL only for services that use Redis, from the Secret key
- * REDIS_URL_<SERVICE> (its ACL user) with `auth.redis`, else the shared URL.
+ * Secret key NATS_PASSWORD_<SERVICE>); Redis's address and credentials, for the values' topology, only for services
+ * that use Redis (redis-connection.ts).
  */
 function connectionEnv(v: TrawlValues, spec: ServiceSpec): IEnvVar[] {
   const env: IEnvVar[] = [];
@@ -132,11 +138,7 @@ function connectionEnv(v: TrawlValues, spec: ServiceSpec): IEnvVar[] {
       secretEnv(v, `NATS_PASSWORD_${envSuffix(spec.name)}`, false, 'NATS_PASSWORD'),
     );
   }
-  if (spec.redis) {
-    if (v.auth.redis) env.push(secretEnv(v, `REDIS_URL_${envSuffix(spec.name)}`, false, 'REDIS_URL'));
-    else if (v.secrets.redisUrlFromSecret) env.push(secretEnv(v, 'REDIS_URL', false));
-    else env.push({ name: 'REDIS_URL', value: v.config.redisUrl });
-  }
+  if (spec.redis) env.push(...redisEnv(v, spec.name));
   return env;
 }
 
@@ -305,53 +307,19 @@ function hpa(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IHorizontalP
 
 const redisAuthName = (v: TrawlValues): string => fullName(v, 'redis-auth');
 
-function redisTriggerAuthentication(v: TrawlValues): ITriggerAuthentication | undefined {
-  if (v.auth.redis) {
-    // KEDA reads queue lengths as its own read-only ACL user (redisAclTemplate).
-    return {
-      apiVersion: 'keda.sh/v1alpha1',
-      kind: 'TriggerAuthentication',
-      metadata: metadata(v, redisAuthName(v)),
-      spec: {
-        secretTargetRef: [
-          { parameter: 'username', name: v.secrets.name, key: 'REDIS_USERNAME_KEDA' },
-          { parameter: 'password', name: v.secrets.name, key: 'REDIS_PASSWORD_KEDA' },
-        ],
-      },
-    };
-  }
-  const ps = v.redis.passwordSecret;
-  if (!ps?.name) return undefined;
-  return {
-    apiVersion: 'keda.sh/v1alpha1',
-    kind: 'TriggerAuthentication',
-    metadata: metadata(v, redisAuthName(v)),
-    spec: { secretTargetRef: [{ parameter: 'password', name: ps.name, key: ps.key ?? 'redis-password' }] },
-  };
-}
-
 type Trigger = IScaledObject['spec']['triggers'][number];
 
-/** KEDA triggers: CPU always; BullMQ waiting lists, JetStream consumer lag and the browser wait queue where they apply. */
+/**
+ * KEDA triggers: CPU always; BullMQ waiting lists (with the Redis topology's scaler), JetStream consumer lag and the
+ * browser wait queue where they apply.
+ */
 export function kedaTriggers(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): Trigger[] {
   const perReplica = String(sv.autoscaling.queueLengthPerReplica ?? 20);
   const triggers: Trigger[] = [
     { type: 'cpu', metricType: 'Utilization', metadata: { value: String(sv.autoscaling.targetCPUUtilization ?? 70) } },
   ];
-  for (const queue of spec.queues) {
-    triggers.push({
-      type: 'redis',
-      name: `queue-${queue}`,
-      // activationListLength 0: one waiting job wakes a service scaled to zero (minReplicas 0).
-      metadata: {
-        address: v.redis.address,
-        listName: `${v.redis.bullPrefix}:${queue}:wait`,
-        listLength: perReplica,
-        activationListLength: '0',
-      },
-      ...(v.auth.redis || v.redis.passwordSecret?.name ? { authenticationRef: { name: redisAuthName(v) } } : {}),
-    });
-  }
+  const auth = redisTriggerAuthentication(v, metadata(v, redisAuthName(v))) ? redisAuthName(v) : undefined;
+  for (const queue of spec.queues) triggers.push(redisListTrigger(v, queue, perReplica, auth));
   if (spec.jetstream) {
     triggers.push({
       type: 'nats-jetstream',
@@ -429,7 +397,7 @@ export function renderManifests(v: TrawlValues): KubeObject[] {
   }
   objects.push(...networkPolicies(v, enabled));
   const usesKeda = v.keda.enabled && enabled.some((s) => v.services[s.name].autoscaling.mode === 'keda');
-  const auth = usesKeda ? redisTriggerAuthentication(v) : undefined;
+  const auth = usesKeda ? redisTriggerAuthentication(v, metadata(v, redisAuthName(v))) : undefined;
   if (auth) objects.push(auth);
   for (const spec of enabled) {
     const sv = v.services[spec.name];

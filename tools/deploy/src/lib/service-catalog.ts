@@ -45,8 +45,11 @@ export interface ServiceSpec {
   nats: NatsPermissions;
   /** Reaches public internet addresses (pages, webhooks): egress to 0.0.0.0/0 and ::/0 minus every private range. */
   internet: boolean;
-  /** Redis ACL key patterns and extra rules of its Redis user (`~pattern` read-write, `%R~pattern` read-only). */
-  redisAcl?: string;
+  /**
+   * Redis ACL key patterns and extra rules of its Redis user (`~pattern` read-write, `%R~pattern` read-only), given
+   * the pattern of every BullMQ queue key (queue-keys.ts).
+   */
+  redisAcl?: (queueKeys: string) => string;
 }
 
 /**
@@ -79,7 +82,7 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     nats: { publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskSubmit, SUBJECTS.taskGet], subscribe: [INBOX] },
     internet: false,
     // Key store, rate and concurrency counters, key revocations (pub/sub). BullMQ's keys are task-service's alone.
-    redisAcl: '~trawl:apikey:* ~trawl:rl:* ~trawl:inflight:* resetchannels &trawl:apikey:*',
+    redisAcl: () => '~trawl:apikey:* ~trawl:rl:* ~trawl:inflight:* resetchannels &trawl:apikey:*',
   },
   {
     name: 'task-service',
@@ -95,7 +98,7 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
       subscribe: [SUBJECTS.taskSubmit, SUBJECTS.taskGet, INBOX],
     },
     internet: false,
-    redisAcl: '~bull:* ~trawl:* allchannels',
+    redisAcl: (queues) => `~${queues} ~trawl:* allchannels`,
   },
   {
     name: 'webhook-dispatcher',
@@ -109,7 +112,7 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     // Webhook receivers are on the internet.
     internet: true,
     // Reads the key store only (per-key webhook secrets).
-    redisAcl: '%R~trawl:apikey:* resetchannels',
+    redisAcl: () => '%R~trawl:apikey:* resetchannels',
   },
   // Extractors serve NATS request/reply; batch work reaches them from these queues' workers.
   // They serve their subjects (replies go to the caller's inbox) and reach nothing in the cluster but NATS; search,

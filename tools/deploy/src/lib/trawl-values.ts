@@ -75,14 +75,25 @@ export interface TrawlValues {
     redisUrl?: string;
     /** Password of each service's NATS user (Secret keys NATS_PASSWORD_<SERVICE>), when create is true. */
     natsPasswords?: Partial<Record<ServiceName, string>>;
-    /** REDIS_URL of each Redis-using service with its ACL user (Secret keys REDIS_URL_<SERVICE>). */
+    /** REDIS_URL of each Redis-using service with its ACL user (Secret keys REDIS_URL_<SERVICE>; standalone). */
     redisUrls?: Partial<Record<ServiceName, string>>;
+    /** Password of each Redis-using service's ACL user (Secret keys REDIS_PASSWORD_<SERVICE>; sentinel, cluster). */
+    redisPasswords?: Partial<Record<ServiceName, string>>;
+    /** Shared Redis password without per-service users (Secret key REDIS_PASSWORD; sentinel, cluster). */
+    redisPassword?: string;
+    /** Password of the Sentinels themselves (Secret key REDIS_SENTINEL_PASSWORD). */
+    redisSentinelPassword?: string;
     keysEncryptionKey?: string;
     /** Password of the Redis user KEDA reads queue lengths with (Secret key REDIS_PASSWORD_KEDA). */
     redisKedaPassword?: string;
   };
-  redis: { address: string; bullPrefix: string; passwordSecret?: { name?: string; key?: string } };
-  nats: { monitoringEndpoint: string; account: string };
+  redis: RedisValues;
+  nats: {
+    monitoringEndpoint: string;
+    account: string;
+    /** NATS_STREAM_REPLICAS for the services (1..5); unset: they follow the cluster (3 from three servers, else 1). */
+    streamReplicas?: number;
+  };
   keda: { enabled: boolean; pollingInterval?: number; cooldownPeriod?: number; prometheusServerAddress?: string };
   podSecurity: { runAsUser: number; runAsGroup: number };
   /** Per-service NATS users and Redis ACL users (see docs/deploy.md, "What a compromised browser can reach"). */
@@ -90,6 +101,34 @@ export interface TrawlValues {
   networkPolicy: NetworkPolicyValues;
   alerts: { enabled: boolean; fieldPresenceDropRatio?: number; unrecognisedRiseFactor?: number; for?: string };
   services: Record<ServiceName, ServiceValues>;
+}
+
+/**
+ * How the services and KEDA reach Redis. `standalone` (development): REDIS_URL and `address`. `sentinel`: a master
+ * with replicas watched by Sentinels (REDIS_SENTINELS, REDIS_SENTINEL_NAME). `cluster`: a Redis Cluster, in-cluster
+ * or managed (REDIS_CLUSTER_NODES). docs/deploy.md, "Redis and NATS topologies".
+ */
+export type RedisTopology = 'standalone' | 'sentinel' | 'cluster';
+
+export interface RedisValues {
+  topology: RedisTopology;
+  /** standalone: host:port KEDA reads the waiting lists at (the services use config.redisUrl). */
+  address?: string;
+  /** sentinel: every Sentinel, host:port. */
+  sentinels?: string[];
+  /** sentinel: the master set's name (REDIS_SENTINEL_NAME). */
+  sentinelName?: string;
+  /** sentinel: the Sentinels require a password (Secret key REDIS_SENTINEL_PASSWORD). */
+  sentinelPassword?: boolean;
+  /** cluster: seed nodes, host:port (a managed cluster's configuration endpoint is one). */
+  clusterNodes?: string[];
+  /** TLS to Redis (REDIS_TLS; KEDA enableTLS). */
+  tls?: boolean;
+  /** REDIS_MIN_REPLICAS_ACK: replicas that must confirm an accepted batch; unset: the services' default. */
+  minReplicasAck?: number;
+  /** REDIS_REPLICAS_ACK_TIMEOUT_MS. */
+  replicasAckTimeoutMs?: number;
+  passwordSecret?: { name?: string; key?: string };
 }
 
 /** Where a peer runs: a namespace (by name) and the labels of its pods. */
@@ -108,6 +147,11 @@ export interface NetworkPolicyValues {
   metricsNamespace: string;
   /** OpenTelemetry collector the services export traces to, when tracing is on. */
   otelCollector?: PeerValues;
+  /**
+   * Redis outside the Kubernetes cluster (a managed Redis Cluster or Sentinel group): egress to these ranges on the
+   * Redis ports instead of the `redis` peer's pods.
+   */
+  redisCidrs?: string[];
   /** IPv4 and IPv6 ranges refused to internet-facing services on top of the built-in private and special ones. */
   extraDeniedCidrs?: string[];
 }

@@ -4,12 +4,14 @@ import type { KubeObject } from './render-manifests.js';
 /**
  * KEDA's ScaledObject CRD types a trigger's `metadata` as a plain string map, so its schema (from
  * @kubernetes-models/keda) cannot catch a misspelt scaler parameter. These schemas are written from KEDA's scaler
- * documentation (cpu, redis lists, nats-jetstream, prometheus; KEDA 2.x) and close each parameter set.
+ * documentation (cpu, redis lists on a standalone server, behind Sentinel and on a Cluster, nats-jetstream, prometheus;
+ * KEDA 2.x) and close each parameter set.
  */
 const INT = { type: 'string', pattern: '^[0-9]+$' };
 const NUM = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' };
 const BOOL = { enum: ['true', 'false'] };
 const HOST_PORT = { type: 'string', pattern: '^[^:/\\s]+:[0-9]{1,5}$' };
+const HOST_PORT_LIST = { type: 'string', pattern: '^[^:/,\\s]+:[0-9]{1,5}(, ?[^:/,\\s]+:[0-9]{1,5})*$' };
 export const KEDA_TRIGGER_METADATA_SCHEMAS: Record<string, object> = {
   cpu: {
     type: 'object',
@@ -33,6 +35,49 @@ export const KEDA_TRIGGER_METADATA_SCHEMAS: Record<string, object> = {
       listLength: INT,
       activationListLength: INT,
       databaseIndex: INT,
+      enableTLS: BOOL,
+      unsafeSsl: BOOL,
+    },
+  },
+  'redis-sentinel': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['listName'],
+    anyOf: [{ required: ['addresses'] }, { required: ['addressesFromEnv'] }, { required: ['hosts', 'ports'] }],
+    properties: {
+      addresses: HOST_PORT_LIST,
+      addressesFromEnv: { type: 'string' },
+      hosts: { type: 'string' },
+      ports: { type: 'string' },
+      usernameFromEnv: { type: 'string' },
+      passwordFromEnv: { type: 'string' },
+      sentinelUsernameFromEnv: { type: 'string' },
+      sentinelPasswordFromEnv: { type: 'string' },
+      sentinelMaster: { type: 'string', minLength: 1 },
+      sentinelMasterFromEnv: { type: 'string' },
+      listName: { type: 'string', minLength: 1 },
+      listLength: INT,
+      activationListLength: INT,
+      databaseIndex: INT,
+      enableTLS: BOOL,
+      unsafeSsl: BOOL,
+    },
+  },
+  'redis-cluster': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['listName'],
+    anyOf: [{ required: ['addresses'] }, { required: ['addressesFromEnv'] }, { required: ['hosts', 'ports'] }],
+    properties: {
+      addresses: HOST_PORT_LIST,
+      addressesFromEnv: { type: 'string' },
+      hosts: { type: 'string' },
+      ports: { type: 'string' },
+      usernameFromEnv: { type: 'string' },
+      passwordFromEnv: { type: 'string' },
+      listName: { type: 'string', minLength: 1 },
+      listLength: INT,
+      activationListLength: INT,
       enableTLS: BOOL,
       unsafeSsl: BOOL,
     },
@@ -67,6 +112,20 @@ export const KEDA_TRIGGER_METADATA_SCHEMAS: Record<string, object> = {
       queryParameters: { type: 'string' },
     },
   },
+};
+
+/**
+ * The TriggerAuthentication parameters each scaler takes (KEDA's scaler documentation, "Authentication Parameters"),
+ * for the scalers that use one: a parameter the trigger's scaler does not know is ignored by KEDA, silently.
+ */
+const REDIS_TLS_AUTH = ['tls', 'ca', 'cert', 'key', 'keyPassword'];
+export const KEDA_AUTH_PARAMETERS: Record<string, readonly string[]> = {
+  redis: ['address', 'host', 'port', 'username', 'password', ...REDIS_TLS_AUTH],
+  'redis-sentinel': [
+    ...['addresses', 'hosts', 'ports', 'username', 'password'],
+    ...['sentinelUsername', 'sentinelPassword', 'sentinelMaster', ...REDIS_TLS_AUTH],
+  ],
+  'redis-cluster': ['addresses', 'hosts', 'ports', 'username', 'password', ...REDIS_TLS_AUTH],
 };
 
 /**
@@ -203,7 +262,12 @@ export async function validateManifests(objects: KubeObject[], options: Validate
     ...objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata?.name),
     ...(options.externalSecrets ?? []),
   ]);
-  const auths = new Set(objects.filter((o) => o.kind === 'TriggerAuthentication').map((o) => o.metadata?.name));
+  const authParameters = new Map(
+    objects
+      .filter((o) => o.kind === 'TriggerAuthentication')
+      .map((o) => [o.metadata?.name, (o.spec?.secretTargetRef ?? []).map((r) => r.parameter)]),
+  );
+  const auths = new Set(authParameters.keys());
   const scaled = new Map<string, string[]>();
 
   for (const d of deployments) {
@@ -305,6 +369,13 @@ export async function validateManifests(objects: KubeObject[], options: Validate
           problems.push(`${id(o)}: cpu trigger needs metricType`);
         if (t.authenticationRef && !auths.has(t.authenticationRef.name))
           problems.push(`${id(o)}: TriggerAuthentication ${t.authenticationRef.name} is not rendered`);
+        const allowed = KEDA_AUTH_PARAMETERS[t.type];
+        for (const parameter of (t.authenticationRef && authParameters.get(t.authenticationRef.name)) || []) {
+          if (allowed && !allowed.includes(parameter))
+            problems.push(
+              `${id(o)}: trigger ${t.name ?? t.type} (${t.type}) takes no authentication parameter ${parameter}`,
+            );
+        }
       }
       // Scale to zero needs a trigger that can wake the service: KEDA cannot activate from CPU alone.
       if ((o.spec.minReplicaCount ?? 0) < 1 && !o.spec.triggers.some((t) => t.type !== 'cpu' && t.type !== 'memory')) {
