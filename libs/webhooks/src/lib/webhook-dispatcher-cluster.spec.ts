@@ -1,5 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { AckPolicy, jetstream, jetstreamManager, StorageType, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  StorageType,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { CONSUMERS, STREAMS, SUBJECTS, type TaskFinishedEvent } from '@trawl/contracts';
 import { connectNats, streamReplicas } from '@trawl/messaging';
@@ -164,7 +172,16 @@ describe('WebhookDispatcher on a 3-node JetStream cluster (real nats-servers, lo
     await dispatcher.start();
     expect(dispatcher.state()).toBe('bound');
     states.length = 0;
-    await jsm.consumers.delete(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher);
+    // Retried while JetStream is busy; a delete that went through before its reply was lost answers "not found".
+    await eventually(
+      () =>
+        jsm.consumers.delete(STREAMS.taskOutcomes.name, CONSUMERS.webhookDispatcher).catch((e: unknown) => {
+          if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.ConsumerNotFound) return true;
+          throw e;
+        }),
+      30_000,
+      500,
+    );
     await eventually(() => logs.some((l) => l.startsWith('warn: lost the outcome consumer')), 20_000);
     await eventually(() => dispatcher?.state() === 'bound', 30_000);
     expect(logs).toContain('info: outcome consumer bound again; taking outcomes');

@@ -66,6 +66,9 @@ const SLOW_HOST_AFTER_MS = 1000;
 /** How long such an outcome is deferred. */
 const SLOW_HOST_DEFER_MS = 5000;
 
+/** Tries to bind the consumer at start before giving up (the service then fails to start). */
+const START_ATTEMPTS = 5;
+
 /** How long an outcome whose signing secret could not be read waits before it is tried again, ms. */
 const UNAVAILABLE_DEFER_MS = 1000;
 
@@ -134,7 +137,17 @@ export class WebhookDispatcher {
 
   async start(): Promise<void> {
     this.js = jetstream(this.nc);
-    await this.bind();
+    // JetStream may be electing leaders (a node just lost, a stream just raised to more replicas): a few tries.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.bind();
+        break;
+      } catch (e) {
+        if (attempt >= START_ATTEMPTS) throw e;
+        this.options.log?.('warn', `outcome consumer not bound yet (attempt ${attempt}): ${errorText(e)}`);
+        await new Promise((r) => setTimeout(r, 1000 * attempt));
+      }
+    }
     // Outcomes waiting in a lane keep their messages: JetStream would hand them out again after the ack wait.
     this.keepAlive = setInterval(
       () => {
