@@ -24,9 +24,22 @@ export function queuePrefixOf(queue: QueueName): string {
   return `${BULL}:{${QUEUE_HASH_TAGS[queue]}}`;
 }
 
-/** The waiting list of a queue (what KEDA's list triggers read). */
+/** The waiting list of a queue: its jobs without a priority (what KEDA's list triggers read). */
 export function waitListKey(queue: QueueName): string {
   return `${queuePrefixOf(queue)}:${queue}:wait`;
+}
+
+/**
+ * The sorted set of a queue's waiting jobs with a priority: every job of a key under fair share (ADR 0011) waits
+ * here, not in the list. KEDA's Redis scalers count it too (their script answers ZCARD for a sorted set).
+ */
+export function prioritizedKey(queue: QueueName): string {
+  return `${queuePrefixOf(queue)}:${queue}:prioritized`;
+}
+
+/** Where a queue's waiting jobs are: the list and the sorted set, each watched by a trigger of its own. */
+export function waitingKeys(queue: QueueName): { wait: string; prioritized: string } {
+  return { wait: waitListKey(queue), prioritized: prioritizedKey(queue) };
 }
 
 /** ACL key pattern covering every queue's keys. */
@@ -37,4 +50,9 @@ export function queueKeysPattern(): string {
 /** ACL key pattern covering every queue's waiting list (what KEDA reads). */
 export function waitListsPattern(): string {
   return `${BULL}:*:wait`;
+}
+
+/** ACL key pattern covering every queue's sorted set of prioritized waiting jobs (what KEDA reads too). */
+export function prioritizedPattern(): string {
+  return `${BULL}:*:prioritized`;
 }
