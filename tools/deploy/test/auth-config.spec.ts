@@ -19,7 +19,7 @@ import {
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { envSuffix, natsAuthConfig, redisAclTemplate } from '../src/lib/network-security.js';
-import { waitListKey } from '../src/lib/queue-keys.js';
+import { prioritizedKey, waitListKey } from '../src/lib/queue-keys.js';
 import { findRepoRoot } from '../src/lib/repo-root.js';
 import { SERVICE_CATALOG } from '../src/lib/service-catalog.js';
 import { renderManifests } from '../src/lib/render-manifests.js';
@@ -30,6 +30,17 @@ import { loadValues, type ServiceName, type TrawlValues } from '../src/lib/trawl
  * each service's user may and may not do. (Passwords are test values; nothing here leaves 127.0.0.1.)
  */
 const values = loadValues(findRepoRoot(import.meta.dirname));
+
+/**
+ * How KEDA's Redis scalers (redis, redis-sentinel, redis-cluster) measure a `listName`: this script, as KEDA's
+ * pkg/scalers/redis_scaler.go sends it. A list answers LLEN, a sorted set ZCARD.
+ */
+const KEDA_LENGTH_SCRIPT = `
+    local listName = KEYS[1]
+    local listType = redis.call('type', listName).ok
+    local cmd = { zset = 'zcard', set = 'scard', list = 'llen', hash = 'hlen', none = 'llen' }
+    return redis.call(cmd[listType], listName)
+`;
 const password = (name: string): string => `pw-${name}`;
 
 describe('the rendered NATS authorization, in a real nats-server', () => {
@@ -190,8 +201,19 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     }
   });
 
-  it('lets KEDA read wait-list lengths only', async () => {
+  it('lets KEDA measure waiting jobs, with and without a priority, and nothing else', async () => {
+    const queue = new Queue(QUEUES.retail, {
+      connection: { host: '127.0.0.1', port, username: 'trawl-task-service', password: password('task-service') },
+      prefix: queuePrefix(QUEUES.retail),
+    });
+    try {
+      await queue.add('retail', { url: 'https://example.test/' }, { priority: 3 }); // as every fair-share job
+    } finally {
+      await queue.close();
+    }
     const keda = as('keda');
+    expect(await keda.eval(KEDA_LENGTH_SCRIPT, 1, waitListKey(QUEUES.scrape))).toBe(1);
+    expect(await keda.eval(KEDA_LENGTH_SCRIPT, 1, prioritizedKey(QUEUES.retail))).toBe(1);
     expect(await keda.llen(waitListKey(QUEUES.scrape))).toBe(1);
     await expect(keda.get('trawl:apikey:abc')).rejects.toThrow(/NOPERM/);
     await expect(keda.lpop(waitListKey(QUEUES.scrape))).rejects.toThrow(/NOPERM/);
@@ -401,7 +423,11 @@ describe('the rendered Redis env and ACL on a Redis Cluster of 3 masters on loop
     if (kedaTopology?.kind !== 'cluster') throw new Error('no cluster topology');
     const keda = createRedisClient(kedaTopology, { name: 'test-keda', role: 'command' });
     clients.push(keda);
-    for (const name of Object.values(QUEUES)) expect(await keda.llen(waitListKey(name))).toBe(1);
+    for (const name of Object.values(QUEUES)) {
+      expect(await keda.llen(waitListKey(name))).toBe(1);
+      expect(await keda.eval(KEDA_LENGTH_SCRIPT, 1, waitListKey(name))).toBe(1);
+      expect(await keda.eval(KEDA_LENGTH_SCRIPT, 1, prioritizedKey(name))).toBe(0);
+    }
     await expect(keda.lpop(waitListKey(QUEUES.scrape))).rejects.toThrow(/NOPERM/);
   }, 60_000);
 });

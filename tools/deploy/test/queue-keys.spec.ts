@@ -1,17 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
-import { QUEUES } from '@trawl/contracts';
-import { queuePrefix } from '@trawl/tasks';
-import { queuePrefixOf, waitListKey, waitListsPattern } from '../src/lib/queue-keys.js';
+import { QUEUES, queuePrefix } from '@trawl/contracts';
+import { prioritizedKey, prioritizedPattern, waitListKey, waitListsPattern } from '../src/lib/queue-keys.js';
+
+const matches = (pattern: string, key: string) =>
+  new RegExp(`^${pattern.replace(/[{}]/g, '\\$&').replace(/\*/g, '.*')}$`).test(key);
 
 /**
- * The manifests repeat libs/tasks' queue key layout (tools may not import libs/tasks): this test holds the two
- * together, so a changed hash tag or prefix fails here instead of leaving KEDA reading an empty list.
+ * The keys KEDA watches are under the prefix task-service writes (`queuePrefix` of @trawl/contracts), and the KEDA
+ * user's ACL patterns cover them: a wrong one would leave a service scaled to zero with work waiting. That BullMQ
+ * puts a job there is shown in auth-config.spec.ts (a real queue, a prioritized job, KEDA's own script).
  */
-describe("the manifests' queue keys are libs/tasks' ones", () => {
-  it.each(Object.values(QUEUES))('%s: the same prefix, and a waiting list the ACL patterns cover', (queue) => {
-    expect(queuePrefixOf(queue)).toBe(queuePrefix(queue));
+describe("the manifests' queue keys", () => {
+  it.each(Object.values(QUEUES))('%s: both waiting keys under its prefix, both covered by the ACL', (queue) => {
     expect(waitListKey(queue)).toBe(`${queuePrefix(queue)}:${queue}:wait`);
-    const pattern = new RegExp(`^${waitListsPattern().replace(/\*/g, '.*')}$`);
-    expect(waitListKey(queue)).toMatch(pattern);
+    expect(prioritizedKey(queue)).toBe(`${queuePrefix(queue)}:${queue}:prioritized`);
+    expect(matches(waitListsPattern(), waitListKey(queue))).toBe(true);
+    expect(matches(prioritizedPattern(), prioritizedKey(queue))).toBe(true);
+    expect(matches(waitListsPattern(), prioritizedKey(queue))).toBe(false);
   });
 });

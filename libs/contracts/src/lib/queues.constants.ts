@@ -16,6 +16,35 @@ export const QUEUES = {
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
+/**
+ * The Redis Cluster hash tag of each queue. Every key of a queue carries its tag, so a queue (and every BullMQ script
+ * and MULTI on it) stays in one slot, while different tags spread over the masters. A flow's parent and children must
+ * share a slot (BullMQ moves a child's result into its parent's keys in one script), so the batch queue and the query
+ * queues its children run in (maps, search) share the tag `batch`; each URL queue has its own. A contract: task-service
+ * writes these keys, and the autoscaler triggers and Redis ACLs of the deploy read them.
+ */
+export const QUEUE_HASH_TAGS: Readonly<Record<QueueName, string>> = {
+  [QUEUES.batch]: 'batch',
+  [QUEUES.maps]: 'batch',
+  [QUEUES.search]: 'batch',
+  [QUEUES.retail]: 'retail',
+  [QUEUES.mpMaps]: 'mp-maps',
+  [QUEUES.mpSearch]: 'mp-search',
+  [QUEUES.scrape]: 'scrape',
+};
+
+/** The BullMQ prefix every Trawl queue had before hash tags (BullMQ's default); see libs/tasks' migration. */
+export const LEGACY_QUEUE_PREFIX = 'bull';
+
+/**
+ * The BullMQ prefix of a queue: `bull:{<tag>}`, so its keys are `bull:{<tag>}:<queue>:…` (e.g.
+ * `bull:{scrape}:trawl-scrape:wait`). It still starts with `bull:`, so Redis ACL key patterns written for `bull:*`
+ * keep matching; the keys differ from the legacy `bull:<queue>:…` ones, which libs/tasks' migration moves.
+ */
+export function queuePrefix(name: QueueName): string {
+  return `${LEGACY_QUEUE_PREFIX}:{${QUEUE_HASH_TAGS[name]}}`;
+}
+
 /** The queue that runs one URL task of each `type`. */
 export const URL_QUEUE_BY_TYPE: Record<ExtractType, QueueName> = {
   retail: QUEUES.retail,

@@ -168,7 +168,7 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     ]);
     expect(acl).toContain('user default off');
     expect(acl).toMatch(/user trawl-gateway on >\$\{REDIS_PASSWORD_GATEWAY\} resetkeys ~trawl:apikey:\* /);
-    expect(acl).toMatch(/user trawl-keda on .* %R~bull:\*:wait resetchannels -@all \+llen/);
+    expect(acl).toMatch(/user trawl-keda on .* ~bull:\*:wait ~bull:\*:prioritized resetchannels -@all \+eval \+evalsha \+type \+llen \+zcard \+ping/);
     const auth = find(objects, 'TriggerAuthentication', 'trawl-redis-auth');
     expect(auth?.spec?.secretTargetRef?.map((r) => r.parameter)).toEqual(['username', 'password']);
   });
@@ -275,7 +275,7 @@ describe('extractors may scale to zero (KEDA)', () => {
       for (const t of queues)
         expect(t.metadata).toMatchObject({
           activationListLength: '0',
-          listName: expect.stringMatching(/^bull:\{[a-z-]+\}:trawl-.*:wait$/),
+          listName: expect.stringMatching(/^bull:\{[a-z-]+\}:trawl-.*:(wait|prioritized)$/),
         });
     }
     expect(await validateManifests(objects, external(v))).toEqual([]);

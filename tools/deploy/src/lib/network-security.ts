@@ -1,7 +1,7 @@
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { INetworkPolicyEgressRule } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyEgressRule';
 import type { INetworkPolicyPeer } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyPeer';
-import { queueKeysPattern, waitListsPattern } from './queue-keys.js';
+import { prioritizedPattern, queueKeysPattern, waitListsPattern } from './queue-keys.js';
 import { envSuffix, redisPorts, redisUser } from './redis-connection.js';
 import { GATEWAY_PORT, METRICS_PORT, SERVICE_CATALOG, type ServiceSpec } from './service-catalog.js';
 import type { PeerValues, TrawlValues } from './trawl-values.js';
@@ -223,7 +223,10 @@ export function redisAclTemplate(v: TrawlValues, services: readonly ServiceSpec[
     );
   }
   lines.push(
-    `user ${redisUser(v, 'keda')} on >\${REDIS_PASSWORD_KEDA} resetkeys %R~${waitListsPattern()} resetchannels -@all +llen +ping +info +hello +auth +client|setname +select${extra}`,
+    // KEDA's Redis scalers measure a key with one script (EVAL: TYPE, then LLEN for a list or ZCARD for a sorted
+    // set). Redis checks EVAL's keys as read-write, so the patterns are `~`, not `%R~`; the commands a script may
+    // call are this user's, all read-only, so KEDA still changes nothing.
+    `user ${redisUser(v, 'keda')} on >\${REDIS_PASSWORD_KEDA} resetkeys ~${waitListsPattern()} ~${prioritizedPattern()} resetchannels -@all +eval +evalsha +type +llen +zcard +ping +info +hello +auth +client|setname +select${extra}`,
   );
   // With default off, the replicas (masteruser) and the Sentinels (sentinel auth-user) need users of their own: the
   // rules Redis documents for them ("ACL rules for Sentinel and Replicas").

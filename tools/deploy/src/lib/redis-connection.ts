@@ -2,7 +2,7 @@ import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/Sca
 import type { ITriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 import type { QueueName } from '@trawl/contracts';
 import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
-import { waitListKey } from './queue-keys.js';
+import { waitingKeys } from './queue-keys.js';
 import type { ServiceName, TrawlValues } from './trawl-values.js';
 
 /** `extractor-scrape` → `EXTRACTOR_SCRAPE`, for Secret keys and variables named after a service. */
@@ -110,18 +110,34 @@ export function redisTriggerAuthentication(
 type Trigger = IScaledObject['spec']['triggers'][number];
 
 /**
- * The KEDA trigger on a queue's waiting list, with the scaler of the topology: `redis` (standalone),
- * `redis-sentinel` (asks the Sentinels for the master) or `redis-cluster` (finds the list's slot).
+ * The KEDA triggers on a queue's waiting jobs, with the scaler of the topology: `redis` (standalone),
+ * `redis-sentinel` (asks the Sentinels for the master) or `redis-cluster` (finds the key's slot). Two a queue: the
+ * list of jobs without a priority and the sorted set of prioritized ones (a key's jobs under fair share), so a
+ * service scaled to zero wakes for either.
  */
-export function redisListTrigger(
+export function redisListTriggers(
   v: TrawlValues,
   queue: QueueName,
+  listLength: string,
+  authenticationName: string | undefined,
+): Trigger[] {
+  const keys = waitingKeys(queue);
+  return [
+    redisKeyTrigger(v, `queue-${queue}`, keys.wait, listLength, authenticationName),
+    redisKeyTrigger(v, `queue-${queue}-prioritized`, keys.prioritized, listLength, authenticationName),
+  ];
+}
+
+function redisKeyTrigger(
+  v: TrawlValues,
+  name: string,
+  key: string,
   listLength: string,
   authenticationName: string | undefined,
 ): Trigger {
   const r = v.redis;
   const list = {
-    listName: waitListKey(queue),
+    listName: key,
     listLength,
     // 0: one waiting job wakes a service scaled to zero (minReplicas 0).
     activationListLength: '0',
@@ -136,7 +152,7 @@ export function redisListTrigger(
   const type = r.topology === 'sentinel' ? 'redis-sentinel' : r.topology === 'cluster' ? 'redis-cluster' : 'redis';
   return {
     type,
-    name: `queue-${queue}`,
+    name,
     metadata: { ...where, ...list },
     ...(authenticationName ? { authenticationRef: { name: authenticationName } } : {}),
   };

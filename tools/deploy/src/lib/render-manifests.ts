@@ -17,7 +17,7 @@ import { natsAuthConfig, networkPolicies, redisAclTemplate } from './network-sec
 import {
   envSuffix,
   redisEnv,
-  redisListTrigger,
+  redisListTriggers,
   redisSecretData,
   redisTriggerAuthentication,
   redisUser,
@@ -319,7 +319,7 @@ export function kedaTriggers(v: TrawlValues, spec: ServiceSpec, sv: ServiceValue
     { type: 'cpu', metricType: 'Utilization', metadata: { value: String(sv.autoscaling.targetCPUUtilization ?? 70) } },
   ];
   const auth = redisTriggerAuthentication(v, metadata(v, redisAuthName(v))) ? redisAuthName(v) : undefined;
-  for (const queue of spec.queues) triggers.push(redisListTrigger(v, queue, perReplica, auth));
+  for (const queue of spec.queues) triggers.push(...redisListTriggers(v, queue, perReplica, auth));
   if (spec.jetstream) {
     triggers.push({
       type: 'nats-jetstream',

@@ -8,7 +8,7 @@ import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/Netw
 import { QUEUES } from '@trawl/contracts';
 import { parse, parseAllDocuments } from 'yaml';
 import { toYaml } from './manifests-yaml.js';
-import { waitListKey } from './queue-keys.js';
+import { prioritizedKey, waitListKey } from './queue-keys.js';
 import { renderManifests, type KubeObject } from './render-manifests.js';
 import { findRepoRoot } from './repo-root.js';
 import { SERVICE_CATALOG } from './service-catalog.js';
@@ -106,7 +106,7 @@ describe('Redis and NATS topologies (issue 15)', () => {
     }
     expect(new Set(lists.map((tr) => tr.type))).toEqual(new Set([t.scaler]));
     expect(new Set(lists.map((tr) => tr.metadata['listName']))).toEqual(
-      new Set(Object.values(QUEUES).map((q) => waitListKey(q))),
+      new Set(Object.values(QUEUES).flatMap((q) => [waitListKey(q), prioritizedKey(q)])),
     );
   });
 
