@@ -9,6 +9,7 @@ bootstrap
 log "lint"
 npx nx show projects >/dev/null   # computes the project graph the module-boundary rule reads
 npx eslint . --max-warnings=0
+npm run format:check --silent   # formatting as .prettierrc says (fix with `npm run format`)
 
 log "type-check"
 npx tsc -p tsconfig.json --noEmit

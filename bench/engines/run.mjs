@@ -200,7 +200,14 @@ try {
   const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const out = Object.fromEntries(Object.entries(figures).map(([k, xs]) => [k, xs.map((x) => round(x, 1))]));
   console.log(
-    JSON.stringify({ bench: 'engines', requests: REQUESTS, concurrency: CONCURRENCY, rounds: ROUNDS, perSecond: out, failures }),
+    JSON.stringify({
+      bench: 'engines',
+      requests: REQUESTS,
+      concurrency: CONCURRENCY,
+      rounds: ROUNDS,
+      perSecond: out,
+      failures,
+    }),
   );
   console.log(
     JSON.stringify({

@@ -21,7 +21,10 @@ if (existsSync(sitePath)) {
   inputs.push(['bench site /p/7', await (await fetch(`http://127.0.0.1:${port}/p/7`)).text()]);
   site.kill();
 }
-for (const f of ['retail/retail-metascraper-2019-amazon-com-B07G2L3JMM-wall-sconce.html', 'serp/serp-zlurad-2023-google-nojs.html']) {
+for (const f of [
+  'retail/retail-metascraper-2019-amazon-com-B07G2L3JMM-wall-sconce.html',
+  'serp/serp-zlurad-2023-google-nojs.html',
+]) {
   const p = join(shared, 'fixtures', f);
   if (existsSync(p)) inputs.push([`fixture ${f}`, readFileSync(p, 'utf8')]);
 }

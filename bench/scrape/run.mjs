@@ -115,7 +115,11 @@ function treeCpu(rootPids, into) {
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const prev = into.get(pid);
-    into.set(pid, { kind: /chrom/i.test(name) ? 'chromium' : name, ticks: Math.max(prev?.ticks ?? 0, Number(f[11]) + Number(f[12])), first: prev?.first ?? Number(f[11]) + Number(f[12]) });
+    into.set(pid, {
+      kind: /chrom/i.test(name) ? 'chromium' : name,
+      ticks: Math.max(prev?.ticks ?? 0, Number(f[11]) + Number(f[12])),
+      first: prev?.first ?? Number(f[11]) + Number(f[12]),
+    });
   }
 }
 
@@ -193,13 +197,21 @@ async function runOurs(base, natsUrl, natsPid) {
   const enc = new TextEncoder();
   const dec = new TextDecoder();
   const request = async (data, timeout = 30_000) => {
-    const msg = await nc.request('scrape.page.v1', enc.encode(JSON.stringify({ pattern: 'scrape.page.v1', data, id: randomUUID() })), { timeout });
+    const msg = await nc.request(
+      'scrape.page.v1',
+      enc.encode(JSON.stringify({ pattern: 'scrape.page.v1', data, id: randomUUID() })),
+      { timeout },
+    );
     return JSON.parse(dec.decode(msg.data));
   };
   try {
     const t0 = performance.now();
     // Ready = answering on NATS (an invalid payload gets VALIDATION_FAILED; no page is scraped before the run).
-    await waitFor(async () => (await request({}, 1000)).err?.code === 'VALIDATION_FAILED', 'extractor-scrape on NATS', 60_000);
+    await waitFor(
+      async () => (await request({}, 1000)).err?.code === 'VALIDATION_FAILED',
+      'extractor-scrape on NATS',
+      60_000,
+    );
     const startupSeconds = (performance.now() - t0) / 1000;
     const sampler = sampleTree(() => [service.child.pid, natsPid]);
     let next = 0;
@@ -211,7 +223,12 @@ async function runOurs(base, natsUrl, natsPid) {
       Array.from({ length: concurrency }, async () => {
         while (next < pages) {
           const i = next++;
-          const reply = await request({ url: `${base}/p/${i}`, formats: ['html'], engine: 'browser', timeout: 30_000 }).catch((e) => ({ err: { code: e.message } }));
+          const reply = await request({
+            url: `${base}/p/${i}`,
+            formats: ['html'],
+            engine: 'browser',
+            timeout: 30_000,
+          }).catch((e) => ({ err: { code: e.message } }));
           if (reply.err) {
             failed++;
             errors[reply.err.code] = (errors[reply.err.code] ?? 0) + 1;
@@ -241,14 +258,26 @@ async function runOurs(base, natsUrl, natsPid) {
 
 // ---- the peer: Crawlee
 async function runPeer(peerDir, base) {
-  const peer = start(process.execPath, [join(peerDir, 'peer-crawlee.mjs'), '--base', base, '--pages', String(pages), '--concurrency', String(concurrency)], {
-    cwd: peerDir,
-    env: { ...process.env, CRAWLEE_LOG_LEVEL: 'WARNING', CHROMIUM_PATH: chromium, CRAWLEE_STORAGE_DIR: join(peerDir, 'storage') },
-  });
+  const peer = start(
+    process.execPath,
+    [join(peerDir, 'peer-crawlee.mjs'), '--base', base, '--pages', String(pages), '--concurrency', String(concurrency)],
+    {
+      cwd: peerDir,
+      env: {
+        ...process.env,
+        CRAWLEE_LOG_LEVEL: 'WARNING',
+        CHROMIUM_PATH: chromium,
+        CRAWLEE_STORAGE_DIR: join(peerDir, 'storage'),
+      },
+    },
+  );
   const sampler = sampleTree(() => [peer.child.pid]);
   const code = await peer.exited;
   const usage = sampler();
-  const line = peer.output().split('\n').find((l) => l.startsWith('{"tool"'));
+  const line = peer
+    .output()
+    .split('\n')
+    .find((l) => l.startsWith('{"tool"'));
   if (code !== 0 || !line) throw new Error(`peer failed (exit ${code}):\n${peer.output().slice(-3000)}`);
   return { ...JSON.parse(line), ...usage };
 }
@@ -267,7 +296,13 @@ async function main() {
   const natsUrl = `nats://127.0.0.1:${natsPort}`;
   await waitFor(async () => nats.output().includes('Server is ready'), 'nats-server');
 
-  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memGB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, chromium };
+  const machine = {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memGB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    chromium,
+  };
   const results = [];
   for (let r = 1; r <= rounds; r++) {
     const ours = await runOurs(base, natsUrl, nats.child.pid);

@@ -169,7 +169,8 @@ async function main() {
     start('extractor-scrape', process.execPath, [main('extractor-scrape')], {
       env: { ...common, SCRAPE_DEFAULT_ENGINE: 'http', INSTANCE_ID: 'bench-scrape' },
     });
-    const prof = (name) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir), '--cpu-prof-name', `${name}.cpuprofile`] : []);
+    const prof = (name) =>
+      profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir), '--cpu-prof-name', `${name}.cpuprofile`] : [];
     start('task-service', process.execPath, [...prof('task-service'), main('task-service')], {
       env: {
         ...common,

@@ -18,8 +18,20 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
   const seen: { subject: string; data: unknown }[] = [];
   let nestLayout = true;
   const BATCH_JOBS = [
-    { name: 'scrape', data: { kind: 'url', url: 'https://a.test/é?q="x"' }, opts: { attempts: 5 }, id: 'scrape_1', returnvalue: null },
-    { name: 'scrape', data: { kind: 'url', url: 'https://b.test/' }, opts: { attempts: 5 }, id: 'scrape_2', returnvalue: null },
+    {
+      name: 'scrape',
+      data: { kind: 'url', url: 'https://a.test/é?q="x"' },
+      opts: { attempts: 5 },
+      id: 'scrape_1',
+      returnvalue: null,
+    },
+    {
+      name: 'scrape',
+      data: { kind: 'url', url: 'https://b.test/' },
+      opts: { attempts: 5 },
+      id: 'scrape_2',
+      returnvalue: null,
+    },
   ];
 
   beforeAll(async () => {
@@ -52,7 +64,11 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
         seen.push({ subject: SUBJECTS.taskSubmit, data: frame.data });
         const reply = { jobs: BATCH_JOBS };
         msg.respond(
-          JSON.stringify(nestLayout ? { response: reply, isDisposed: true, id: frame.id } : { id: frame.id, isDisposed: true, response: reply }),
+          JSON.stringify(
+            nestLayout
+              ? { response: reply, isDisposed: true, id: frame.id }
+              : { id: frame.id, isDisposed: true, response: reply },
+          ),
         );
       },
     });
@@ -76,7 +92,12 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
     json(): any;
   }
 
-  async function request(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Res> {
+  async function request(
+    method: string,
+    path: string,
+    body?: string,
+    headers: Record<string, string> = {},
+  ): Promise<Res> {
     const res = await fetch(`${base}${path}`, { method, body, headers });
     const text = await res.text();
     return {
@@ -125,7 +146,10 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
   });
 
   it('answers malformed JSON with 400 MALFORMED_JSON', async () => {
-    const res = await request('POST', `${BASE}/scrape`, '{"url": ', { 'x-api-key': KEY, 'content-type': 'application/json' });
+    const res = await request('POST', `${BASE}/scrape`, '{"url": ', {
+      'x-api-key': KEY,
+      'content-type': 'application/json',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ errorCode: 400, data: { error: 'MALFORMED_JSON' } });
   });
@@ -143,7 +167,11 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
   });
 
   it('routes /extract by type and wraps the record with taskId, status and params', async () => {
-    const res = await post('/extract', { url: 'https://shop.test/dp/B000000001', type: 'retail', params: { hl: 'en' } });
+    const res = await post('/extract', {
+      url: 'https://shop.test/dp/B000000001',
+      type: 'retail',
+      params: { hl: 'en' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({
       data: { title: 'A product' },
@@ -191,7 +219,11 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
   it('answers a URL batch with the job objects task-service sent, in the envelope, whatever the reply frame layout', async () => {
     for (const layout of [true, false]) {
       nestLayout = layout;
-      const res = await post('/extractTask/batch', { urls: ['https://a.test/', 'https://b.test/'], webhook: 'https://h.test/x', type: 'scrape' });
+      const res = await post('/extractTask/batch', {
+        urls: ['https://a.test/', 'https://b.test/'],
+        webhook: 'https://h.test/x',
+        type: 'scrape',
+      });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
       const body = res.json();
@@ -201,7 +233,10 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
       expect(typeof body.timestamp).toBe('number');
     }
     const last = seen.filter((s) => s.subject === SUBJECTS.taskSubmit).pop();
-    expect(last?.data).toMatchObject({ kind: 'url', request: { urls: ['https://a.test/', 'https://b.test/'], timeout: 25000 } });
+    expect(last?.data).toMatchObject({
+      kind: 'url',
+      request: { urls: ['https://a.test/', 'https://b.test/'], timeout: 25000 },
+    });
   });
 
   it('serves the OpenAPI document with every operation', async () => {
@@ -227,7 +262,9 @@ describe('gateway (in-process, real NATS, stand-in extractors)', () => {
     const res = await fetch(`${base}/metrics`);
     const text = await res.text();
     expect(res.status).toBe(200);
-    expect(text).toMatch(/trawl_http_requests_total\{[^}]*route="\/api\/openapi\/v1\/scrape"[^}]*status="200"[^}]*\} [1-9]/);
+    expect(text).toMatch(
+      /trawl_http_requests_total\{[^}]*route="\/api\/openapi\/v1\/scrape"[^}]*status="200"[^}]*\} [1-9]/,
+    );
     expect(text).toMatch(/trawl_nats_request_duration_seconds_count\{[^}]*subject="scrape.page.v1"[^}]*\} [1-9]/);
   });
 

@@ -94,7 +94,10 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
       // Long enough that only the store's revocation announcement can explain a revoked key failing at once.
       API_KEY_CACHE_MS: '600000',
     });
-    apps = [await createGatewayApp(env, { logger: false, swaggerUi: false }), await createGatewayApp(env, { logger: false, swaggerUi: false })];
+    apps = [
+      await createGatewayApp(env, { logger: false, swaggerUi: false }),
+      await createGatewayApp(env, { logger: false, swaggerUi: false }),
+    ];
     for (const app of apps) await app.listen({ port: 0, host: '127.0.0.1' });
     [a, b] = await Promise.all(apps.map((app) => app.getUrl()));
   });
@@ -108,7 +111,10 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
   });
 
   it('accepts a key from the store on both replicas, and a bootstrap key from API_KEYS', async () => {
-    const { key } = await store.create({ name: 'both', limits: { rate: { points: 100, durationSec: 60 }, concurrency: 5 } });
+    const { key } = await store.create({
+      name: 'both',
+      limits: { rate: { points: 100, durationSec: 60 }, concurrency: 5 },
+    });
     expect((await scrape(a, key)).status).toBe(200);
     expect((await scrape(b, key)).status).toBe(200);
     expect((await scrape(a, BOOTSTRAP_KEY)).status).toBe(200);
@@ -116,7 +122,10 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
   });
 
   it('counts requests to both replicas against one rate limit: over it, 429 RATE_LIMITED with Retry-After', async () => {
-    const { key } = await store.create({ name: 'limited', limits: { rate: { points: 3, durationSec: 60 }, concurrency: 10 } });
+    const { key } = await store.create({
+      name: 'limited',
+      limits: { rate: { points: 3, durationSec: 60 }, concurrency: 10 },
+    });
     const first = await scrape(a, key);
     expect(first.status).toBe(200);
     expect(first.headers.get('ratelimit-limit')).toBe('3');
@@ -137,7 +146,10 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
   });
 
   it('gives 429 to a second concurrent request of a key capped at 1, on the other replica, and frees the slot when the first ends', async () => {
-    const { key } = await store.create({ name: 'single', limits: { rate: { points: 100, durationSec: 60 }, concurrency: 1 } });
+    const { key } = await store.create({
+      name: 'single',
+      limits: { rate: { points: 100, durationSec: 60 }, concurrency: 1 },
+    });
     slow = gate();
     received = gate();
     const first = scrape(a, key, 'slow');
@@ -152,7 +164,10 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
   });
 
   it('releases the concurrency slot when the request fails', async () => {
-    const { key } = await store.create({ name: 'failing', limits: { rate: { points: 100, durationSec: 60 }, concurrency: 1 } });
+    const { key } = await store.create({
+      name: 'failing',
+      limits: { rate: { points: 100, durationSec: 60 }, concurrency: 1 },
+    });
     expect((await scrape(a, key, 'blocked')).status).toBe(503);
     expect((await scrape(b, key)).status).toBe(200);
     const invalid = await fetch(`${a}${SCRAPE}`, {
@@ -165,7 +180,10 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
   });
 
   it('releases the concurrency slot when the client goes away mid-request', async () => {
-    const { key } = await store.create({ name: 'aborting', limits: { rate: { points: 100, durationSec: 60 }, concurrency: 1 } });
+    const { key } = await store.create({
+      name: 'aborting',
+      limits: { rate: { points: 100, durationSec: 60 }, concurrency: 1 },
+    });
     slow = gate();
     received = gate();
     const abort = new AbortController();
@@ -183,7 +201,10 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
   });
 
   it('refuses a revoked key with 401 on both replicas, although both had it cached', async () => {
-    const { key, record } = await store.create({ name: 'to-revoke', limits: { rate: { points: 100, durationSec: 60 }, concurrency: 5 } });
+    const { key, record } = await store.create({
+      name: 'to-revoke',
+      limits: { rate: { points: 100, durationSec: 60 }, concurrency: 5 },
+    });
     expect((await scrape(a, key)).status).toBe(200);
     expect((await scrape(b, key)).status).toBe(200);
     await store.revoke(record.id);
@@ -198,10 +219,20 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
   });
 
   it('accepts the rotated key and refuses the old one', async () => {
-    const { key, record } = await store.create({ name: 'to-rotate', limits: { rate: { points: 100, durationSec: 60 }, concurrency: 5 } });
+    const { key, record } = await store.create({
+      name: 'to-rotate',
+      limits: { rate: { points: 100, durationSec: 60 }, concurrency: 5 },
+    });
     expect((await scrape(a, key)).status).toBe(200);
     const rotated = await store.rotate(record.id);
-    expect((await eventually(() => scrape(a, key), (r) => r.status === 401)).status).toBe(401);
+    expect(
+      (
+        await eventually(
+          () => scrape(a, key),
+          (r) => r.status === 401,
+        )
+      ).status,
+    ).toBe(401);
     expect((await scrape(a, rotated.key)).status).toBe(200);
   });
 
@@ -210,7 +241,11 @@ describe('keys and limits (two gateway replicas, one real Redis, real NATS)', ()
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ data: { nats: 'connected', redis: 'ready' } });
 
-    const env = loadEnv(GatewayEnv, { NATS_URL: nats.url, REDIS_URL: `redis://127.0.0.1:${await freePort()}`, API_KEYS: BOOTSTRAP_KEY });
+    const env = loadEnv(GatewayEnv, {
+      NATS_URL: nats.url,
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      API_KEYS: BOOTSTRAP_KEY,
+    });
     const orphan = await createGatewayApp(env, { logger: false, swaggerUi: false });
     try {
       await orphan.listen({ port: 0, host: '127.0.0.1' });

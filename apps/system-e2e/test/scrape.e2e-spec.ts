@@ -55,7 +55,11 @@ describe('scrape through the whole stack (processes, real NATS and Chromium)', (
   it('also serves POST /extract with type scrape', async () => {
     const res = await callApi(allowed, 'POST', '/extract', { url: `${site.url}/x`, type: 'scrape', timeout: 20000 });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ status: 'completed', stacktrace: '', params: { type: 'scrape', timeout: 20000 } });
+    expect(res.body.data).toMatchObject({
+      status: 'completed',
+      stacktrace: '',
+      params: { type: 'scrape', timeout: 20000 },
+    });
     expect(res.body.data.data.markdown).toContain('# Opening hours');
   });
 

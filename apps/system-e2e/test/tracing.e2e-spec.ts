@@ -146,7 +146,9 @@ describe('one trace across the whole stack (processes, OTLP to a loopback collec
       30_000,
       100,
     ).catch((e: unknown) => {
-      const seen = collector.spans.map((s) => `${s.service} ${s.kind} ${s.name} ${s.traceId === traceId ? 'in' : 'OUT'}`);
+      const seen = collector.spans.map(
+        (s) => `${s.service} ${s.kind} ${s.name} ${s.traceId === traceId ? 'in' : 'OUT'}`,
+      );
       throw new Error(`spans missing from trace ${traceId}: ${String(e)}\n${[...new Set(seen)].join('\n')}`);
     });
 

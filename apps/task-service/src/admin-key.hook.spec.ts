@@ -3,7 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { adminKeyHook } from './admin-key.hook.js';
 
 const ADMIN = 'admin-key-0123456789';
-const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const basic = (user: string, password: string): string =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 describe('adminKeyHook', () => {
   let app: FastifyInstance;
@@ -42,7 +43,12 @@ describe('adminKeyHook', () => {
   });
 
   it('answers no key or a wrong one with 401 and a basic-auth challenge', async () => {
-    for (const headers of [{} as Record<string, string>, { 'x-admin-key': 'wrong' }, { authorization: basic(ADMIN, 'wrong') }, { authorization: 'Basic !!!' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'x-admin-key': 'wrong' },
+      { authorization: basic(ADMIN, 'wrong') },
+      { authorization: 'Basic !!!' },
+    ]) {
       const res = await get('/admin/queues/', headers);
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Basic realm="trawl-admin"/);

@@ -19,7 +19,11 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values: flags } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { values: { type: 'string', short: 'f', multiple: true }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      values: { type: 'string', short: 'f', multiple: true },
+      out: { type: 'string', short: 'o' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const command = positionals[0];
   if (flags.help || (command !== 'render' && command !== 'check')) {
@@ -30,12 +34,17 @@ async function main(argv: string[]): Promise<number> {
   const values = loadValues(root, flags.values ?? []);
   const objects = renderManifests(values);
   if (command === 'render') {
-    const yaml = toYaml(objects, `Rendered by tools/deploy for release "${values.release}", image tag ${values.image.tag}.`);
+    const yaml = toYaml(
+      objects,
+      `Rendered by tools/deploy for release "${values.release}", image tag ${values.image.tag}.`,
+    );
     if (flags.out) writeFileSync(flags.out, yaml);
     else process.stdout.write(yaml);
     return 0;
   }
-  const problems = await validateManifests(objects, { externalSecrets: values.secrets.create ? [] : [values.secrets.name] });
+  const problems = await validateManifests(objects, {
+    externalSecrets: values.secrets.create ? [] : [values.secrets.name],
+  });
   for (const p of problems) console.error(`invalid: ${p}`);
   if (values.redis.topology === 'standalone')
     console.error('note: redis.topology standalone is for development, without failover (docs/deploy.md)');

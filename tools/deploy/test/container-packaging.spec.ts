@@ -1,5 +1,14 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -66,7 +75,11 @@ function composeValidator() {
   return ajv.compile(composeSchema());
 }
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
@@ -78,13 +91,17 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<
 describe('docker-compose.yml', () => {
   it('is valid against the Compose Specification schema, which also catches a misspelt key', () => {
     const validate = composeValidator();
-    const raw = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Record<string, unknown>> };
+    const raw = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+      services: Record<string, Record<string, unknown>>;
+    };
     expect([validate(raw), validate.errors ?? []]).toEqual([true, []]);
 
     const gateway = raw.services['gateway'] ?? {};
     raw.services['gateway'] = { ...gateway, helthcheck: gateway['healthcheck'] };
     expect(validate(raw)).toBe(false);
-    expect(validate.errors).toContainEqual(expect.objectContaining({ instancePath: '/services/gateway', params: { additionalProperty: 'helthcheck' } }));
+    expect(validate.errors).toContainEqual(
+      expect.objectContaining({ instancePath: '/services/gateway', params: { additionalProperty: 'helthcheck' } }),
+    );
   });
 
   it('runs every service in apps/ that has a main.ts, from deploy/Dockerfile, with TRAWL_SERVICE naming it', () => {
@@ -94,7 +111,12 @@ describe('docker-compose.yml', () => {
     expect(apps.length).toBeGreaterThan(0);
     for (const name of [...apps, ...SERVICE_CATALOG.map((s) => s.name)]) {
       const s = service(name);
-      expect([name, s.build?.dockerfile, s.build?.context, s.environment?.['TRAWL_SERVICE']]).toEqual([name, 'deploy/Dockerfile', '.', name]);
+      expect([name, s.build?.dockerfile, s.build?.context, s.environment?.['TRAWL_SERVICE']]).toEqual([
+        name,
+        'deploy/Dockerfile',
+        '.',
+        name,
+      ]);
     }
   });
 
@@ -123,12 +145,17 @@ describe('docker-compose.yml', () => {
     }
     expect(service('gateway').environment?.['API_KEYS']).toBeTruthy();
     // Overridable from the shell, with a Standard Webhooks-shaped development default.
-    expect(service('webhook-dispatcher').environment?.['WEBHOOK_SIGNING_SECRET']).toMatch(/^\$\{WEBHOOK_SIGNING_SECRET:-whsec_[A-Za-z0-9+/=]{16,}\}$/);
+    expect(service('webhook-dispatcher').environment?.['WEBHOOK_SIGNING_SECRET']).toMatch(
+      /^\$\{WEBHOOK_SIGNING_SECRET:-whsec_[A-Za-z0-9+/=]{16,}\}$/,
+    );
   });
 
   it('builds the Chromium target for extractor-scrape only, with a larger /dev/shm', () => {
     for (const { name } of SERVICE_CATALOG) {
-      expect([name, service(name).build?.target]).toEqual([name, name === 'extractor-scrape' ? 'runtime-chromium' : 'runtime']);
+      expect([name, service(name).build?.target]).toEqual([
+        name,
+        name === 'extractor-scrape' ? 'runtime-chromium' : 'runtime',
+      ]);
     }
     expect(service('extractor-scrape').shm_size).toBe('1gb');
     expect(service('extractor-scrape').environment?.['CHROMIUM_PATH']).toBe('/usr/bin/chromium');
@@ -149,7 +176,7 @@ describe('deploy/Dockerfile', () => {
   }
   const stage = (name: string): string => (stages.get(name) ?? []).join('\n');
 
-  it('has no problem that dockerfile-utils\' validator reports (instructions, arguments, flags)', () => {
+  it("has no problem that dockerfile-utils' validator reports (instructions, arguments, flags)", () => {
     expect(validateDockerfile(text).map((d) => `${d.range.start.line + 1}: ${d.message}`)).toEqual([]);
     expect(validateDockerfile(`${text}\nCOPY onlyone\n`).length).toBeGreaterThan(0);
   });
@@ -164,7 +191,9 @@ describe('deploy/Dockerfile', () => {
     expect(stage('deps')).toMatch(/RUN npm ci/);
     expect(stage('build')).toMatch(/RUN npm run build/);
     expect(stage('prod-deps')).toMatch(/RUN npm ci --omit=dev/);
-    const copies = stage('runtime-base').split('\n').filter((l) => l.startsWith('COPY'));
+    const copies = stage('runtime-base')
+      .split('\n')
+      .filter((l) => l.startsWith('COPY'));
     expect(copies.map((l) => l.replace(/--(chown|chmod)=\S+\s+/g, ''))).toEqual([
       'COPY package.json ./',
       'COPY --from=prod-deps /src/node_modules ./node_modules',
@@ -177,13 +206,31 @@ describe('deploy/Dockerfile', () => {
   it('runs as a non-root user and installs Chromium only in the runtime-chromium target', () => {
     expect(stage('runtime-base')).toMatch(/^USER 1000:1000$/m);
     expect(stage('runtime-chromium').split('\n').at(-2)).toBe('USER 1000:1000');
-    for (const [name, body] of stages) expect([name, /apt-get install[^\n]*chromium/.test(body.join('\n'))]).toEqual([name, name === 'runtime-chromium']);
+    for (const [name, body] of stages)
+      expect([name, /apt-get install[^\n]*chromium/.test(body.join('\n'))]).toEqual([
+        name,
+        name === 'runtime-chromium',
+      ]);
   });
 
   it('keeps what the build copies out of .dockerignore, and node_modules, dist and .git in it', () => {
-    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', 'dist', '.git']));
-    for (const needed of ['package.json', 'package-lock.json', '.npmrc', 'tsconfig.base.json', 'tsconfig.build.json', 'apps', 'libs', 'tools', 'deploy/docker', 'deploy']) {
+    for (const needed of [
+      'package.json',
+      'package-lock.json',
+      '.npmrc',
+      'tsconfig.base.json',
+      'tsconfig.build.json',
+      'apps',
+      'libs',
+      'tools',
+      'deploy/docker',
+      'deploy',
+    ]) {
       expect([needed, ignored.includes(needed)]).toEqual([needed, false]);
     }
   });
@@ -231,7 +278,9 @@ function runtimePackages(source: string): string[] {
 
 describe('the production image', () => {
   it('has every package the shipped service code imports among the production dependencies (npm ci --omit=dev)', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     const missing = new Set<string>();
     const files = shippedSources();
     for (const file of files) {
@@ -265,7 +314,10 @@ describe('container scripts', () => {
     try {
       mkdirSync(join(appDir, 'dist', 'apps', 'extractor-maps', 'src'), { recursive: true });
       mkdirSync(join(appDir, 'dist', 'apps', 'system-e2e', 'src'), { recursive: true });
-      writeFileSync(join(appDir, 'dist', 'apps', 'extractor-maps', 'src', 'main.js'), 'console.log("started maps", process.pid);');
+      writeFileSync(
+        join(appDir, 'dist', 'apps', 'extractor-maps', 'src', 'main.js'),
+        'console.log("started maps", process.pid);',
+      );
       const script = join(root, 'deploy', 'docker', 'entrypoint.sh');
       expect(statSync(script).mode & 0o111).not.toBe(0);
 

@@ -5,7 +5,9 @@ describe('HtmlToMarkdown', () => {
   const md = new HtmlToMarkdown();
 
   it('turns headings, paragraphs, links and lists into Markdown', () => {
-    const out = md.convert('<h1>Title</h1><p>Some <a href="https://a.test/x">link</a>.</p><ul><li>one</li><li>two</li></ul>');
+    const out = md.convert(
+      '<h1>Title</h1><p>Some <a href="https://a.test/x">link</a>.</p><ul><li>one</li><li>two</li></ul>',
+    );
     expect(out).toContain('# Title');
     expect(out).toContain('[link](https://a.test/x)');
     expect(out).toMatch(/-\s+one/);

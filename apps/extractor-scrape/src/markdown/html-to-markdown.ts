@@ -6,10 +6,23 @@ import TurndownService from 'turndown';
  * the document head (its `<title>` is page metadata, not content, as in Firecrawl's markdown) dropped. One converter instance, reused (it is stateless).
  */
 export class HtmlToMarkdown {
-  private readonly turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  private readonly turndown = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+  });
 
   constructor() {
-    this.turndown.remove(['head', 'title', 'script', 'style', 'noscript', 'template', 'iframe', 'svg' as keyof HTMLElementTagNameMap]);
+    this.turndown.remove([
+      'head',
+      'title',
+      'script',
+      'style',
+      'noscript',
+      'template',
+      'iframe',
+      'svg' as keyof HTMLElementTagNameMap,
+    ]);
   }
 
   convert(html: string): string {

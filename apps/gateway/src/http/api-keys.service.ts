@@ -45,7 +45,9 @@ export class ApiKeysService implements OnModuleInit, OnApplicationShutdown {
     this.defaults = { rate: parseRateLimit(env.API_KEY_DEFAULT_RATE), concurrency: env.API_KEY_DEFAULT_CONCURRENCY };
     const client = redis.client;
     const store = client ? new ApiKeyStore(client) : null;
-    this.cache = store ? new ApiKeyCache((digest) => store.findByDigest(digest), { ttlMs: env.API_KEY_CACHE_MS }) : null;
+    this.cache = store
+      ? new ApiKeyCache((digest) => store.findByDigest(digest), { ttlMs: env.API_KEY_CACHE_MS })
+      : null;
   }
 
   async onModuleInit(): Promise<void> {

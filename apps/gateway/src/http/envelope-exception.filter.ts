@@ -13,7 +13,9 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const { status, body } = toErrorEnvelope(exception, String(request.id));
     if (status >= 500 && body.data.error === 'INTERNAL') {
-      this.logger.error(`${request.method} ${request.url} [${request.id}]: ${exception instanceof Error ? exception.stack : String(exception)}`);
+      this.logger.error(
+        `${request.method} ${request.url} [${request.id}]: ${exception instanceof Error ? exception.stack : String(exception)}`,
+      );
     }
     void reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }

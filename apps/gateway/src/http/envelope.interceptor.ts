@@ -15,7 +15,13 @@ export class EnvelopeInterceptor<T> implements NestInterceptor<T, Envelope<T> | 
     const request = http.getRequest<FastifyRequest>();
     return next.handle().pipe(
       map((data) => {
-        const envelope = { requestId: String(request.id), code: 0, errorCode: 200, message: SUCCESS_MESSAGE, timestamp: Date.now() };
+        const envelope = {
+          requestId: String(request.id),
+          code: 0,
+          errorCode: 200,
+          message: SUCCESS_MESSAGE,
+          timestamp: Date.now(),
+        };
         if (!(data instanceof RawJson)) return { ...envelope, data };
         void http.getResponse<FastifyReply>().header('content-type', 'application/json; charset=utf-8');
         return `${JSON.stringify(envelope).slice(0, -1)},"data":${data.json}}`;

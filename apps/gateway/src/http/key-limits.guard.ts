@@ -49,7 +49,10 @@ export class KeyLimitsGuard implements CanActivate {
     const lease = await this.inFlight.acquire(principal.id, concurrency);
     if (!lease) {
       void reply.header('retry-after', 1);
-      throw new TrawlError('RATE_LIMITED', `this API key already has ${concurrency} request(s) in flight, its cap; retry when one finishes`);
+      throw new TrawlError(
+        'RATE_LIMITED',
+        `this API key already has ${concurrency} request(s) in flight, its cap; retry when one finishes`,
+      );
     }
     const release = (): void => void lease.release();
     reply.raw.once('close', release);

@@ -38,7 +38,9 @@ describe('parseDto', () => {
   });
 
   it('rejects an unknown type listing the allowed values', () => {
-    const e = failure(() => parseDto(UrlBatchRequestDto, { urls: ['https://a.example'], webhook: 'https://h.example', type: 'pdf' }));
+    const e = failure(() =>
+      parseDto(UrlBatchRequestDto, { urls: ['https://a.example'], webhook: 'https://h.example', type: 'pdf' }),
+    );
     expect(e.message).toContain('retail, mp-maps, mp-search, scrape');
   });
 
@@ -55,7 +57,9 @@ describe('parseDto', () => {
   });
 
   it('rejects properties the operation does not know', () => {
-    expect(failure(() => parseDto(ScrapeRequestDto, { url: 'https://a.example', bogus: 1 })).message).toContain('bogus');
+    expect(failure(() => parseDto(ScrapeRequestDto, { url: 'https://a.example', bogus: 1 })).message).toContain(
+      'bogus',
+    );
   });
 
   it('rejects a body that is not an object', () => {

@@ -23,7 +23,13 @@ export function parseDto<T extends object>(cls: Constructor<T>, input: unknown):
   if (errors.length > 0) {
     const flat = flattenErrors(errors);
     const [first] = flat;
-    const more = flat.length > 1 ? ` (and ${flat.length - 1} more: ${flat.slice(1).map((e) => e.message).join('; ')})` : '';
+    const more =
+      flat.length > 1
+        ? ` (and ${flat.length - 1} more: ${flat
+            .slice(1)
+            .map((e) => e.message)
+            .join('; ')})`
+        : '';
     throw new TrawlError('VALIDATION_FAILED', `${first.message}${more}`, { field: first.field });
   }
   return instance;
@@ -38,7 +44,9 @@ function flattenErrors(errors: ValidationError[], prefix = ''): FieldMessage[] {
   return errors.flatMap((e) => {
     const field = prefix ? `${prefix}.${e.property}` : e.property;
     const own = Object.values(e.constraints ?? {}).map((m) =>
-      e.constraints?.whitelistValidation === m ? { field, message: `property ${field} is not allowed` } : { field, message: m },
+      e.constraints?.whitelistValidation === m
+        ? { field, message: `property ${field} is not allowed` }
+        : { field, message: m },
     );
     return [...own, ...flattenErrors(e.children ?? [], field)];
   });

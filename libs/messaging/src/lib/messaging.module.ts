@@ -25,7 +25,11 @@ export class MessagingModule implements OnApplicationShutdown {
       global: true,
       providers: [
         { provide: NATS_CONNECTION, useFactory: () => connectNats(options.servers, options.name, options.auth) },
-        { provide: MessagingClient, useFactory: (nc: NatsConnection) => new MessagingClient(nc, options.observe), inject: [NATS_CONNECTION] },
+        {
+          provide: MessagingClient,
+          useFactory: (nc: NatsConnection) => new MessagingClient(nc, options.observe),
+          inject: [NATS_CONNECTION],
+        },
       ],
       exports: [NATS_CONNECTION, MessagingClient],
     };

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Controller, Module, UseFilters, type CallHandler, type ExecutionContext, type INestMicroservice } from '@nestjs/common';
+import {
+  Controller,
+  Module,
+  UseFilters,
+  type CallHandler,
+  type ExecutionContext,
+  type INestMicroservice,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern, Payload, type MicroserviceOptions } from '@nestjs/microservices';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
@@ -52,7 +59,12 @@ describe('NatsTraceInterceptor (real nats-server, in-memory span exporter)', () 
   let client: MessagingClient;
 
   beforeAll(async () => {
-    telemetry = await startTelemetry({ serviceName: 'messaging-test', env: {}, spanExporter: exporter, instrumentations: false });
+    telemetry = await startTelemetry({
+      serviceName: 'messaging-test',
+      env: {},
+      spanExporter: exporter,
+      instrumentations: false,
+    });
     nats = await startNats();
     app = await NestFactory.createMicroservice<MicroserviceOptions>(TracedModule, {
       ...natsServerOptions([nats.url], 'trace-test', { gracePeriodMs: 10 }),
@@ -78,7 +90,10 @@ describe('NatsTraceInterceptor (real nats-server, in-memory span exporter)', () 
     const hdrs = natsHeaders();
     hdrs.set('traceparent', `00-${TRACE_ID}-${PARENT_SPAN_ID}-01`);
     const packet = { pattern: SUBJECTS.scrapePage, data: req(url), id: 'raw-1' };
-    await nc.request(SUBJECTS.scrapePage, new TextEncoder().encode(JSON.stringify(packet)), { timeout: 2000, headers: hdrs });
+    await nc.request(SUBJECTS.scrapePage, new TextEncoder().encode(JSON.stringify(packet)), {
+      timeout: 2000,
+      headers: hdrs,
+    });
     await telemetry.forceFlush();
 
     expect(seen.get(url)?.traceId).toBe(TRACE_ID);
@@ -114,7 +129,9 @@ describe('NatsTraceInterceptor (real nats-server, in-memory span exporter)', () 
 
   it('marks the SERVER and CLIENT spans failed when the handler throws, and the caller still gets the TrawlError', async () => {
     exporter.reset();
-    await expect(client.send(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 })).rejects.toMatchObject({
+    await expect(
+      client.send(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 }),
+    ).rejects.toMatchObject({
       code: 'UPSTREAM_BLOCKED',
     });
     await telemetry.forceFlush();

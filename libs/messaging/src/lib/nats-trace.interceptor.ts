@@ -1,4 +1,10 @@
-import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor, type Provider } from '@nestjs/common';
+import {
+  Injectable,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+  type Provider,
+} from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { NatsContext } from '@nestjs/microservices';
 import { SpanKind, startSpan, tracingActive, type TraceCarrier } from '@trawl/telemetry';
@@ -21,7 +27,11 @@ export class NatsTraceInterceptor implements NestInterceptor {
       const span = startSpan(subject, {
         kind: SpanKind.SERVER,
         ...(headers ? { parent: headers } : {}),
-        attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject, 'messaging.operation.type': 'process' },
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': subject,
+          'messaging.operation.type': 'process',
+        },
       });
       // Nest binds the handler's async scope when `handle()` is called, so it is called inside the span.
       const subscription = span.run(() =>

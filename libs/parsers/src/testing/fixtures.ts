@@ -11,7 +11,9 @@ export const FIXTURES_DIR = process.env.TRAWL_FIXTURES_DIR ?? join(workspaceRoot
 export function fixturesAvailable(category: 'serp' | 'maps' | 'retail'): boolean {
   const ok = existsSync(join(FIXTURES_DIR, category));
   if (!ok) {
-    console.warn(`[fixtures] ${join(FIXTURES_DIR, category)} not found: skipping the ${category} conformance suite. Set TRAWL_FIXTURES_DIR to run it.`);
+    console.warn(
+      `[fixtures] ${join(FIXTURES_DIR, category)} not found: skipping the ${category} conformance suite. Set TRAWL_FIXTURES_DIR to run it.`,
+    );
   }
   return ok;
 }

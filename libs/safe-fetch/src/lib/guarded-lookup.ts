@@ -6,7 +6,11 @@ import { refusal, systemResolver, type Resolver } from './check-url.js';
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** The `lookup` function net.connect calls; both the single-address and the `all: true` forms. */
-export type ConnectLookup = (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => void;
+export type ConnectLookup = (
+  hostname: string,
+  options: LookupOneOptions | LookupAllOptions,
+  callback: LookupCallback,
+) => void;
 
 /**
  * A `lookup` for net/tls.connect that resolves the host and refuses the connection when any address fails the SSRF

@@ -1,7 +1,19 @@
 import { TrawlError } from '@trawl/contracts';
 
-const TIMEOUT_NAMES = new Set(['AbortError', 'TimeoutError', 'HeadersTimeoutError', 'BodyTimeoutError', 'ConnectTimeoutError']);
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR']);
+const TIMEOUT_NAMES = new Set([
+  'AbortError',
+  'TimeoutError',
+  'HeadersTimeoutError',
+  'BodyTimeoutError',
+  'ConnectTimeoutError',
+]);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ETIMEDOUT',
+  'ABORT_ERR',
+]);
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NODATA', 'EAI_FAIL', 'EAI_NONAME']);
 
 /**
@@ -17,7 +29,8 @@ export function toUpstreamError(e: unknown, host: string): TrawlError {
   if (TIMEOUT_NAMES.has(err?.name) || TIMEOUT_CODES.has(code)) {
     return new TrawlError('UPSTREAM_TIMEOUT', `${host} did not answer in time`, { cause: e });
   }
-  if (DNS_CODES.has(code)) return new TrawlError('UPSTREAM_ERROR', `could not resolve host ${host} (${code})`, { cause: e });
+  if (DNS_CODES.has(code))
+    return new TrawlError('UPSTREAM_ERROR', `could not resolve host ${host} (${code})`, { cause: e });
   const detail = code || (err instanceof Error ? err.message : String(e));
   return new TrawlError('UPSTREAM_ERROR', `could not fetch from ${host}: ${detail}`, { cause: e });
 }

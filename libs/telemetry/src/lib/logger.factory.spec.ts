@@ -13,7 +13,14 @@ describe('createLogger', () => {
     logger.child({ requestId: 'req-1' }).info({ route: '/extract' }, 'request done');
     logger.child({ taskId: 'task-9' }).warn('retrying');
 
-    expect(lines[0]).toMatchObject({ level: 'info', service: 'gateway', instance: 'gw-1', requestId: 'req-1', route: '/extract', msg: 'request done' });
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      service: 'gateway',
+      instance: 'gw-1',
+      requestId: 'req-1',
+      route: '/extract',
+      msg: 'request done',
+    });
     expect(lines[1]).toMatchObject({ level: 'warn', taskId: 'task-9', msg: 'retrying' });
     expect(String(lines[0]?.['time'])).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
@@ -26,7 +33,10 @@ describe('createLogger', () => {
         'x-api-key': 'top-key',
         apiKey: 'k1',
         headers: { 'x-api-key': 'k2', authorization: 'Bearer t', 'content-type': 'application/json' },
-        req: { method: 'POST', headers: { 'x-api-key': 'k3', authorization: 'Basic b', cookie: 'c=1', 'x-admin-key': 'adm1' } },
+        req: {
+          method: 'POST',
+          headers: { 'x-api-key': 'k3', authorization: 'Basic b', cookie: 'c=1', 'x-admin-key': 'adm1' },
+        },
         webhook: { url: 'https://example.test/hook', secret: 'whsec_abc' },
         delivery: { headers: { 'webhook-signature': 'v1,sig' } },
         env: { WEBHOOK_SIGNING_SECRET: 'whsec_env', API_KEYS: 'a,b', ADMIN_API_KEY: 'adm2', LOG_LEVEL: 'info' },
@@ -35,7 +45,21 @@ describe('createLogger', () => {
     );
     const line = JSON.stringify(lines[0]);
 
-    for (const secret of ['top-key', 'k1', 'k2', 'k3', 'Bearer t', 'Basic b', 'c=1', 'whsec_abc', 'v1,sig', 'whsec_env', 'a,b', 'adm1', 'adm2']) {
+    for (const secret of [
+      'top-key',
+      'k1',
+      'k2',
+      'k3',
+      'Bearer t',
+      'Basic b',
+      'c=1',
+      'whsec_abc',
+      'v1,sig',
+      'whsec_env',
+      'a,b',
+      'adm1',
+      'adm2',
+    ]) {
       expect(line).not.toContain(secret);
     }
     expect(lines[0]).toMatchObject({

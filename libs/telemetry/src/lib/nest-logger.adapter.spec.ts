@@ -4,7 +4,11 @@ import { NestLoggerAdapter } from './nest-logger.adapter.js';
 
 function adapter(): { lines: Record<string, unknown>[]; nest: NestLoggerAdapter } {
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({ service: 's', level: 'trace', destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
+  const logger = createLogger({
+    service: 's',
+    level: 'trace',
+    destination: { write: (s: string) => void lines.push(JSON.parse(s)) },
+  });
   return { lines, nest: new NestLoggerAdapter(logger) };
 }
 

@@ -11,7 +11,9 @@ describe('startTelemetry when tracing is not configured', () => {
     let headers: Record<string, string> = { stale: 'x' };
     await traced('noop', async () => {
       headers = injectTraceHeaders();
-      expect(trace.isSpanContextValid(trace.getActiveSpan()?.spanContext() ?? { traceId: '', spanId: '', traceFlags: 0 })).toBe(false);
+      expect(
+        trace.isSpanContextValid(trace.getActiveSpan()?.spanContext() ?? { traceId: '', spanId: '', traceFlags: 0 }),
+      ).toBe(false);
     });
     expect(headers).toEqual({});
     await expect(telemetry.shutdown()).resolves.toBeUndefined();
@@ -20,7 +22,9 @@ describe('startTelemetry when tracing is not configured', () => {
   it('startSpan and traced just call through: no span, no ids, the same value back', async () => {
     await startTelemetry({ serviceName: 'unit-test', env: {} });
     expect(tracingActive()).toBe(false);
-    const span = startSpan('off', { parent: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    const span = startSpan('off', {
+      parent: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    });
     expect(span.run(() => activeTraceIds())).toBeUndefined();
     expect(() => span.end(new Error('x'))).not.toThrow();
     await expect(traced('off', () => 7)).resolves.toBe(7);

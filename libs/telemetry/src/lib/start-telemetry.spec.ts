@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createLogger } from './logger.factory.js';
 import { startTelemetry, type Telemetry } from './start-telemetry.js';
-import { activeTraceIds, injectTraceHeaders, startSpan, traced, tracingActive, withExtractedContext } from './trace-context.js';
+import {
+  activeTraceIds,
+  injectTraceHeaders,
+  startSpan,
+  traced,
+  tracingActive,
+  withExtractedContext,
+} from './trace-context.js';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 
@@ -11,7 +18,12 @@ describe('startTelemetry with an in-memory exporter', () => {
   let telemetry: Telemetry;
 
   beforeAll(async () => {
-    telemetry = await startTelemetry({ serviceName: 'unit-test', env: {}, spanExporter: exporter, instrumentations: false });
+    telemetry = await startTelemetry({
+      serviceName: 'unit-test',
+      env: {},
+      spanExporter: exporter,
+      instrumentations: false,
+    });
   });
   afterAll(async () => {
     await telemetry.shutdown();
@@ -66,10 +78,15 @@ describe('startTelemetry with an in-memory exporter', () => {
     const bag = new Map(Object.entries(headers));
     const natsLike = { get: (k: string) => bag.get(k) ?? '', keys: () => bag.keys() };
     await withExtractedContext(natsLike, () => traced('from-nats', async () => undefined));
-    await withExtractedContext({ TraceParent: headers['traceparent'] }, () => traced('from-http', async () => undefined));
+    await withExtractedContext({ TraceParent: headers['traceparent'] }, () =>
+      traced('from-http', async () => undefined),
+    );
     await telemetry.forceFlush();
 
-    const producerId = exporter.getFinishedSpans().find((s) => s.name === 'producer')?.spanContext().spanId;
+    const producerId = exporter
+      .getFinishedSpans()
+      .find((s) => s.name === 'producer')
+      ?.spanContext().spanId;
     for (const name of ['from-nats', 'from-http']) {
       expect(exporter.getFinishedSpans().find((s) => s.name === name)?.parentSpanContext?.spanId).toBe(producerId);
     }
@@ -97,7 +114,10 @@ describe('startTelemetry with an in-memory exporter', () => {
 
   it('puts the active span ids on log lines as trace_id and span_id', async () => {
     const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({ service: 'unit-test', destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
+    const logger = createLogger({
+      service: 'unit-test',
+      destination: { write: (s: string) => void lines.push(JSON.parse(s)) },
+    });
     let ids = { traceId: '', spanId: '' };
     await traced('logging', async () => {
       const headers = injectTraceHeaders();

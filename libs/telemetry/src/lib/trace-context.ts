@@ -74,17 +74,21 @@ export interface SpanOptions {
 export async function traced<T>(name: string, fn: () => Promise<T> | T, options: SpanOptions = {}): Promise<T> {
   if (!tracingOn) return fn();
   const tracer = trace.getTracer('@trawl/telemetry');
-  return tracer.startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes }, async (span) => {
-    try {
-      return await fn();
-    } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes },
+    async (span) => {
+      try {
+        return await fn();
+      } catch (error) {
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** A span started by `startSpan`: run work inside it, then end it once. */

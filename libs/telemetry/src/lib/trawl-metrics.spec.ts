@@ -5,9 +5,14 @@ import { TrawlMetrics } from './trawl-metrics.js';
 /** The value of the sample `name` whose labels include `labels`, whatever order the exposition prints them in. */
 async function sample(registry: Registry, name: string, labels: Record<string, string>): Promise<number | undefined> {
   for (const family of await registry.getMetricsAsJSON()) {
-    for (const v of family.values as { metricName?: string; labels: Record<string, string | number>; value: number }[]) {
+    for (const v of family.values as {
+      metricName?: string;
+      labels: Record<string, string | number>;
+      value: number;
+    }[]) {
       const sampleName = v.metricName ?? family.name;
-      if (sampleName === name && Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want)) return v.value;
+      if (sampleName === name && Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want))
+        return v.value;
     }
   }
   return undefined;
@@ -28,7 +33,9 @@ describe('TrawlMetrics', () => {
     metrics.http.observe({ method: 'POST', route: '/extract', status: 504 }, 30);
     const ok = { method: 'POST', route: '/extract', status: '200', service: 'gateway' };
     expect(await sample(metrics.registry, 'trawl_http_requests_total', ok)).toBe(2);
-    expect(await sample(metrics.registry, 'trawl_http_request_duration_seconds_sum', { ...ok, status: '504' })).toBe(30);
+    expect(await sample(metrics.registry, 'trawl_http_request_duration_seconds_sum', { ...ok, status: '504' })).toBe(
+      30,
+    );
   });
 
   it('takes NATS latencies in milliseconds, as MessagingClient reports them, and stores seconds', async () => {
@@ -48,7 +55,9 @@ describe('TrawlMetrics', () => {
     expect(await sample(metrics.registry, 'trawl_queue_depth', depth)).toBe(3);
     waiting = 7;
     expect(await sample(metrics.registry, 'trawl_queue_depth', depth)).toBe(7);
-    expect(await sample(metrics.registry, 'trawl_queue_jobs_total', { queue: 'extract-url', outcome: 'completed' })).toBe(1);
+    expect(
+      await sample(metrics.registry, 'trawl_queue_jobs_total', { queue: 'extract-url', outcome: 'completed' }),
+    ).toBe(1);
   });
 
   it('exposes browser pool gauges and webhook delivery outcomes', async () => {

@@ -168,7 +168,9 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     ]);
     expect(acl).toContain('user default off');
     expect(acl).toMatch(/user trawl-gateway on >\$\{REDIS_PASSWORD_GATEWAY\} resetkeys ~trawl:apikey:\* /);
-    expect(acl).toMatch(/user trawl-keda on .* ~bull:\*:wait ~bull:\*:prioritized resetchannels -@all \+eval \+evalsha \+type \+llen \+zcard \+ping/);
+    expect(acl).toMatch(
+      /user trawl-keda on .* ~bull:\*:wait ~bull:\*:prioritized resetchannels -@all \+eval \+evalsha \+type \+llen \+zcard \+ping/,
+    );
     const auth = find(objects, 'TriggerAuthentication', 'trawl-redis-auth');
     expect(auth?.spec?.secretTargetRef?.map((r) => r.parameter)).toEqual(['username', 'password']);
   });

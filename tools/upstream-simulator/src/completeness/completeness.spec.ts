@@ -43,7 +43,12 @@ describe('field completeness', () => {
     const cells = (md: string) =>
       md
         .split('\n')
-        .map((l) => l.split('|').map((c) => c.trim().replace(/^-+(:?)$/, '-$1')).join('|'))
+        .map((l) =>
+          l
+            .split('|')
+            .map((c) => c.trim().replace(/^-+(:?)$/, '-$1'))
+            .join('|'),
+        )
         .filter((l) => l !== '');
     expect(cells(section)).toEqual(cells(completenessMarkdown(rows)));
   });

@@ -55,10 +55,44 @@ const CATEGORIES: [keyword: RegExp, category: string, noun: string, group: strin
 ];
 const GENERIC_CATEGORY: [RegExp, string, string, string] = [/./, 'Store', 'Goods', 'store'];
 
-const ADJECTIVES = ['Golden', 'Blue', 'Corner', 'Harbor', 'Maple', 'Union', 'Copper', 'Olive', 'Summit', 'Lantern',
-  'Cedar', 'Riverside', 'Sunset', 'Northside', 'Juniper', 'Orchard', 'Granite', 'Willow', 'Brick', 'Velvet'];
-const STREETS = ['Main St', 'Oak Ave', 'Market St', 'Broadway', 'Elm St', 'Park Ave', 'Pine St', 'Lake Blvd', '2nd St',
-  'Washington Ave', 'Maple Dr', 'Church St', 'Highland Ave', 'Mill Rd'];
+const ADJECTIVES = [
+  'Golden',
+  'Blue',
+  'Corner',
+  'Harbor',
+  'Maple',
+  'Union',
+  'Copper',
+  'Olive',
+  'Summit',
+  'Lantern',
+  'Cedar',
+  'Riverside',
+  'Sunset',
+  'Northside',
+  'Juniper',
+  'Orchard',
+  'Granite',
+  'Willow',
+  'Brick',
+  'Velvet',
+];
+const STREETS = [
+  'Main St',
+  'Oak Ave',
+  'Market St',
+  'Broadway',
+  'Elm St',
+  'Park Ave',
+  'Pine St',
+  'Lake Blvd',
+  '2nd St',
+  'Washington Ave',
+  'Maple Dr',
+  'Church St',
+  'Highland Ave',
+  'Mill Rd',
+];
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 const PRICE = [
   ['$', 'Inexpensive'],
@@ -211,14 +245,32 @@ function placeForResult(req: SimMapsSearchRequest, index: number): SimPlace {
 }
 
 const ABOUT_GROUPS: [id: string, name: string, options: [string, string, boolean][]][] = [
-  ['service_options', 'Service options', [['has_takeout', 'Takeout', true], ['serves_dine_in', 'Dine-in', true], ['has_delivery', 'Delivery', false]]],
+  [
+    'service_options',
+    'Service options',
+    [
+      ['has_takeout', 'Takeout', true],
+      ['serves_dine_in', 'Dine-in', true],
+      ['has_delivery', 'Delivery', false],
+    ],
+  ],
   ['accessibility', 'Accessibility', [['has_wheelchair_accessible_entrance', 'Wheelchair accessible entrance', true]]],
-  ['payments', 'Payments', [['pay_credit_card', 'Credit cards', true], ['pay_mobile_nfc', 'NFC mobile payments', true]]],
+  [
+    'payments',
+    'Payments',
+    [
+      ['pay_credit_card', 'Credit cards', true],
+      ['pay_mobile_nfc', 'NFC mobile payments', true],
+    ],
+  ],
 ];
 
 /** The place array (the same indices the live payload uses). */
 /** The place as a locale shows it: price level, opening hours and the reviews wording in its own words and numbers. */
-function localized(p: SimPlace, locale: SimLocale): { priceDollar: string; priceText: string; hours: { day: string; times: string[] }[]; reviewsText: string } {
+function localized(
+  p: SimPlace,
+  locale: SimLocale,
+): { priceDollar: string; priceText: string; hours: { day: string; times: string[] }[]; reviewsText: string } {
   const level = PRICE.findIndex(([sym]) => sym === p.price[0]);
   const days = weekdays(locale.tag);
   const en = locale.tag === 'en-US';
@@ -229,7 +281,10 @@ function localized(p: SimPlace, locale: SimLocale): { priceDollar: string; price
       ? p.hours
       : p.hours.map((h, i) => ({
           day: days[i],
-          times: h.times[0] === 'Closed' ? [locale.maps.closed] : [`${formatHour(locale.tag, p.open)}–${formatHour(locale.tag, p.close)}`],
+          times:
+            h.times[0] === 'Closed'
+              ? [locale.maps.closed]
+              : [`${formatHour(locale.tag, p.open)}–${formatHour(locale.tag, p.close)}`],
         })),
     reviewsText: `${formatNumber(locale.tag, p.reviews)} ${locale.maps.reviews}`,
   };
@@ -247,7 +302,19 @@ function placeArray(p: SimPlace, hl: string, gl?: string): J[] {
   return sparse(250, {
     0: createHash('sha1').update(p.seed).digest('base64url').slice(0, 22),
     2: [p.street, p.suite, `${p.city}, ${p.state} ${p.zip}`],
-    4: [null, null, loc.priceDollar, [reviewsUrl, loc.reviewsText, null, 'ved'], loc.priceDollar, null, null, p.rating, p.reviews, null, loc.priceText],
+    4: [
+      null,
+      null,
+      loc.priceDollar,
+      [reviewsUrl, loc.reviewsText, null, 'ved'],
+      loc.priceDollar,
+      null,
+      null,
+      p.rating,
+      p.reviews,
+      null,
+      loc.priceText,
+    ],
     7: [p.website, host, null, 'ved'],
     9: [null, null, p.latitude, p.longitude],
     10: p.dataId,
@@ -257,17 +324,65 @@ function placeArray(p: SimPlace, hl: string, gl?: string): J[] {
     27: mapsUrl,
     30: 'America/New_York',
     32: [null, [null, p.description]],
-    34: [null, loc.hours.map((h) => [h.day, h.times, null, null, '2026-01-05', 1, [], 0]), null, null, [null, 1, 5, null, 'Open ⋅ Closes 6 PM']],
+    34: [
+      null,
+      loc.hours.map((h) => [h.day, h.times, null, null, '2026-01-05', 1, [], 0]),
+      null,
+      null,
+      [null, 1, 5, null, 'Open ⋅ Closes 6 PM'],
+    ],
     38: [`${p.website}menu`, host],
     39: full,
     46: [[`https://reserve.example/${host.split('.')[0]}`, 'reserve.example']],
     57: [null, `${p.name} (Owner)`, '1'.repeat(21)],
     72: [[[`AF1Qip${p.seed.slice(4, 16)}`, 10, 12, '', null, 100, [p.image, p.name, [2048, 1536], [408, 306]]]]],
-    75: [[[4, null, [[['order.example', null, ['https://lh3.googleusercontent.com/logo', 'Order', [80, 80]], 1], [null, null, [order, [order]]]]]]]],
+    75: [
+      [
+        [
+          4,
+          null,
+          [
+            [
+              ['order.example', null, ['https://lh3.googleusercontent.com/logo', 'Order', [80, 80]], 1],
+              [null, null, [order, [order]]],
+            ],
+          ],
+        ],
+      ],
+    ],
     78: p.placeId,
-    84: [DAYS.map((_, d) => [d + 1, Array.from({ length: 18 }, (__, h) => [h + 6, Math.floor(r() * 100), '', '', `${h + 6}`])])],
-    100: [null, ABOUT_GROUPS.map(([id, name, opts]) => [id, name, opts.map(([key, label, on]) => [`/geo/type/establishment_poi/${key}`, label, [on ? 1 : 0, [[on ? 1 : 0, label]]], null, [1], 0])])],
-    178: [[p.phone, [[p.phone, 1], [`+1 ${p.phone.replace(/[()]/g, '').replace(' ', '-')}`, 2]], null, `+1${p.phone.replace(/\D/g, '')}`]],
+    84: [
+      DAYS.map((_, d) => [
+        d + 1,
+        Array.from({ length: 18 }, (__, h) => [h + 6, Math.floor(r() * 100), '', '', `${h + 6}`]),
+      ]),
+    ],
+    100: [
+      null,
+      ABOUT_GROUPS.map(([id, name, opts]) => [
+        id,
+        name,
+        opts.map(([key, label, on]) => [
+          `/geo/type/establishment_poi/${key}`,
+          label,
+          [on ? 1 : 0, [[on ? 1 : 0, label]]],
+          null,
+          [1],
+          0,
+        ]),
+      ]),
+    ],
+    178: [
+      [
+        p.phone,
+        [
+          [p.phone, 1],
+          [`+1 ${p.phone.replace(/[()]/g, '').replace(' ', '-')}`, 2],
+        ],
+        null,
+        `+1${p.phone.replace(/\D/g, '')}`,
+      ],
+    ],
     183: [[], [p.borough, p.street, p.suite, p.city, p.zip, p.state, 'US']],
   });
 }
@@ -326,10 +441,18 @@ export function mapsPlacePage(placeId: string, hl = 'en', gl?: string): string {
   const loc = localized(p, locale);
   const payload = `)]}'\n${JSON.stringify([null, [], null, null, [[3281.4, p.longitude, p.latitude], [0, 0, 0], [1024, 768], 13.1], null, placeArray(p, hl, gl)])}`;
   const stub = `)]}'\n${JSON.stringify([[p.dataId, p.name, null, [null, null, p.latitude, p.longitude]]])}`;
-  const state = JSON.stringify([[[3281.4, p.longitude, p.latitude], [0, 0, 0], [1024, 768], 13.1], null, null, [null, null, null, null, null, stub, payload]]);
+  const state = JSON.stringify([
+    [[3281.4, p.longitude, p.latitude], [0, 0, 0], [1024, 768], 13.1],
+    null,
+    null,
+    [null, null, null, null, null, stub, payload],
+  ]);
   const address = `${p.street}, ${p.suite}, ${p.city}, ${p.state} ${p.zip}`;
   const rows = loc.hours
-    .map((h) => `<tr><td><div>${escapeHtml(h.day)}</div></td><td role="text" aria-label="${escapeHtml(h.times.join(', '))}"><ul>${h.times.map((t) => `<li>${escapeHtml(t)}</li>`).join('')}</ul></td></tr>`)
+    .map(
+      (h) =>
+        `<tr><td><div>${escapeHtml(h.day)}</div></td><td role="text" aria-label="${escapeHtml(h.times.join(', '))}"><ul>${h.times.map((t) => `<li>${escapeHtml(t)}</li>`).join('')}</ul></td></tr>`,
+    )
     .join('');
   const rating = formatNumber(locale.tag, p.rating, 1);
   const reviews = formatNumber(locale.tag, p.reviews);

@@ -227,21 +227,36 @@ export function retailProductPage(asin: string, options: SimRetailOptions = {}):
   const baseValue = Math.round((kind.price[0] + r.next() * (kind.price[1] - kind.price[0])) * 100) / 100;
   const priceValue = R?.currency === 'JPY' ? Math.round(baseValue * scale) : Math.round(baseValue * scale * 100) / 100;
   const listDraw = r.next();
-  const listValue = listDraw < 0.4 ? (R?.currency === 'JPY' ? Math.round(priceValue * 1.25) : Math.round(priceValue * 1.25) + 0.99) : undefined;
+  const listValue =
+    listDraw < 0.4
+      ? R?.currency === 'JPY'
+        ? Math.round(priceValue * 1.25)
+        : Math.round(priceValue * 1.25) + 0.99
+      : undefined;
   const localPrice = (n: number): string => formatPrice(tag, R?.currency ?? 'USD', n);
-  const currencySymbol = R ? (new Intl.NumberFormat(tag, { style: 'currency', currency: R.currency }).formatToParts(1).find((x) => x.type === 'currency')?.value ?? R.currency) : '';
+  const currencySymbol = R
+    ? (new Intl.NumberFormat(tag, { style: 'currency', currency: R.currency })
+        .formatToParts(1)
+        .find((x) => x.type === 'currency')?.value ?? R.currency)
+    : '';
   const symbol = R ? currencySymbol : ae ? 'AED' : '$';
   const shown = (n: number) => (R ? localPrice(n) : ae ? `AED ${money(n)}` : `$${money(n)}`);
   const stockDraw = r.next();
   const left = stockDraw < 0.8 ? 0 : r.int(2, 9);
   const stock = R ? R.inStock : left === 0 ? 'In Stock' : `Only ${left} left in stock - order soon.`;
   const num = (n: number): string => (R ? formatNumber(tag, n) : grouped(n));
-  const decimalSep = R ? (new Intl.NumberFormat(tag).formatToParts(1.5).find((x) => x.type === 'decimal')?.value ?? '.') : '.';
+  const decimalSep = R
+    ? (new Intl.NumberFormat(tag).formatToParts(1.5).find((x) => x.type === 'decimal')?.value ?? '.')
+    : '.';
   const fraction = R?.currency === 'JPY' ? '' : money(priceValue).slice(-2);
   const year = r.int(2019, 2025);
   const month = r.int(0, 11);
   const day = r.int(1, 28);
-  const firstAvailable = R ? formatDate(tag, year, month, day) : ae ? `${day} ${MONTHS[month]} ${year}` : `${MONTHS[month]} ${day}, ${year}`;
+  const firstAvailable = R
+    ? formatDate(tag, year, month, day)
+    : ae
+      ? `${day} ${MONTHS[month]} ${year}`
+      : `${MONTHS[month]} ${day}, ${year}`;
   const ranks = [r.int(1_000, 90_000), r.int(1, 400)];
   const ratingText = R ? formatNumber(tag, rating, 1) : String(rating);
   const outOf5 = R ? R.outOf5(ratingText) : `${rating} out of 5 stars`;

@@ -38,7 +38,10 @@ describe('simulated Google web search upstream', () => {
   it('has people-also-ask questions (the first one answered), related searches and the page language', () => {
     const data = parseSearchPage(pageFor({ q: 'sourdough starter', hl: 'en' }));
     expect(data.peopleAlsoAsk).toHaveLength(4);
-    expect(data.peopleAlsoAsk[0]).toMatchObject({ answer: expect.stringContaining('sourdough starter'), url: expect.stringMatching(/^https:/) });
+    expect(data.peopleAlsoAsk[0]).toMatchObject({
+      answer: expect.stringContaining('sourdough starter'),
+      url: expect.stringMatching(/^https:/),
+    });
     expect(data.relatedSearches).toHaveLength(8);
     expect(data.relatedSearches.every((s) => s.query.startsWith('sourdough starter '))).toBe(true);
     expect(data.location.htmlLang).toBe('en');

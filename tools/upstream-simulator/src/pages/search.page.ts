@@ -51,10 +51,14 @@ const TITLE_PATTERNS = [
 ];
 
 const SNIPPET_PATTERNS = [
-  (em: string) => `Learn what ${em} is, how it works and why it matters. Our guide covers the basics, common questions and expert tips.`,
-  (em: string) => `A practical introduction to ${em}, with examples, comparisons and a short history of how it came to be.`,
-  (em: string) => `Everything about ${em} in one place: definitions, pros and cons, and answers from people who use it every day.`,
-  (em: string) => `Discover the latest on ${em}. Read reviews, see what experts recommend and find out what to look for.`,
+  (em: string) =>
+    `Learn what ${em} is, how it works and why it matters. Our guide covers the basics, common questions and expert tips.`,
+  (em: string) =>
+    `A practical introduction to ${em}, with examples, comparisons and a short history of how it came to be.`,
+  (em: string) =>
+    `Everything about ${em} in one place: definitions, pros and cons, and answers from people who use it every day.`,
+  (em: string) =>
+    `Discover the latest on ${em}. Read reviews, see what experts recommend and find out what to look for.`,
 ];
 
 const QUESTION_PATTERNS = [
@@ -66,7 +70,18 @@ const QUESTION_PATTERNS = [
   (q: string) => `How much does ${q} cost?`,
 ];
 
-const RELATED_SUFFIXES = ['meaning', 'examples', 'near me', 'price', 'vs alternatives', 'history', 'benefits', 'for beginners', 'reviews', 'definition'];
+const RELATED_SUFFIXES = [
+  'meaning',
+  'examples',
+  'near me',
+  'price',
+  'vs alternatives',
+  'history',
+  'benefits',
+  'for beginners',
+  'reviews',
+  'definition',
+];
 const SITELINK_NAMES = ['Overview', 'Pricing', 'Guides', 'About us', 'Contact', 'Blog', 'Help center', 'Careers'];
 const ENTITY_TYPES = ['Topic', 'Concept', 'Product', 'Organization', 'Technology', 'Activity'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -99,7 +114,8 @@ const slug = (s: string): string =>
     .replace(/[\s_]+/g, '-')
     .slice(0, 60) || 'page';
 
-const titleCase = (s: string): string => s.replace(/(^|\s)(\p{L})/gu, (_, sp: string, c: string) => sp + c.toUpperCase());
+const titleCase = (s: string): string =>
+  s.replace(/(^|\s)(\p{L})/gu, (_, sp: string, c: string) => sp + c.toUpperCase());
 
 // ---- a real (tiny) PNG favicon per site: a 16x16 square in the site's colour with a diagonal shade ------------
 
@@ -167,7 +183,9 @@ interface SimResult {
 /** A result's date as the locale writes it ("Nov 25, 2021" in en-US, "25.11.2021" in de-DE, "2021/11/25" in ja-JP). */
 function resultDate(locale: SimLocale, y: number, m: number, d: number): string {
   if (locale.tag === 'en-US') return `${MONTHS[m]} ${d}, ${y}`;
-  return new Intl.DateTimeFormat(locale.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(Date.UTC(y, m, d)));
+  return new Intl.DateTimeFormat(locale.tag, { dateStyle: 'medium', timeZone: 'UTC' }).format(
+    new Date(Date.UTC(y, m, d)),
+  );
 }
 
 function makeResult(q: string, position: number, locale: SimLocale): SimResult {
@@ -176,8 +194,12 @@ function makeResult(q: string, position: number, locale: SimLocale): SimResult {
   const title = TITLE_PATTERNS[r(TITLE_PATTERNS.length)](titleCase(q));
   const page = `${slug(q)}-${position}`;
   const link = `https://${host}/${section}/${page}`;
-  const date = r(3) === 0 ? ((m: number, d: number, y: number) => resultDate(locale, y, m, d))(r(12), 1 + r(28), 2019 + r(6)) : '';
-  const snippetHtml = esc(SNIPPET_PATTERNS[r(SNIPPET_PATTERNS.length)]('\u0000')).replace('\u0000', `<em>${esc(q)}</em>`);
+  const date =
+    r(3) === 0 ? ((m: number, d: number, y: number) => resultDate(locale, y, m, d))(r(12), 1 + r(28), 2019 + r(6)) : '';
+  const snippetHtml = esc(SNIPPET_PATTERNS[r(SNIPPET_PATTERNS.length)]('\u0000')).replace(
+    '\u0000',
+    `<em>${esc(q)}</em>`,
+  );
   const inline: SimResult['inline'] = [];
   const table: SimResult['table'] = [];
   if (position === 1 || r(5) === 0) {
@@ -189,7 +211,11 @@ function makeResult(q: string, position: number, locale: SimLocale): SimResult {
   } else if (position === 2) {
     for (let i = 0; i < 2; i++) {
       const name = SITELINK_NAMES[(r(SITELINK_NAMES.length) + i) % SITELINK_NAMES.length];
-      table.push({ title: name, link: `https://${host}/${section}/${slug(name)}`, snippet: `${name} for ${q} on ${site}.` });
+      table.push({
+        title: name,
+        link: `https://${host}/${section}/${slug(name)}`,
+        snippet: `${name} for ${q} on ${site}.`,
+      });
     }
   }
   return { title, link, host, site, path: [section, page], date, snippetHtml, inline, table };
@@ -205,7 +231,10 @@ function resultHtml(res: SimResult, hveid: string): string {
     : '';
   const table = res.table.length
     ? `<div class="Z26q7c UK95Uc" data-sncf="3"><table class="jmjoTe"><tbody><tr>${res.table
-        .map((s) => `<td><div class="usJj9c"><h3><a href="${esc(s.link)}">${esc(s.title)}</a></h3><div>${esc(s.snippet)}</div></div></td>`)
+        .map(
+          (s) =>
+            `<td><div class="usJj9c"><h3><a href="${esc(s.link)}">${esc(s.title)}</a></h3><div>${esc(s.snippet)}</div></div></td>`,
+        )
         .join('')}</tr></tbody></table></div>`
     : '';
   return `<div class="MjjYud"><div jscontroller="SC7lYd" class="g Ww4FFb vt6azd tF2Cxc asEBEc" lang="en" data-hveid="${hveid}">

@@ -1,13 +1,19 @@
 import { ValidationOptions, isURL, registerDecorator, ValidationArguments } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
 
-const IS_URL_OPTIONS = { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true };
+const IS_URL_OPTIONS = {
+  protocols: ['http', 'https'],
+  require_protocol: true,
+  require_tld: false,
+  allow_underscores: true,
+};
 
 /** validator's isURL refuses longer URLs (its default `max_allowed_length`). */
 const IS_URL_MAX_LENGTH = 2084;
 /** The common shape: lower-case scheme, `//`, a host of letters, digits, `_`, `.`, `-`, an optional port, then anything validator leaves unchecked. */
 const PLAIN_HTTP_URL = /^https?:\/\/([A-Za-z0-9_.-]+)(?::([0-9]{1,5}))?(?:[/?#][^\s<>]*)?$/;
-const IPV4 = /^(?:(?:[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])\.){3}(?:[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])$/;
+const IPV4 =
+  /^(?:(?:[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])\.){3}(?:[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])$/;
 const HOST_LABEL = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
 
 /**
@@ -29,7 +35,9 @@ function plainHttpUrl(value: string): boolean {
 /** True for an absolute http(s) URL of sane length. Which hosts may be fetched is the SSRF guard's call, not this. */
 export function isHttpUrl(value: unknown): value is string {
   return (
-    typeof value === 'string' && value.length <= LIMITS.maxUrlLength && (plainHttpUrl(value) || isURL(value, IS_URL_OPTIONS))
+    typeof value === 'string' &&
+    value.length <= LIMITS.maxUrlLength &&
+    (plainHttpUrl(value) || isURL(value, IS_URL_OPTIONS))
   );
 }
 
@@ -42,7 +50,8 @@ export function IsHttpUrl(options?: ValidationOptions): PropertyDecorator {
       propertyName: String(propertyName),
       options,
       validator: {
-        validate: (value: unknown) => (options?.each && Array.isArray(value) ? value.every(isHttpUrl) : isHttpUrl(value)),
+        validate: (value: unknown) =>
+          options?.each && Array.isArray(value) ? value.every(isHttpUrl) : isHttpUrl(value),
         defaultMessage: (args: ValidationArguments) =>
           `${options?.each ? 'each value in ' : ''}${args.property} must be an absolute http(s) URL`,
       },

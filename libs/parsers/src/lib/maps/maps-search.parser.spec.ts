@@ -52,7 +52,11 @@ describe('parseMapsSearch on the search endpoint JSON', () => {
       mp_category: ['Taco restaurant'],
       mp_description: '',
       mp_image: '',
-      mp_maps_url: 'https://www.google.com/maps/place/Elm%20Street%20Tacos/data=!4m2!3m1!1s0x8644b5a1c0ffee01:0x000000000001e240'.replace(/%20/g, '+'),
+      mp_maps_url:
+        'https://www.google.com/maps/place/Elm%20Street%20Tacos/data=!4m2!3m1!1s0x8644b5a1c0ffee01:0x000000000001e240'.replace(
+          /%20/g,
+          '+',
+        ),
       mp_reviews_url: 'https://search.google.com/local/reviews?placeid=ChIJtestDiner000000000001&q=tacos&hl=en',
       mp_price_range_dollar_sign: '$',
       mp_orders_urls: [],

@@ -18,7 +18,14 @@ describe('parseLl', () => {
 describe('buildMapsSearchUrl', () => {
   it('builds the tbm=map endpoint with the query, language and a pb carrying viewport, page size and offset', () => {
     const url = new URL(
-      buildMapsSearchUrl('https://www.google.com', { q: 'coffee & cake', ll: '@37.98,23.72,14z', hl: 'el', gl: 'gr', num: 40, start: 20 }),
+      buildMapsSearchUrl('https://www.google.com', {
+        q: 'coffee & cake',
+        ll: '@37.98,23.72,14z',
+        hl: 'el',
+        gl: 'gr',
+        num: 40,
+        start: 20,
+      }),
     );
     expect(url.origin + url.pathname).toBe('https://www.google.com/search');
     expect(url.searchParams.get('tbm')).toBe('map');
@@ -39,7 +46,11 @@ describe('buildMapsSearchUrl', () => {
 
   it('zooming in lowers the camera altitude', () => {
     const alt = (ll: string): number =>
-      Number(/!1d([\d.]+)/.exec(new URL(buildMapsSearchUrl('https://g.test', { q: 'x', ll, hl: 'en' })).searchParams.get('pb') ?? '')?.[1]);
+      Number(
+        /!1d([\d.]+)/.exec(
+          new URL(buildMapsSearchUrl('https://g.test', { q: 'x', ll, hl: 'en' })).searchParams.get('pb') ?? '',
+        )?.[1],
+      );
     expect(alt('10,10,15z')).toBeLessThan(alt('10,10,10z'));
   });
 });

@@ -37,7 +37,12 @@ const hostOf = (u: string): string => {
     return u;
   }
 };
-const normTime = (s: string): string => s.replace(/\s*[–-]\s*/g, ' to ').replace(/\s+/g, ' ').trim().toLowerCase();
+const normTime = (s: string): string =>
+  s
+    .replace(/\s*[–-]\s*/g, ' to ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
 
 function eq(field: string, got: unknown, want: unknown): Check {
   return { field, ok: JSON.stringify(got) === JSON.stringify(want), got, want };
@@ -52,11 +57,24 @@ function checkGosomEntry(r: PlaceRecord, e: Expected): Check[] {
   else if (has('category')) checks.push(eq('category', r.mp_category[0], e.category));
   if (has('address')) checks.push(eq('address', r.mp_address, e.address));
   if (has('web_site')) checks.push(eq('website', r.mp_website, e.web_site));
-  if (has('phone')) checks.push({ field: 'phone', ok: digits(r.mp_phone) !== '' && digits(r.mp_phone).endsWith(digits(e.phone)), got: r.mp_phone, want: e.phone });
+  if (has('phone'))
+    checks.push({
+      field: 'phone',
+      ok: digits(r.mp_phone) !== '' && digits(r.mp_phone).endsWith(digits(e.phone)),
+      got: r.mp_phone,
+      want: e.phone,
+    });
   if (has('review_count')) checks.push(eq('reviews_count', r.mp_reviews_count, e.review_count));
   if (has('review_rating')) checks.push(eq('rating', r.mp_rating, e.review_rating));
-  if (has('latitude')) checks.push({ field: 'latitude', ok: near(r.latitude, e.latitude as number), got: r.latitude, want: e.latitude });
-  if (has('longtitude')) checks.push({ field: 'longitude', ok: near(r.longitude, e.longtitude as number), got: r.longitude, want: e.longtitude });
+  if (has('latitude'))
+    checks.push({ field: 'latitude', ok: near(r.latitude, e.latitude as number), got: r.latitude, want: e.latitude });
+  if (has('longtitude'))
+    checks.push({
+      field: 'longitude',
+      ok: near(r.longitude, e.longtitude as number),
+      got: r.longitude,
+      want: e.longtitude,
+    });
   if (has('cid')) checks.push(eq('cid', r.cid, e.cid));
   if (has('place_id')) checks.push(eq('place_id', r.mp_place_id, e.place_id));
   if (has('link')) checks.push(eq('maps_url', r.mp_maps_url, e.link));
@@ -64,11 +82,19 @@ function checkGosomEntry(r: PlaceRecord, e: Expected): Check[] {
   if (has('thumbnail')) checks.push(eq('image', r.mp_image, e.thumbnail));
   if (has('price_range')) checks.push(eq('price_range_dollar_sign', r.mp_price_range_dollar_sign, e.price_range));
   if (has('order_online')) {
-    checks.push(eq('orders_urls', r.mp_orders_urls, (e.order_online as { link: string }[]).map((o) => o.link)));
+    checks.push(
+      eq(
+        'orders_urls',
+        r.mp_orders_urls,
+        (e.order_online as { link: string }[]).map((o) => o.link),
+      ),
+    );
   }
   if (has('open_hours')) {
     const want = Object.entries(e.open_hours as Record<string, string[]>).map(([day, times]) => ({ day, times }));
-    const got = [...r.mp_hours].sort((a, b) => want.findIndex((w) => w.day === a.day) - want.findIndex((w) => w.day === b.day));
+    const got = [...r.mp_hours].sort(
+      (a, b) => want.findIndex((w) => w.day === a.day) - want.findIndex((w) => w.day === b.day),
+    );
     checks.push(eq('hours', got, want));
   }
   if (has('open_hours_text')) {
@@ -78,7 +104,9 @@ function checkGosomEntry(r: PlaceRecord, e: Expected): Check[] {
       .map((p) => p.trim().split(', '))
       .map(([day, ...t]) => ({ day, times: t.map(normTime) }));
     const got = r.mp_hours.map((h) => ({ day: h.day, times: h.times.map(normTime) }));
-    const ok = want.every((w) => got.some((g) => g.day === w.day && JSON.stringify(g.times) === JSON.stringify(w.times)));
+    const ok = want.every((w) =>
+      got.some((g) => g.day === w.day && JSON.stringify(g.times) === JSON.stringify(w.times)),
+    );
     checks.push({ field: 'hours', ok, got, want });
   }
   if (has('complete_address')) {
@@ -93,7 +121,12 @@ function checkGosomEntry(r: PlaceRecord, e: Expected): Check[] {
   }
   if (String(e._about ?? '').includes('len(about)==10')) {
     const about = JSON.parse(r.about) as { id: string; name: string; options: unknown[] }[];
-    checks.push({ field: 'about', ok: about.length === 10 && about.every((g) => g.id && g.name && g.options.length > 0), got: about.length, want: 10 });
+    checks.push({
+      field: 'about',
+      ok: about.length === 10 && about.every((g) => g.id && g.name && g.options.length > 0),
+      got: about.length,
+      want: 10,
+    });
   }
   return checks;
 }
@@ -114,8 +147,18 @@ function checkCocliSearch(items: MapsPlaceItem[], e: Expected): Check[] {
   const want = e.must_contain_result as { name: string; place_id: string };
   const hit = items.find((i) => i.name === want.name && i.place_id === want.place_id);
   return [
-    { field: 'search.contains_name', ok: items.some((i) => i.name === want.name), got: items.map((i) => i.name), want: want.name },
-    { field: 'search.contains_place_id', ok: hit !== undefined, got: items.map((i) => i.place_id), want: want.place_id },
+    {
+      field: 'search.contains_name',
+      ok: items.some((i) => i.name === want.name),
+      got: items.map((i) => i.name),
+      want: want.name,
+    },
+    {
+      field: 'search.contains_place_id',
+      ok: hit !== undefined,
+      got: items.map((i) => i.place_id),
+      want: want.place_id,
+    },
   ];
 }
 
@@ -135,7 +178,11 @@ function basicPlaceChecks(prefix: string, name: string, address: string, lat: nu
 const SOFT_FIELDS = new Set(['search.address']);
 const available = fixturesAvailable('maps');
 const pages = listFixtures('maps').filter((f) => /\.(html|json)$/.test(f) && !f.endsWith('.expected.json'));
-const ctxFor = (base: string) => ({ q: 'conformance', hl: 'en', requestUrl: `https://www.google.com/maps/search/${base}` });
+const ctxFor = (base: string) => ({
+  q: 'conformance',
+  hl: 'en',
+  requestUrl: `https://www.google.com/maps/search/${base}`,
+});
 
 describe('maps parsers against the shared real pages', () => {
   if (!available || pages.length === 0) {
@@ -174,12 +221,21 @@ describe('maps parsers against the shared real pages', () => {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([field, t]) => ({ field, pass: t.pass, total: t.total, rate: `${Math.round((t.pass / t.total) * 100)}%` }));
     const all = rows.reduce((s, r) => ({ pass: s.pass + r.pass, total: s.total + r.total }), { pass: 0, total: 0 });
-    rows.push({ field: 'ALL', pass: all.pass, total: all.total, rate: `${Math.round((all.pass / Math.max(1, all.total)) * 100)}%` });
-    console.log(`maps conformance: ${pages.length} pages\n${formatTable(rows)}${failures.length ? `\nmisses:\n${failures.join('\n')}` : ''}`);
+    rows.push({
+      field: 'ALL',
+      pass: all.pass,
+      total: all.total,
+      rate: `${Math.round((all.pass / Math.max(1, all.total)) * 100)}%`,
+    });
+    console.log(
+      `maps conformance: ${pages.length} pages\n${formatTable(rows)}${failures.length ? `\nmisses:\n${failures.join('\n')}` : ''}`,
+    );
   });
 });
 
 function formatTable(rows: { field: string; pass: number; total: number; rate: string }[]): string {
   const w = Math.max(...rows.map((r) => r.field.length));
-  return rows.map((r) => `${r.field.padEnd(w)}  ${String(r.pass).padStart(3)}/${String(r.total).padEnd(3)} ${r.rate}`).join('\n');
+  return rows
+    .map((r) => `${r.field.padEnd(w)}  ${String(r.pass).padStart(3)}/${String(r.total).padEnd(3)} ${r.rate}`)
+    .join('\n');
 }

@@ -90,7 +90,10 @@ export function toPlaceRecord(f: PlaceFacts, pageUrl?: string): PlaceRecord {
     mp_reviews_url: reviewsUrlOf(f),
     mp_state_abbr: state.abbr,
     mp_state_name: state.name,
-    mp_street_address: f.streetSupplement && !(f.street ?? '').includes(f.streetSupplement) ? [f.street, f.streetSupplement].filter(Boolean).join(', ') : (f.street ?? ''),
+    mp_street_address:
+      f.streetSupplement && !(f.street ?? '').includes(f.streetSupplement)
+        ? [f.street, f.streetSupplement].filter(Boolean).join(', ')
+        : (f.street ?? ''),
     mp_temporarily_closed: f.temporarilyClosed ?? false,
     mp_website: f.website ?? '',
     mp_zip_code: f.postalCode ?? '',

@@ -6,9 +6,48 @@ import { AD_REGIONS, AI_OVERVIEW_REGIONS, PAA_REGIONS } from './serp-regions.js'
 import { clean, isGoogleHost } from './serp-dom.util.js';
 
 const NOT_RELATED_PARAMS = [
-  'tbm', 'tbs', 'udm', 'si', 'stick', 'start', 'story', 'tbo', 'source', 'lr', 'cr', 'ictx', 'fbs', 'spell', 'ibp',
-  'lsig', 'kgmid', 'rlst', 'rldimm', 'ludocid', 'lqi', 'stq', 'uule', 'cd', 'ct', 'fcs', 'tbnid', 'vet', 'prmd',
-  'filter', 'sqi', 'rflfq', 'rlha', 'ser', 'ibp', 'htichips', 'htivrt', 'shndl', 'shem', 'csui', 'uds', 'chips',
+  'tbm',
+  'tbs',
+  'udm',
+  'si',
+  'stick',
+  'start',
+  'story',
+  'tbo',
+  'source',
+  'lr',
+  'cr',
+  'ictx',
+  'fbs',
+  'spell',
+  'ibp',
+  'lsig',
+  'kgmid',
+  'rlst',
+  'rldimm',
+  'ludocid',
+  'lqi',
+  'stq',
+  'uule',
+  'cd',
+  'ct',
+  'fcs',
+  'tbnid',
+  'vet',
+  'prmd',
+  'filter',
+  'sqi',
+  'rflfq',
+  'rlha',
+  'ser',
+  'ibp',
+  'htichips',
+  'htivrt',
+  'shndl',
+  'shem',
+  'csui',
+  'uds',
+  'chips',
 ];
 
 function normaliseQuery(q: string): string {
@@ -19,7 +58,11 @@ function normaliseQuery(q: string): string {
  * `exclude` holds queries that are something else on the page (the "people also ask" questions, which link to
  * their own results page in some layouts).
  */
-export function readRelatedSearches($: CheerioAPI, currentQuery: string, exclude: readonly string[] = []): { query: string }[] {
+export function readRelatedSearches(
+  $: CheerioAPI,
+  currentQuery: string,
+  exclude: readonly string[] = [],
+): { query: string }[] {
   const current = normaliseQuery(currentQuery);
   const excluded = new Set(exclude.map(normaliseQuery));
   const out: { query: string }[] = [];
@@ -40,7 +83,11 @@ export function readRelatedSearches($: CheerioAPI, currentQuery: string, exclude
     if (NOT_RELATED_PARAMS.some((p) => u.searchParams.has(p))) return;
     const norm = normaliseQuery(q);
     if (norm === current || seen.has(norm) || excluded.has(norm)) return;
-    if (a.closest(`${PAA_REGIONS}, ${AD_REGIONS}, ${AI_OVERVIEW_REGIONS}, [data-hveid] h3, #topstuff, #taw, cite`).length > 0) return;
+    if (
+      a.closest(`${PAA_REGIONS}, ${AD_REGIONS}, ${AI_OVERVIEW_REGIONS}, [data-hveid] h3, #topstuff, #taw, cite`)
+        .length > 0
+    )
+      return;
     seen.add(norm);
     out.push({ query: q });
   });

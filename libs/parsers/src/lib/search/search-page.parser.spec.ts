@@ -56,8 +56,16 @@ describe('parseSearchPage on a results page with organic results, sitelinks, PAA
 
   it('reads table sitelinks with their descriptions', () => {
     expect(page.results[1].sitelinks.table).toEqual([
-      { title: 'Solar kits', link: 'https://www.solarshop.example/kits', snippet: 'Complete kits for roofs and balconies.' },
-      { title: 'Batteries', link: 'https://www.solarshop.example/batteries', snippet: "Store the day's power for the night." },
+      {
+        title: 'Solar kits',
+        link: 'https://www.solarshop.example/kits',
+        snippet: 'Complete kits for roofs and balconies.',
+      },
+      {
+        title: 'Batteries',
+        link: 'https://www.solarshop.example/batteries',
+        snippet: "Store the day's power for the night.",
+      },
     ]);
     expect(page.results[1].date).toBe('');
   });
@@ -111,7 +119,14 @@ describe('parseSearchPage on a results page with organic results, sitelinks, PAA
 
   it('reads the local pack cards: name, rating, review count, type and address', () => {
     expect(page.localResults).toEqual([
-      { position: 1, title: 'Sunny Roofs Ltd', rating: 4.6, reviews: 1204, type: 'Solar energy company', address: '12 Harbour Rd' },
+      {
+        position: 1,
+        title: 'Sunny Roofs Ltd',
+        rating: 4.6,
+        reviews: 1204,
+        type: 'Solar energy company',
+        address: '12 Harbour Rd',
+      },
     ]);
   });
 
@@ -180,7 +195,13 @@ describe('parseSearchPage on an unfamiliar layout', () => {
 describe('parseSearchPage on pages that are not results', () => {
   it('returns an empty result (not an error) for a page with no results', () => {
     const page = parseSearchPage(fixture('serp-no-results.html'));
-    expect(page).toEqual({ knowledgePanel: null, location: { htmlLang: 'en' }, peopleAlsoAsk: [], relatedSearches: [], results: [] });
+    expect(page).toEqual({
+      knowledgePanel: null,
+      location: { htmlLang: 'en' },
+      peopleAlsoAsk: [],
+      relatedSearches: [],
+      results: [],
+    });
   });
 
   it('throws a retryable UPSTREAM_BLOCKED for the captcha ("unusual traffic") page', () => {
@@ -194,8 +215,10 @@ describe('parseSearchPage on pages that are not results', () => {
   });
 
   it('throws UPSTREAM_BLOCKED for the older "automated queries" page and the enable-JavaScript redirect', () => {
-    const sorry = '<html><head><title>Sorry...</title></head><body><h1>We\'re sorry...</h1><p>... but your computer or network may be sending automated queries.</p></body></html>';
-    const enableJs = '<html><head><noscript><meta content="0;url=/httpservice/retry/enablejs?sei=abc" http-equiv="refresh"></noscript></head><body></body></html>';
+    const sorry =
+      "<html><head><title>Sorry...</title></head><body><h1>We're sorry...</h1><p>... but your computer or network may be sending automated queries.</p></body></html>";
+    const enableJs =
+      '<html><head><noscript><meta content="0;url=/httpservice/retry/enablejs?sei=abc" http-equiv="refresh"></noscript></head><body></body></html>';
     expect(errorOf(() => parseSearchPage(sorry)).code).toBe('UPSTREAM_BLOCKED');
     expect(errorOf(() => parseSearchPage(enableJs)).code).toBe('UPSTREAM_BLOCKED');
   });
@@ -210,14 +233,20 @@ describe('parseSearchPage on pages that are not results', () => {
 
 describe('buildSearchUrl', () => {
   it('puts the query and the set Google parameters on <base>/search', () => {
-    expect(buildSearchUrl('https://www.google.com', { q: 'solar panels & batteries', hl: 'en', gl: 'us', num: 20, start: 10 })).toBe(
-      'https://www.google.com/search?q=solar+panels+%26+batteries&hl=en&gl=us&num=20&start=10',
-    );
+    expect(
+      buildSearchUrl('https://www.google.com', {
+        q: 'solar panels & batteries',
+        hl: 'en',
+        gl: 'us',
+        num: 20,
+        start: 10,
+      }),
+    ).toBe('https://www.google.com/search?q=solar+panels+%26+batteries&hl=en&gl=us&num=20&start=10');
   });
 
   it('leaves out empty parameters and start=0, and keeps a base path such as a simulator prefix', () => {
-    expect(buildSearchUrl('http://127.0.0.1:4010/google', { q: 'x', hl: '', cr: 'countryDE', lr: 'lang_de', start: 0 })).toBe(
-      'http://127.0.0.1:4010/google/search?q=x&cr=countryDE&lr=lang_de',
-    );
+    expect(
+      buildSearchUrl('http://127.0.0.1:4010/google', { q: 'x', hl: '', cr: 'countryDE', lr: 'lang_de', start: 0 }),
+    ).toBe('http://127.0.0.1:4010/google/search?q=x&cr=countryDE&lr=lang_de');
   });
 });

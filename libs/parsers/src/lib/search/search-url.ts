@@ -20,7 +20,9 @@ export function buildSearchUrl(base: string, req: SearchUrlRequest): string {
     const v = req[key]?.trim();
     if (v) url.searchParams.set(key, v);
   }
-  if (req.num !== undefined && Number.isFinite(req.num) && req.num > 0) url.searchParams.set('num', String(Math.trunc(req.num)));
-  if (req.start !== undefined && Number.isFinite(req.start) && req.start > 0) url.searchParams.set('start', String(Math.trunc(req.start)));
+  if (req.num !== undefined && Number.isFinite(req.num) && req.num > 0)
+    url.searchParams.set('num', String(Math.trunc(req.num)));
+  if (req.start !== undefined && Number.isFinite(req.start) && req.start > 0)
+    url.searchParams.set('start', String(Math.trunc(req.start)));
   return url.toString();
 }

@@ -68,7 +68,13 @@ const sitelinksOf = (r: WebResultItem | undefined) => (r ? [...r.sitelinks.inlin
 
 function check(page: string, field: string, what: string, actual: unknown, expected: unknown, pass?: boolean): void {
   const ok = pass ?? JSON.stringify(actual) === JSON.stringify(expected);
-  checks.push({ page, field, what, pass: ok, detail: ok ? '' : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}` });
+  checks.push({
+    page,
+    field,
+    what,
+    pass: ok,
+    detail: ok ? '' : `expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`,
+  });
 }
 
 // ---- zlurad/serp-parser ---------------------------------------------------------------------------------------
@@ -111,9 +117,24 @@ function checkZlurad(page: string, r: WebSearchResult, exp: { assertions: Zlurad
       } else if (sub === 'sitelinks') {
         const links = sitelinksOf(res);
         if (a.negated) check(page, 'results.sitelinks', what, links.length, 0);
-        else if (leaf === 'title') check(page, 'results.sitelinks', what, links[j]?.title, expected, hasExpected ? undefined : !!links[j]?.title);
+        else if (leaf === 'title')
+          check(
+            page,
+            'results.sitelinks',
+            what,
+            links[j]?.title,
+            expected,
+            hasExpected ? undefined : !!links[j]?.title,
+          );
         else if (leaf === 'href') check(page, 'results.sitelinks', what, links[j]?.link, expected);
-        else if (leaf === 'type') check(page, 'results.sitelinks', what, res?.sitelinks.inline.includes(links[j]) ? 'INLINE' : 'TABLE', expected);
+        else if (leaf === 'type')
+          check(
+            page,
+            'results.sitelinks',
+            what,
+            res?.sitelinks.inline.includes(links[j]) ? 'INLINE' : 'TABLE',
+            expected,
+          );
       } else if (sub === 'title') check(page, 'results.title', what, res?.title, expected);
       else if (sub === 'url') check(page, 'results.link', what, res?.link, expected);
       else if (sub === 'snippet') check(page, 'results.snippet', what, norm(res?.snippet), norm(expected));
@@ -122,8 +143,10 @@ function checkZlurad(page: string, r: WebSearchResult, exp: { assertions: Zlurad
     }
     if (head === 'relatedKeywords') {
       if (i === undefined) check(page, 'relatedSearches', what, r.relatedSearches.length, expected);
-      else if (sub === 'keyword') check(page, 'relatedSearches', what, lower(r.relatedSearches[i]?.query), lower(expected));
-      else if (sub === 'path') check(page, 'relatedSearches', what, lower(r.relatedSearches[i]?.query), lower(qOf(String(expected))));
+      else if (sub === 'keyword')
+        check(page, 'relatedSearches', what, lower(r.relatedSearches[i]?.query), lower(expected));
+      else if (sub === 'path')
+        check(page, 'relatedSearches', what, lower(r.relatedSearches[i]?.query), lower(qOf(String(expected))));
       continue;
     }
     if (head === 'topStories') {
@@ -137,10 +160,17 @@ function checkZlurad(page: string, r: WebSearchResult, exp: { assertions: Zlurad
     }
     if (head === 'locals') {
       if (a.matcher === 'toBeDefined') check(page, 'localResults', what, !!r.localResults?.length, true);
-      else if (a.matcher === 'toBeUndefined') check(page, 'localResults', what, r.localResults, undefined, r.localResults === undefined);
+      else if (a.matcher === 'toBeUndefined')
+        check(page, 'localResults', what, r.localResults, undefined, r.localResults === undefined);
       else {
         const l = r.localResults?.[i];
-        const map: Record<string, unknown> = { name: l?.title, rating: l?.rating, reviews: l?.reviews, type: l?.type, address: l?.address };
+        const map: Record<string, unknown> = {
+          name: l?.title,
+          rating: l?.rating,
+          reviews: l?.reviews,
+          type: l?.type,
+          address: l?.address,
+        };
         if (!(sub in map)) continue; // expensiveness
         const numeric = sub === 'rating' || sub === 'reviews';
         check(page, 'localResults', what, map[sub], numeric ? Number(expected) : expected);
@@ -162,7 +192,13 @@ function checkZlurad(page: string, r: WebSearchResult, exp: { assertions: Zlurad
 // ---- apify ----------------------------------------------------------------------------------------------------
 
 interface ApifyExpected {
-  organicResults: { title: string; url: string; displayedUrl: string; description: string; siteLinks: { title: string }[] }[];
+  organicResults: {
+    title: string;
+    url: string;
+    displayedUrl: string;
+    description: string;
+    siteLinks: { title: string }[];
+  }[];
   relatedQueries: { title: string }[];
   paidResults: { title: string; url: string; displayedUrl: string; description: string }[];
 }
@@ -176,11 +212,19 @@ function checkApify(page: string, r: WebSearchResult, exp: ApifyExpected): void 
     check(page, 'results.displayLink', `organic[${i}].displayedUrl`, norm(res?.displayLink), norm(o.displayedUrl));
     check(page, 'results.snippet', `organic[${i}].description`, norm(res?.snippet), norm(o.description));
     if (o.siteLinks.length) {
-      check(page, 'results.sitelinks', `organic[${i}].siteLinks`, sitelinksOf(res).map((s) => s.title), o.siteLinks.map((s) => s.title));
+      check(
+        page,
+        'results.sitelinks',
+        `organic[${i}].siteLinks`,
+        sitelinksOf(res).map((s) => s.title),
+        o.siteLinks.map((s) => s.title),
+      );
     }
   });
   check(page, 'relatedSearches', 'relatedQueries length', r.relatedSearches.length, exp.relatedQueries.length);
-  exp.relatedQueries.forEach((q, i) => check(page, 'relatedSearches', `relatedQueries[${i}]`, lower(r.relatedSearches[i]?.query), lower(q.title)));
+  exp.relatedQueries.forEach((q, i) =>
+    check(page, 'relatedSearches', `relatedQueries[${i}]`, lower(r.relatedSearches[i]?.query), lower(q.title)),
+  );
   check(page, 'ads', 'paidResults length', r.ads?.length ?? 0, exp.paidResults.length);
   exp.paidResults.forEach((p, i) => {
     const ad = r.ads?.[i];
@@ -220,9 +264,16 @@ function checkWebSearcher(page: string, r: WebSearchResult, exp: WsComponent[]):
   const related = exp.find((c) => c.type === 'searches_related');
   if (related && Array.isArray(related.details)) {
     const texts = (related.details as { text: string }[]).map((d) => lower(d.text));
-    check(page, 'relatedSearches', 'searches_related texts', r.relatedSearches.map((s) => lower(s.query)), texts);
+    check(
+      page,
+      'relatedSearches',
+      'searches_related texts',
+      r.relatedSearches.map((s) => lower(s.query)),
+      texts,
+    );
   }
-  if (exp.some((c) => c.type === 'people_also_ask')) check(page, 'peopleAlsoAsk', 'people_also_ask present', r.peopleAlsoAsk.length > 0, true);
+  if (exp.some((c) => c.type === 'people_also_ask'))
+    check(page, 'peopleAlsoAsk', 'people_also_ask present', r.peopleAlsoAsk.length > 0, true);
   const panel = exp.find((c) => c.type === 'knowledge' && c.subtype === 'panel_rhs');
   if (panel) {
     check(page, 'knowledgePanel', 'panel description', norm(r.knowledgePanel?.description), norm(panel.text));
@@ -231,7 +282,9 @@ function checkWebSearcher(page: string, r: WebSearchResult, exp: WsComponent[]):
   exp
     .filter((c) => c.type === 'top_stories')
     .forEach((s, i) => check(page, 'topStories', `top_stories[${i}].url`, r.topStories?.[i]?.link, s.url));
-  exp.filter((c) => c.type === 'ad').forEach((ad, i) => check(page, 'ads', `ad[${i}].title`, r.ads?.[i]?.title, ad.title));
+  exp
+    .filter((c) => c.type === 'ad')
+    .forEach((ad, i) => check(page, 'ads', `ad[${i}].title`, r.ads?.[i]?.title, ad.title));
 }
 
 // ---- facts from SOURCES.md, and core plausibility ------------------------------------------------------------
@@ -258,7 +311,8 @@ const SOURCES_MD_FACTS: Record<string, (page: string, r: WebSearchResult) => voi
     check(p, 'ads', 'sources-md: no ads', r.ads, undefined, r.ads === undefined);
     check(p, 'localResults', 'sources-md: local pack (3)', r.localResults?.length, 3);
   },
-  'serp-zlurad-2023-featured-snippet': (p, r) => check(p, 'peopleAlsoAsk', 'sources-md: PAA present', r.peopleAlsoAsk.length > 0, true),
+  'serp-zlurad-2023-featured-snippet': (p, r) =>
+    check(p, 'peopleAlsoAsk', 'sources-md: PAA present', r.peopleAlsoAsk.length > 0, true),
   'serp-websearcher-2023-abortion-near-me-local': (p, r) => {
     check(p, 'knowledgePanel', 'sources-md: no knowledge panel', r.knowledgePanel, null);
     check(p, 'peopleAlsoAsk', 'sources-md: no PAA', r.peopleAlsoAsk.length, 0);
@@ -269,7 +323,13 @@ const SOURCES_MD_FACTS: Record<string, (page: string, r: WebSearchResult) => voi
     check(p, 'location', 'sources-md: pt-BR page', r.location.htmlLang, 'pt-BR');
   },
   'serp-openserp-2026-fetch-js-de': (p, r) => {
-    check(p, 'results.title', 'openserp: >= 2 distinct organic titles', new Set(r.results.map((x) => x.title)).size >= 2, true);
+    check(
+      p,
+      'results.title',
+      'openserp: >= 2 distinct organic titles',
+      new Set(r.results.map((x) => x.title)).size >= 2,
+      true,
+    );
     check(p, 'aiOverview', 'openserp: AI overview >= 200 chars', (r.aiOverview?.text.length ?? 0) >= 200, true);
     check(p, 'aiOverview', 'openserp: AI overview has links', (r.aiOverview?.sources.length ?? 0) > 0, true);
   },
@@ -303,7 +363,13 @@ const pages = available ? listFixtures('serp', '.html') : [];
         } catch (e) {
           err = e;
         }
-        check(base, 'blocked', 'captcha page -> UPSTREAM_BLOCKED', err instanceof TrawlError ? err.code : String(err), 'UPSTREAM_BLOCKED');
+        check(
+          base,
+          'blocked',
+          'captcha page -> UPSTREAM_BLOCKED',
+          err instanceof TrawlError ? err.code : String(err),
+          'UPSTREAM_BLOCKED',
+        );
       } else {
         const r = parseSearchPage(html);
         const exp = readExpected('serp', base);
@@ -314,7 +380,13 @@ const pages = available ? listFixtures('serp', '.html') : [];
         checkCore(base, r, !/no-results/.test(base));
         // Layering: obfuscated class names are only a fallback, so the page must read the same without any.
         const classless = parseSearchPage(html.replace(/\sclass="[^"]*"/g, ''));
-        check(base, 'class-independence', 'same result with every class attribute removed', JSON.stringify(classless) === JSON.stringify(r), true);
+        check(
+          base,
+          'class-independence',
+          'same result with every class attribute removed',
+          JSON.stringify(classless) === JSON.stringify(r),
+          true,
+        );
       }
       const unexpected = checks.filter((c) => c.page === base && !c.pass && !(`${c.page} :: ${c.what}` in KNOWN_GAPS));
       expect(unexpected.map((c) => `${c.field} | ${c.what} | ${c.detail}`)).toEqual([]);
@@ -339,7 +411,8 @@ const pages = available ? listFixtures('serp', '.html') : [];
       ...rows.map(([f, { pass, total }]) => `| ${f} | ${pass} | ${total} | ${((100 * pass) / total).toFixed(1)}% |`),
     ];
     const failed = checks.filter((c) => !c.pass);
-    if (failed.length) lines.push('', 'failed checks:', ...failed.map((c) => `- ${c.page} | ${c.field} | ${c.what} | ${c.detail}`));
+    if (failed.length)
+      lines.push('', 'failed checks:', ...failed.map((c) => `- ${c.page} | ${c.field} | ${c.what} | ${c.detail}`));
     console.log(lines.join('\n'));
   });
 });

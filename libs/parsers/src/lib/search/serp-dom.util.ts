@@ -5,9 +5,45 @@ import type { AnyNode, Element } from 'domhandler';
 
 /** Elements that start a new line when rendered: their text is separated from what is around it. */
 const BLOCK_TAGS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
-  'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre',
-  'section', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul', 'g-img', 'cite',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+  'g-img',
+  'cite',
 ]);
 const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg']);
 
@@ -91,7 +127,10 @@ export function isGoogleUtilityLink(url: string): boolean {
   const host = u.hostname.toLowerCase();
   if (host.startsWith('translate.') || host === 'webcache.googleusercontent.com') return true;
   if (host.endsWith('googleadservices.com')) return true;
-  if (/^(www\.)?google\.[a-z.]+$/.test(host) && /^\/(search|aclk|imgres|setprefs|preferences|advanced_search|webhp|sorry)\b/.test(u.pathname)) {
+  if (
+    /^(www\.)?google\.[a-z.]+$/.test(host) &&
+    /^\/(search|aclk|imgres|setprefs|preferences|advanced_search|webhp|sorry)\b/.test(u.pathname)
+  ) {
     return true;
   }
   return false;
@@ -122,7 +161,10 @@ export function looksLikeUrl(s: string): boolean {
 export function scriptImageMap($: CheerioAPI): Map<string, string> {
   const map = new Map<string, string>();
   const unescape = (s: string): string =>
-    s.replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))).replace(/\\\//g, '/');
+    s
+      .replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+      .replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+      .replace(/\\\//g, '/');
   $('script').each((_, el) => {
     const code = $(el).text();
     if (!code) return;

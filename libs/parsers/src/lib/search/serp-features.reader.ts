@@ -25,7 +25,9 @@ export function readAds($: CheerioAPI): AdItem[] {
     const heading = unit.find('[role="heading"], h3').first();
     const anchor = heading.closest('a[href]').length
       ? heading.closest('a[href]')
-      : (unit.find(AD_LINK).first().length ? unit.find(AD_LINK).first() : unit.find('a[href]').first());
+      : unit.find(AD_LINK).first().length
+        ? unit.find(AD_LINK).first()
+        : unit.find('a[href]').first();
     const titleEl = heading.length
       ? heading
       : anchor
@@ -72,13 +74,19 @@ function adClickBlocks($: CheerioAPI): Element[] {
     .toArray()
     .filter((e) => $(e).children().length === 0 && AD_LABEL.test(`${textOf($(e))} ·`) && textOf($(e)).length < 80);
   const perAncestor = new Map<AnyNode, number>();
-  for (const l of labels) for (const anc of $(l).parents().toArray()) perAncestor.set(anc, (perAncestor.get(anc) ?? 0) + 1);
+  for (const l of labels)
+    for (const anc of $(l).parents().toArray()) perAncestor.set(anc, (perAncestor.get(anc) ?? 0) + 1);
   const blocks: Element[] = [];
   for (const l of labels) {
     let node = $(l);
     for (;;) {
       const parent = node.parent();
-      if (parent.length === 0 || parent.is('body, #main, #rso, #search, #center_col') || (perAncestor.get(parent[0]) ?? 0) > 1) break;
+      if (
+        parent.length === 0 ||
+        parent.is('body, #main, #rso, #search, #center_col') ||
+        (perAncestor.get(parent[0]) ?? 0) > 1
+      )
+        break;
       node = parent;
     }
     if (node.find(AD_LINK).length > 0 && !blocks.includes(node[0] as Element)) blocks.push(node[0] as Element);
@@ -91,7 +99,8 @@ function longestText($: CheerioAPI, unit: Cheerio<Element>, exclude: Cheerio<Any
   let best = '';
   for (const el of unit.find('div, span').toArray()) {
     const box = $(el);
-    if (box.find('a, [role="heading"]').length > 0 || box.closest('a').length > 0 || exclude.find(el).length > 0) continue;
+    if (box.find('a, [role="heading"]').length > 0 || box.closest('a').length > 0 || exclude.find(el).length > 0)
+      continue;
     const t = textOf(box);
     if (t.length > best.length) best = t;
   }
@@ -120,7 +129,11 @@ export function readLocalResults($: CheerioAPI): LocalResultItem[] {
     const ratingM = /(\d[.,]\d)/.exec(ratingLine) ?? /(\d[.,]\d)/.exec(ratingLabel);
     const reviewsM = /\(([\d.,\s]+[KkMm]?)\)/.exec(ratingLine);
     const parts = ratingLine.split('·').map((p) => clean(p));
-    const type = parts.slice(1).reverse().find((p) => p && !/^[$€£¥₹]+$/.test(p) && !/^\d/.test(p)) ?? '';
+    const type =
+      parts
+        .slice(1)
+        .reverse()
+        .find((p) => p && !/^[$€£¥₹]+$/.test(p) && !/^\d/.test(p)) ?? '';
     const afterRating = ratingLine ? lines.slice(lines.indexOf(ratingLine) + 1) : lines;
     const address = clean((afterRating[0] ?? '').split('·')[0]);
     seen.add(cid);
@@ -175,7 +188,14 @@ function leafTexts($: CheerioAPI, root: Cheerio<Element>, skip: AnyNode): string
   const out: string[] = [];
   root.find('*').each((_, el) => {
     const e = $(el);
-    if (el === skip || e.parents().toArray().includes(skip as Element)) return;
+    if (
+      el === skip ||
+      e
+        .parents()
+        .toArray()
+        .includes(skip as Element)
+    )
+      return;
     if (e.children().length > 0 || e.is('img, svg, path')) return;
     const t = textOf(e);
     if (t && t.length <= 80) out.push(t);
@@ -191,7 +211,11 @@ export function readAiOverview($: CheerioAPI): WebSearchResult['aiOverview'] {
   // The generated text sits in data-rl (2025+) or data-subtree="aimc"; the box also holds hidden error messages.
   const body = box.find('[data-subtree="aimc"]').first().length
     ? box.find('[data-subtree="aimc"]').first()
-    : box.find('[data-rl]').toArray().map((e) => $(e)).sort((x, y) => textOf(y).length - textOf(x).length)[0];
+    : box
+        .find('[data-rl]')
+        .toArray()
+        .map((e) => $(e))
+        .sort((x, y) => textOf(y).length - textOf(x).length)[0];
   const text = body ? textOf(body) : '';
   if (text.length < 40) return null;
   const sources: { title: string; link: string }[] = [];
@@ -199,7 +223,8 @@ export function readAiOverview($: CheerioAPI): WebSearchResult['aiOverview'] {
   box.find('a[href]').each((_, el) => {
     const a = $(el);
     const link = resolveHref(a.attr('href'));
-    if (!link || isGoogleUtilityLink(link) || /support\.google\.|policies\.google\./.test(link) || seen.has(link)) return;
+    if (!link || isGoogleUtilityLink(link) || /support\.google\.|policies\.google\./.test(link) || seen.has(link))
+      return;
     const title = clean(a.attr('aria-label') ?? '') || textOf(a);
     if (!title) return;
     seen.add(link);
