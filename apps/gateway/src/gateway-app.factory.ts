@@ -8,11 +8,11 @@ import { csv, type GatewayEnv } from '@trawl/config';
 import { TrawlError } from '@trawl/contracts';
 import { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
-import { clientErrorHandler } from './http/client-error.handler.js';
-import { toErrorEnvelope } from './http/error-envelope.js';
-import { useJsonBodyParser } from './http/json-body-parser.js';
-import { RouteMethods } from './http/route-methods.js';
-import { securityHeaders } from './http/security-headers.js';
+import { clientErrorHandler } from './envelope/client-error.handler.js';
+import { toErrorEnvelope } from './envelope/error-envelope.js';
+import { useJsonBodyParser } from './validation/json-body-parser.js';
+import { RouteMethods } from './validation/route-methods.js';
+import { securityHeaders } from './security/security-headers.js';
 import { API_PREFIX, buildOpenApiDocument } from './openapi/openapi-document.js';
 
 export { API_PREFIX };

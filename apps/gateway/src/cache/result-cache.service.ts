@@ -4,7 +4,7 @@ import { LIMITS } from '@trawl/contracts';
 import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@trawl/redis';
 import type { FastifyReply } from 'fastify';
 import { GATEWAY_ENV } from '../gateway-env.token.js';
-import type { AuthenticatedRequest } from '../http/api-key.guard.js';
+import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { cacheKey, ResultCache, type CachedOperation } from './result-cache.js';
 
 /** host:port of a redis:// URL, for telling two instances apart. */

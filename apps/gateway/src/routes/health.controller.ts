@@ -3,8 +3,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { TrawlError } from '@trawl/contracts';
 import { followNatsStatus, NATS_CONNECTION, type NatsLinkStatus } from '@trawl/messaging';
-import { GatewayRedisService } from '../http/gateway-redis.service.js';
-import { Public } from '../http/public.decorator.js';
+import { GatewayRedisService } from '../redis/gateway-redis.service.js';
+import { Public } from '../auth/public.decorator.js';
 
 /**
  * Liveness, and readiness: NATS connected and, when REDIS_URL is set, Redis ready (keys and limits live there). Not part of the API: no key needed, not in the OpenAPI document. */

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import type { FastifyReply } from 'fastify';
 import { GATEWAY_METRICS } from '../gateway-env.token.js';
-import { Public } from '../http/public.decorator.js';
+import { Public } from '../auth/public.decorator.js';
 
 /**
  * Prometheus scrape endpoint (`GET /metrics`, outside the API prefix, no key, not in the OpenAPI document). It

@@ -10,7 +10,7 @@ import {
 import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import { ResultCacheService } from '../cache/result-cache.service.js';
-import type { AuthenticatedRequest } from '../http/api-key.guard.js';
+import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { ApiOperationDoc } from './api-docs.js';
 
 /**

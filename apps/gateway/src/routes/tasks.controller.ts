@@ -16,8 +16,8 @@ import {
 } from '@trawl/contracts';
 import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
-import type { AuthenticatedRequest } from '../http/api-key.guard.js';
-import { RawJson } from '../http/raw-json.js';
+import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { RawJson } from '../validation/raw-json.js';
 import { ApiOperationDoc } from './api-docs.js';
 
 /** The one member of a submission's reply (a compile error here if TaskSubmitReply ever gains another). */

@@ -14,7 +14,7 @@ import {
   type KeyLimits,
 } from '@trawl/keys';
 import { GATEWAY_ENV } from '../gateway-env.token.js';
-import { GatewayRedisService } from './gateway-redis.service.js';
+import { GatewayRedisService } from '../redis/gateway-redis.service.js';
 
 /** An authenticated caller. `id` is not secret (safe to log and to store with jobs: the dispatcher signs by it). */
 export interface ApiPrincipal {

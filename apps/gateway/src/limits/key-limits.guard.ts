@@ -2,8 +2,8 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { LIMITS, TrawlError } from '@trawl/contracts';
 import { ConcurrencyLimiter, KeyRateLimiter, formatRateLimit } from '@trawl/keys';
 import type { FastifyReply } from 'fastify';
-import type { AuthenticatedRequest } from './api-key.guard.js';
-import { GatewayRedisService } from './gateway-redis.service.js';
+import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { GatewayRedisService } from '../redis/gateway-redis.service.js';
 
 /** A lease outlives the longest request the gateway serves (the largest timeout plus a margin). */
 const LEASE_TTL_MS = LIMITS.maxTimeoutMs + 30_000;
