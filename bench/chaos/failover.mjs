@@ -16,7 +16,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +23,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import { Webhook } from 'standardwebhooks';
+import { freePort, tcpOpen, waitFor } from './support.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
@@ -45,33 +45,6 @@ const STREAM = 'TASK_OUTCOMES';
 const SENTINEL_NAME = 'mymaster';
 
 if (!['sentinel', 'url'].includes(REDIS_MODE)) throw new Error('--redis must be sentinel or url');
-
-function freePort() {
-  return new Promise((ok, ko) => {
-    const s = createServer().once('error', ko);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
-
-const tcpOpen = (port) =>
-  new Promise((ok) => {
-    const s = createServer();
-    s.once('error', () => ok(true));
-    s.listen(port, '127.0.0.1', () => s.close(() => ok(false)));
-  });
-
-async function waitFor(check, what, ms = 60_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Every process started, by name (stopped at the end, SIGKILLed at the hard time bound). */
 const everything = new Map();

@@ -16,11 +16,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
+import { freePort, tcpOpen, waitFor } from './support.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const argv = process.argv.slice(2);
@@ -39,33 +39,6 @@ const SECRET = `whsec_${Buffer.from('chaos-run-signing-secret-0123456789').toStr
 const API_KEY = 'chaos-key';
 const SERVICES = ['task-service', 'extractor-scrape', 'webhook-dispatcher', 'gateway'];
 const KILL_ORDER = ['task-service', 'extractor-scrape', 'webhook-dispatcher', 'nats', 'gateway', 'redis'];
-
-function freePort() {
-  return new Promise((ok, ko) => {
-    const s = createServer().once('error', ko);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => ok(port));
-    });
-  });
-}
-
-const tcpOpen = (port) =>
-  new Promise((ok) => {
-    const s = createServer();
-    s.once('error', () => ok(true));
-    s.listen(port, '127.0.0.1', () => s.close(() => ok(false)));
-  });
-
-async function waitFor(check, what, ms = 60_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Every supervised process, by name (stopped at the end, killed at the hard time bound). */
 const everything = new Map();
