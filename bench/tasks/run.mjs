@@ -131,8 +131,10 @@ async function main() {
     const sitePort = await waitFor(async () => JSON.parse(site.output().split('\n')[0] || 'null')?.port, 'site.mjs');
     const siteUrl = `http://127.0.0.1:${sitePort}`;
 
-    // Webhook receiver: verifies every delivery, counts distinct webhook-ids per round.
-    const wh = new Webhook(SECRET);
+    // Webhook receiver: verifies every delivery, counts distinct webhook-ids per round. The dispatcher signs a bootstrap
+    // key's webhooks with the secret derived from the master (ADR 0011), so that is what verifies them.
+    const { bootstrapKeyId, deriveWebhookSecret } = await import(join(distDir, 'libs/keys/src/index.js'));
+    const wh = new Webhook(deriveWebhookSecret(SECRET, bootstrapKeyId(API_KEY)));
     let round = null;
     const receiver = createHttpServer((req, res) => {
       const chunks = [];

@@ -23,7 +23,10 @@ function bySetKey(apiKeyId: string | undefined, ids: string[]): Map<string, stri
   const out = new Map<string, string[]>();
   for (const id of ids) {
     const key = setKeyOfJob(apiKeyId, id);
-    if (key) out.set(key, [...(out.get(key) ?? []), id]);
+    if (!key) continue;
+    const group = out.get(key);
+    if (group) group.push(id);
+    else out.set(key, [id]);
   }
   return out;
 }
