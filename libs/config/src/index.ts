@@ -1,4 +1,4 @@
-export * from './lib/load-env.js';
+export * from './lib/load-env.util.js';
 export * from './lib/base.env.js';
 export * from './lib/redis.env.js';
 export * from './lib/gateway.env.js';

@@ -53,8 +53,8 @@ describe('each rule defined once', () => {
         /SUBJECTS\.extractRetail\b[\s\S]*SUBJECTS\.extractPlace\b|SUBJECTS\.extractPlace\b[\s\S]*SUBJECTS\.extractRetail\b/,
       ),
     ).toEqual([
-      'libs/contracts/src/lib/extract-routing.ts',
-      'libs/contracts/src/lib/rpc-contract.ts',
+      'libs/contracts/src/lib/extract-routing.policy.ts',
+      'libs/contracts/src/lib/rpc-contract.types.ts',
       'tools/deploy/src/lib/service-catalog.ts',
     ]);
   });
@@ -85,10 +85,10 @@ describe('each rule defined once', () => {
   });
 
   it('defines the job-id pattern and the engine names once', () => {
-    expect(filesMatching(/JOB_ID_PATTERN\s*=/)).toEqual(['libs/contracts/src/lib/job-id.ts']);
+    expect(filesMatching(/JOB_ID_PATTERN\s*=/)).toEqual(['libs/contracts/src/lib/job-id.constants.ts']);
     expect(filesMatching(/\[\s*'(http|browser|auto)',\s*'(http|browser|auto)',\s*'(http|browser|auto)'\s*\]/)).toEqual([
       'libs/contracts/src/lib/dto/scrape-request.dto.ts',
-      'libs/contracts/src/lib/upstream-engine.ts',
+      'libs/contracts/src/lib/upstream-engine.constants.ts',
     ]);
   });
 });

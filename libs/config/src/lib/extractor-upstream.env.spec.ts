@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { ExtractorMapsEnv } from './extractor-maps.env.js';
 import { ExtractorRetailEnv } from './extractor-retail.env.js';
 import { ExtractorSearchEnv } from './extractor-search.env.js';
-import { loadEnv } from './load-env.js';
+import { loadEnv } from './load-env.util.js';
 
 describe('extractor env classes', () => {
   it('default to the real sites, no proxies, and 10 results a search page', () => {

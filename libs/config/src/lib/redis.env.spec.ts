@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { GatewayEnv } from './gateway.env.js';
-import { loadEnv } from './load-env.js';
+import { loadEnv } from './load-env.util.js';
 import { RedisEnv } from './redis.env.js';
 import { TaskServiceEnv } from './task-service.env.js';
 import { WebhookDispatcherEnv } from './webhook-dispatcher.env.js';

@@ -1,4 +1,4 @@
-import type { ExtractType } from './extract-type.js';
+import type { ExtractType } from './extract-type.constants.js';
 
 /**
  * BullMQ queue names, one per kind of work so each extractor kind scales and is rate-limited on its own. A maps or

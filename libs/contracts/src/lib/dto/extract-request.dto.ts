@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
-import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
-import { EXTRACT_TYPES, type ExtractType } from '../extract-type.js';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
+import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
 import { LIMITS } from '../limits.constants.js';
-import { IsHttpUrl } from './http-url.js';
+import { IsHttpUrl } from './http-url.validator.js';
 import { IsUrlParams, type UrlParams } from './url-params.validator.js';
-import { IsMaxAge } from './max-age.js';
+import { IsMaxAge } from './max-age.validator.js';
 
 /** POST /extract */
 export class ExtractRequestDto {

@@ -1,8 +1,8 @@
 import { IsBoolean, IsInt, IsOptional, Max, Min, Validate, IsIn } from 'class-validator';
-import { UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
+import { UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
 import { LIMITS } from '../limits.constants.js';
-import type { ExtractUrlRequest } from '../rpc-contract.js';
-import { IsHttpUrl } from './http-url.js';
+import type { ExtractUrlRequest } from '../rpc-contract.types.js';
+import { IsHttpUrl } from './http-url.validator.js';
 import { IsUrlParams, type UrlParams } from './url-params.validator.js';
 
 /** One URL to extract as an extractor receives it over NATS (ExtractUrlRequest), validated at that boundary. */

@@ -13,9 +13,9 @@ import {
   IsIn,
   IsOptional,
 } from 'class-validator';
-import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_BATCH_MAPS_LL, DEFAULT_HL, LIMITS, LL_PATTERN } from '../limits.constants.js';
-import { IsHttpUrl } from './http-url.js';
+import { IsHttpUrl } from './http-url.validator.js';
 
 /** POST /extractTask/batch/maps: one parent job per call, one child per query. */
 export class MapsBatchRequestDto {

@@ -11,9 +11,9 @@ import {
   Min,
   IsIn,
 } from 'class-validator';
-import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_HL, DEFAULT_MAPS_LL, LIMITS, LL_PATTERN } from '../limits.constants.js';
-import { IsMaxAge } from './max-age.js';
+import { IsMaxAge } from './max-age.validator.js';
 
 /** POST /extract/search/maps */
 export class MapsSearchRequestDto {

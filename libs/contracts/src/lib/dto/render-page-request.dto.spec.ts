@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { TrawlError } from '../error-codes.js';
-import { parseDto } from '../parse-dto.js';
+import { TrawlError } from '../error-codes.constants.js';
+import { parseDto } from '../dto.parser.js';
 import { ExtractUrlRequestDto } from './extract-url-request.dto.js';
 import { RenderPageRequestDto } from './render-page-request.dto.js';
 import { SearchBatchRequestDto } from './search-batch-request.dto.js';

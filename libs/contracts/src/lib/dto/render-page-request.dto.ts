@@ -12,7 +12,7 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
-import { IsHttpUrl } from './http-url.js';
+import { IsHttpUrl } from './http-url.validator.js';
 import { IsHeaderMap } from './url-params.validator.js';
 
 /** A cookie a render sends with its page request (set in the browser context for the page's URL). */

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
-import { IsHttpUrl } from './http-url.js';
+import { IsHttpUrl } from './http-url.validator.js';
 import { IsHeaderMap } from './url-params.validator.js';
-import { IsMaxAge } from './max-age.js';
+import { IsMaxAge } from './max-age.validator.js';
 
 export const SCRAPE_FORMATS = ['markdown', 'html'] as const;
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];

@@ -11,9 +11,9 @@ import {
   Min,
   IsIn,
 } from 'class-validator';
-import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.js';
+import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_HL, LIMITS } from '../limits.constants.js';
-import { IsMaxAge } from './max-age.js';
+import { IsMaxAge } from './max-age.validator.js';
 
 const LANGUAGE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/;
 const COUNTRY = /^[a-zA-Z]{2}$/;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { RetailRecordSchema } from './retail-record.schema.js';
-import type { RetailRecord } from './retail-result.js';
+import type { RetailRecord } from './retail-result.types.js';
 
 /** Where @nestjs/swagger keeps the names of a class's @ApiProperty fields (`:name`). */
 const API_PROPERTIES = 'swagger/apiModelPropertiesArray';

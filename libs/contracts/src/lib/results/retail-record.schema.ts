@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { Money, RetailRecord } from './retail-result.js';
+import type { Money, RetailRecord } from './retail-result.types.js';
 
 /** OpenAPI shape of a price (`Money`). */
 class RetailMoneySchema implements Money {

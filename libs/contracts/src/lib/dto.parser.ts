@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { TrawlError } from './error-codes.js';
+import { TrawlError } from './error-codes.constants.js';
 
 type Constructor<T> = new () => T;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { isURL } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
-import { isHttpUrl } from './http-url.js';
+import { isHttpUrl } from './http-url.validator.js';
 
 /** The rule isHttpUrl had before its fast path: validator's isURL alone. */
 const reference = (value: string): boolean =>

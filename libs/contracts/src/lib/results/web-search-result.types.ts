@@ -1,4 +1,4 @@
-import type { ResultMeta } from './result-meta.js';
+import type { ResultMeta } from './result-meta.types.js';
 /** `data` of POST /extract/search. Field names are the spec's; the optional ones are ours (docs/results.md). */
 export interface WebSearchResult {
   knowledgePanel: KnowledgePanel | null;

@@ -1,4 +1,4 @@
-import type { ResultMeta } from './result-meta.js';
+import type { ResultMeta } from './result-meta.types.js';
 /** `data` of POST /extract/search/maps: the inner search `data` plus task fields. */
 export interface MapsSearchResponse {
   data: MapsSearchData;

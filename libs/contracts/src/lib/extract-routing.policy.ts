@@ -1,8 +1,8 @@
 import type { ScrapeEngine, ScrapeFormat, ScrapeRequestDto } from './dto/scrape-request.dto.js';
-import type { ExtractType } from './extract-type.js';
-import type { ExtractUrlRequest, RpcSubject } from './rpc-contract.js';
+import type { ExtractType } from './extract-type.constants.js';
+import type { ExtractUrlRequest, RpcSubject } from './rpc-contract.types.js';
 import { SUBJECTS } from './subjects.constants.js';
-import type { UpstreamEngine } from './upstream-engine.js';
+import type { UpstreamEngine } from './upstream-engine.constants.js';
 
 /** The subject that serves one URL of each `/extract` type: for POST /extract and for URL tasks of that type. */
 export const EXTRACT_SUBJECT_BY_TYPE = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { EXTRACT_TYPES } from './extract-type.js';
-import { EXTRACT_SCRAPE_FORMATS, EXTRACT_SUBJECT_BY_TYPE, extractUrlCall } from './extract-routing.js';
+import { EXTRACT_TYPES } from './extract-type.constants.js';
+import { EXTRACT_SCRAPE_FORMATS, EXTRACT_SUBJECT_BY_TYPE, extractUrlCall } from './extract-routing.policy.js';
 import { SUBJECTS } from './subjects.constants.js';
 
 describe('extractUrlCall: the one type → subject map', () => {

@@ -1,4 +1,4 @@
-import type { ResultMeta } from './result-meta.js';
+import type { ResultMeta } from './result-meta.types.js';
 /** A product page's record (POST /extract type `retail`). Our design; the spec shows none (docs/results.md). */
 export interface RetailRecord {
   asin: string | null;

@@ -18,7 +18,7 @@ import type {
   WebSearchRequest,
   WebSearchResult,
 } from './api-types.generated.js';
-import { TrawlApiError, type ErrorCode } from './trawl-api-error.js';
+import { TrawlApiError, type ErrorCode } from './trawl-api.error.js';
 
 /** The `/extract` response for each `type`. */
 export interface ExtractResponseByType {

@@ -1,10 +1,10 @@
-import type { ExtractType } from './extract-type.js';
-import type { WireError } from './error-codes.js';
+import type { ExtractType } from './extract-type.constants.js';
+import type { WireError } from './error-codes.constants.js';
 import type { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
 import type { SearchBatchRequestDto } from './dto/search-batch-request.dto.js';
 import type { UrlBatchRequestDto } from './dto/url-batch-request.dto.js';
 import type { UrlParams } from './dto/url-params.validator.js';
-import type { UpstreamEngine } from './upstream-engine.js';
+import type { UpstreamEngine } from './upstream-engine.constants.js';
 
 /** Task states: BullMQ's. */
 export const TASK_STATUSES = [

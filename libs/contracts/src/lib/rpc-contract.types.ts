@@ -3,13 +3,19 @@ import type { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
 import type { RenderPageReply, RenderPageRequestDto } from './dto/render-page-request.dto.js';
 import type { ScrapeRequestDto } from './dto/scrape-request.dto.js';
 import type { WebSearchRequestDto } from './dto/web-search-request.dto.js';
-import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/maps-result.js';
-import type { RetailRecord } from './results/retail-result.js';
-import type { ScrapeResult } from './results/scrape-result.js';
-import type { WebSearchResult } from './results/web-search-result.js';
+import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/maps-result.types.js';
+import type { RetailRecord } from './results/retail-result.types.js';
+import type { ScrapeResult } from './results/scrape-result.types.js';
+import type { WebSearchResult } from './results/web-search-result.types.js';
 import type { SUBJECTS } from './subjects.constants.js';
-import type { TaskCancelRequest, TaskGetRequest, TaskRecord, TaskSubmitReply, TaskSubmitRequest } from './task.js';
-import type { UpstreamEngine } from './upstream-engine.js';
+import type {
+  TaskCancelRequest,
+  TaskGetRequest,
+  TaskRecord,
+  TaskSubmitReply,
+  TaskSubmitRequest,
+} from './task.types.js';
+import type { UpstreamEngine } from './upstream-engine.constants.js';
 
 /** One URL to extract, as sent to an extractor (params already appended). */
 export interface ExtractUrlRequest {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from '@jest/globals';
-import { EnvValidationError, loadEnv } from './load-env.js';
+import { EnvValidationError, loadEnv } from './load-env.util.js';
 import { GatewayEnv } from './gateway.env.js';
 import { TaskServiceEnv } from './task-service.env.js';
 

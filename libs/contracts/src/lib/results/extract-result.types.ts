@@ -1,8 +1,8 @@
-import type { ExtractType } from '../extract-type.js';
+import type { ExtractType } from '../extract-type.constants.js';
 import type { UrlParams } from '../dto/url-params.validator.js';
-import type { MapsSearchData, PlaceRecord } from './maps-result.js';
-import type { RetailRecord } from './retail-result.js';
-import type { ScrapeResult } from './scrape-result.js';
+import type { MapsSearchData, PlaceRecord } from './maps-result.types.js';
+import type { RetailRecord } from './retail-result.types.js';
+import type { ScrapeResult } from './scrape-result.types.js';
 
 /** The record each `type` of POST /extract yields. */
 export interface ExtractRecordByType {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { TrawlError } from './error-codes.js';
+import { TrawlError } from './error-codes.constants.js';
 import { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
 import { ScrapeRequestDto } from './dto/scrape-request.dto.js';
 import { UrlBatchRequestDto } from './dto/url-batch-request.dto.js';
-import { parseDto } from './parse-dto.js';
+import { parseDto } from './dto.parser.js';
 
 function failure(fn: () => unknown): TrawlError {
   try {
