@@ -1,2 +1,2 @@
-export * from './lib/redis-topology.js';
-export * from './lib/create-redis-client.js';
+export * from './lib/redis-topology.parser.js';
+export * from './lib/redis-client.factory.js';

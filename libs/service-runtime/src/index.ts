@@ -1,3 +1,3 @@
-export * from './lib/nest-log-levels.js';
-export * from './lib/run-service.js';
-export * from './lib/run-nats-service.js';
+export * from './lib/nest-log-levels.constants.js';
+export * from './lib/service.runtime.js';
+export * from './lib/nats-service.runtime.js';

@@ -73,14 +73,16 @@ describe('each rule defined once', () => {
     for (const f of services) expect(f.text).toMatch(/\brun(Nats)?Service\(/);
     const apps = (paths: string[]) => paths.filter((path) => path.startsWith('apps/') || path.startsWith('libs/'));
     expect(apps(filesMatching(/process\.(once|on)\('SIGTERM'/))).toEqual([
-      'libs/service-runtime/src/lib/run-service.ts',
+      'libs/service-runtime/src/lib/service.runtime.ts',
     ]);
-    expect(apps(filesMatching(/process\.exit\(0\)/))).toEqual(['libs/service-runtime/src/lib/run-service.ts']);
-    expect(filesMatching(/await startOpsServer\(/)).toEqual(['libs/service-runtime/src/lib/run-service.ts']);
-    expect(filesMatching(/NEST_LOG_LEVELS\s*[:=]/)).toEqual(['libs/service-runtime/src/lib/nest-log-levels.ts']);
+    expect(apps(filesMatching(/process\.exit\(0\)/))).toEqual(['libs/service-runtime/src/lib/service.runtime.ts']);
+    expect(filesMatching(/await startOpsServer\(/)).toEqual(['libs/service-runtime/src/lib/service.runtime.ts']);
+    expect(filesMatching(/NEST_LOG_LEVELS\s*[:=]/)).toEqual([
+      'libs/service-runtime/src/lib/nest-log-levels.constants.ts',
+    ]);
     expect(filesMatching(/NestFactory\.createMicroservice/)).toEqual([
       'apps/task-service/src/task-service-app.factory.ts',
-      'libs/service-runtime/src/lib/run-nats-service.ts',
+      'libs/service-runtime/src/lib/nats-service.runtime.ts',
     ]);
   });
 

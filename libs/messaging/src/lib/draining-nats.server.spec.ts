@@ -6,8 +6,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { eventually, startNats, type TestServer } from '@trawl/testing';
 import { DrainingNatsServer } from './draining-nats.server.js';
-import { MessagingClient } from './messaging-client.js';
-import { connectNats } from './nats-connection.js';
+import { MessagingClient } from './messaging.client.js';
+import { connectNats } from './nats-connection.factory.js';
 import { natsServerOptions } from './nats-server.options.js';
 
 /** A handler that holds each request until the test opens the gate. */

@@ -1,7 +1,7 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { MessagingClient, type RequestObserver } from './messaging-client.js';
-import { connectNats, type NatsAuth } from './nats-connection.js';
+import { MessagingClient, type RequestObserver } from './messaging.client.js';
+import { connectNats, type NatsAuth } from './nats-connection.factory.js';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 

@@ -1,6 +1,6 @@
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { DrainingNatsServer } from './draining-nats.server.js';
-import type { NatsAuth } from './nats-connection.js';
+import type { NatsAuth } from './nats-connection.factory.js';
 
 export interface NatsServerOptions {
   /** Connection name shown by NATS monitoring; defaults to the queue group. */

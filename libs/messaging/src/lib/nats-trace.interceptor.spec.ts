@@ -15,8 +15,8 @@ import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '
 import { activeTraceIds, startTelemetry, traced, type Telemetry } from '@trawl/telemetry';
 import { startNats, type TestServer } from '@trawl/testing';
 import { of } from 'rxjs';
-import { MessagingClient } from './messaging-client.js';
-import { connectNats } from './nats-connection.js';
+import { MessagingClient } from './messaging.client.js';
+import { connectNats } from './nats-connection.factory.js';
 import { natsServerOptions } from './nats-server.options.js';
 import { NATS_TRACING, NatsTraceInterceptor } from './nats-trace.interceptor.js';
 import { WireErrorFilter } from './wire-error.filter.js';

@@ -1,5 +1,5 @@
 import { pino, stdTimeFunctions, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
-import { activeTraceIds } from './trace-context.js';
+import { activeTraceIds } from './trace-context.util.js';
 
 export type { Logger } from 'pino';
 

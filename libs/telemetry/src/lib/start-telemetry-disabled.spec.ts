@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { trace } from '@opentelemetry/api';
-import { isTelemetryEnabled, startTelemetry } from './start-telemetry.js';
-import { activeTraceIds, injectTraceHeaders, startSpan, traced, tracingActive } from './trace-context.js';
+import { isTelemetryEnabled, startTelemetry } from './telemetry.bootstrap.js';
+import { activeTraceIds, injectTraceHeaders, startSpan, traced, tracingActive } from './trace-context.util.js';
 
 describe('startTelemetry when tracing is not configured', () => {
   it('starts nothing: no tracer provider is registered, spans are no-ops and no trace headers are produced', async () => {

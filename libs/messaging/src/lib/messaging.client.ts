@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errors, headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { isWireError, TrawlError, type RpcReply, type RpcRequest, type RpcSubject } from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, startSpan } from '@trawl/telemetry';
-import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.js';
+import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.types.js';
 
 export interface SendOptions {
   /** Deadline of the whole request, ms. The caller's `timeout` for synchronous operations. */

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.js';
-import { startProcess, waitForPort } from './processes.js';
+import { freePort } from './free-port.util.js';
+import { startProcess, waitForPort } from './processes.util.js';
 
 /** A real server started for a test on a free loopback port. */
 export interface TestServer {

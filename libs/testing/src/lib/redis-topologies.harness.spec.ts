@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { startRedisCluster, startRedisSentinelGroup } from './redis-topologies.js';
+import { startRedisCluster, startRedisSentinelGroup } from './redis-topologies.harness.js';
 
 describe('startRedisSentinelGroup', () => {
   it('starts a master with 2 replicas and 3 Sentinels, and a killed master is replaced by a replica holding its data', async () => {

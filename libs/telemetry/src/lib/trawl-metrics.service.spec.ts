@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Registry } from 'prom-client';
-import { TrawlMetrics } from './trawl-metrics.js';
+import { TrawlMetrics } from './trawl-metrics.service.js';
 
 /** The value of the sample `name` whose labels include `labels`, whatever order the exposition prints them in. */
 async function sample(registry: Registry, name: string, labels: Record<string, string>): Promise<number | undefined> {

@@ -1,7 +1,7 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySwitches } from './telemetry.env.js';
-import { setTracingActive } from './trace-context.js';
+import { setTracingActive } from './trace-context.util.js';
 
 export interface StartTelemetryOptions {
   /** `service.name` of every span (e.g. `gateway`, `extractor-scrape`); OTEL_SERVICE_NAME overrides it. */

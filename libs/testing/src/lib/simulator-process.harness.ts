@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './free-port.js';
-import { startProcess, waitForPort } from './processes.js';
+import { freePort } from './free-port.util.js';
+import { startProcess, waitForPort } from './processes.util.js';
 
 const WORKSPACE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 

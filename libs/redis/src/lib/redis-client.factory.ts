@@ -1,5 +1,5 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisTopology } from './redis-topology.js';
+import type { RedisTopology } from './redis-topology.parser.js';
 
 /** A client of any topology: `Redis` (standalone, Sentinel) or `Cluster`. Both speak the same commands. */
 export type RedisClient = Redis | Cluster;

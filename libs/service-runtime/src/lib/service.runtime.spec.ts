@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { freePort } from '@trawl/testing';
 import type { Telemetry } from '@trawl/telemetry';
-import { NEST_LOG_LEVELS } from './nest-log-levels.js';
-import { runService } from './run-service.js';
+import { NEST_LOG_LEVELS } from './nest-log-levels.constants.js';
+import { runService } from './service.runtime.js';
 
 describe('runService: the one lifecycle of every process', () => {
   const signals = ['SIGTERM', 'SIGINT'] as const;

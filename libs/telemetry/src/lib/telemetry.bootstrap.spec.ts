@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createLogger } from './logger.factory.js';
-import { startTelemetry, type Telemetry } from './start-telemetry.js';
+import { startTelemetry, type Telemetry } from './telemetry.bootstrap.js';
 import {
   activeTraceIds,
   injectTraceHeaders,
@@ -9,7 +9,7 @@ import {
   traced,
   tracingActive,
   withExtractedContext,
-} from './trace-context.js';
+} from './trace-context.util.js';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
 

@@ -6,8 +6,8 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { startNats, type TestServer } from '@trawl/testing';
-import { FleetUnavailableError, MessagingClient } from './messaging-client.js';
-import { connectNats } from './nats-connection.js';
+import { FleetUnavailableError, MessagingClient } from './messaging.client.js';
+import { connectNats } from './nats-connection.factory.js';
 import { natsServerOptions } from './nats-server.options.js';
 import { WireErrorFilter } from './wire-error.filter.js';
 

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import { natsAuth, natsServerOptions } from '@trawl/messaging';
 import type { Logger, OpsServer, Readiness, Telemetry, TrawlMetrics } from '@trawl/telemetry';
-import { runService, type ServiceRuntimeEnv } from './run-service.js';
+import { runService, type ServiceRuntimeEnv } from './service.runtime.js';
 
 /** The variables every NATS service reads (a subset of each app's env class). */
 export interface NatsServiceRuntimeEnv extends ServiceRuntimeEnv {

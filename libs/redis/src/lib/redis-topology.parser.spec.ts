@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { describeRedisTopology, parseRedisHostPorts, redisTopologyFromEnv } from './redis-topology.js';
+import { describeRedisTopology, parseRedisHostPorts, redisTopologyFromEnv } from './redis-topology.parser.js';
 
 describe('redisTopologyFromEnv', () => {
   it('reads REDIS_URL as a standalone server, rediss:// turning TLS on', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { startNatsCluster, type TestNatsCluster } from './nats-cluster.js';
+import { startNatsCluster, type TestNatsCluster } from './nats-cluster.harness.js';
 
 jest.setTimeout(90_000);
 

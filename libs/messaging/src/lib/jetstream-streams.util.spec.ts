@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { NatsConnection, ServerInfo } from '@nats-io/nats-core';
-import { natsClusterSize, streamReplicas } from './jetstream-streams.js';
+import { natsClusterSize, streamReplicas } from './jetstream-streams.util.js';
 
 /** A connection whose server sent this INFO (only `info` is read). */
 function connectedTo(info: Partial<ServerInfo>): NatsConnection {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { startOpsServer, type OpsServer, type Readiness } from './ops-server.js';
-import { TrawlMetrics } from './trawl-metrics.js';
+import { startOpsServer, type OpsServer, type Readiness } from './ops.server.js';
+import { TrawlMetrics } from './trawl-metrics.service.js';
 
 describe('startOpsServer', () => {
   let server: OpsServer | undefined;

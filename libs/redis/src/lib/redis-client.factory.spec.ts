@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Cluster, Redis } from 'ioredis';
 import { eventually, freePort, startRedis, startRedisCluster, startRedisSentinelGroup } from '@trawl/testing';
-import { createRedisClient, redisReconnectOnError, type RedisLogger } from './create-redis-client.js';
-import { redisTopologyFromEnv } from './redis-topology.js';
+import { createRedisClient, redisReconnectOnError, type RedisLogger } from './redis-client.factory.js';
+import { redisTopologyFromEnv } from './redis-topology.parser.js';
 
 function recordingLogger() {
   const lines: { level: string; fields: Record<string, unknown>; message: string }[] = [];

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort } from './free-port.js';
-import { eventually, startProcess, waitForPort, type RunningProcess } from './processes.js';
-import { findBinary } from './servers.js';
+import { freePort } from './free-port.util.js';
+import { eventually, startProcess, waitForPort, type RunningProcess } from './processes.util.js';
+import { findBinary } from './servers.harness.js';
 
 const run = promisify(execFile);
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { freePort } from './free-port.js';
-import { eventually, startProcess, waitForPort, type RunningProcess } from './processes.js';
-import { findBinary } from './servers.js';
+import { freePort } from './free-port.util.js';
+import { eventually, startProcess, waitForPort, type RunningProcess } from './processes.util.js';
+import { findBinary } from './servers.harness.js';
 
 /** One nats-server of a test cluster. */
 export interface NatsClusterNode {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { eventually, startNats, type RestartableTestServer } from '@trawl/testing';
-import { connectNats } from './nats-connection.js';
-import { followNatsStatus } from './nats-status.js';
+import { connectNats } from './nats-connection.factory.js';
+import { followNatsStatus } from './nats-status.monitor.js';
 
 describe('followNatsStatus (real nats-server, restarted)', () => {
   let nats: RestartableTestServer;
