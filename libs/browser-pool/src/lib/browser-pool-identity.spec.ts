@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
-import { BrowserPool } from './browser-pool.js';
-import { resolveChromiumPath } from './chromium-path.js';
+import { BrowserPool } from './browser.pool.js';
+import { resolveChromiumPath } from './chromium-path.resolver.js';
 
 // Must-show 2 (issue 12): a page rendered by the pool sees no automation markers, and the user agent its server
 // receives is the one its script sees. Real Chromium, a site on 127.0.0.1 (allowlisted).

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
-import { BrowserPool } from './browser-pool.js';
-import { resolveChromiumPath } from './chromium-path.js';
+import { BrowserPool } from './browser.pool.js';
+import { resolveChromiumPath } from './chromium-path.resolver.js';
 
 // Issue 8, must-show 3c/3d: a page calling history.back() or reading history.length learns nothing of the task before
 // it; a popup does not outlive its task. Real Chromium; one page slot, so consecutive tasks share a context.

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TrawlError } from '@trawl/contracts';
 import { checkUrl, GuardProxy, parseAllowList, ProxyRotation } from '@trawl/safe-fetch';
 import { startForwardProxy, startLoopbackHttp, type LoopbackServer, type TestForwardProxy } from '@trawl/testing';
-import { BrowserPool } from './browser-pool.js';
-import { resolveChromiumPath } from './chromium-path.js';
+import { BrowserPool } from './browser.pool.js';
+import { resolveChromiumPath } from './chromium-path.resolver.js';
 
 // Must-show 3 (issue 12): a browser request goes through the configured upstream proxy (a loopback proxy started here
 // that wants credentials and counts connections), chained behind the SSRF-guarding proxy, which still refuses a

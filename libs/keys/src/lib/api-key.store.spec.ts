@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { freePort, startRedis, type TestServer } from '@trawl/testing';
 import { ApiKeyStore, KEY_STORE_KEYS } from './api-key.store.js';
-import { subscribeKeyInvalidations } from './key-invalidations.js';
-import { digestKey } from './key-material.js';
-import { SecretCipher } from './secret-cipher.js';
-import { deriveWebhookSecret, webhookSecretForKey } from './webhook-secret.js';
+import { subscribeKeyInvalidations } from './key-invalidations.subscriber.js';
+import { digestKey } from './key-material.util.js';
+import { SecretCipher } from './secret-cipher.service.js';
+import { deriveWebhookSecret, webhookSecretForKey } from './webhook-secret.util.js';
 
 const LIMITS = { rate: { points: 600, durationSec: 60 }, concurrency: 20 };
 

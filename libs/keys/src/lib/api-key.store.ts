@@ -1,7 +1,7 @@
 import type { RedisClient } from '@trawl/redis';
-import { digestKey, generateApiKey, generateKeyId, generateWebhookSecret } from './key-material.js';
-import type { KeyLimits } from './rate-limit.js';
-import { isSealed, type SecretCipher } from './secret-cipher.js';
+import { digestKey, generateApiKey, generateKeyId, generateWebhookSecret } from './key-material.util.js';
+import type { KeyLimits } from './rate-limit.parser.js';
+import { isSealed, type SecretCipher } from './secret-cipher.service.js';
 
 /** An API key as stored: never the key itself, only its SHA-256 digest. */
 export interface ApiKeyRecord {

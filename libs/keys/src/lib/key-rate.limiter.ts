@@ -1,6 +1,6 @@
 import type { RedisClient } from '@trawl/redis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { formatRateLimit, type RateLimit } from './rate-limit.js';
+import { formatRateLimit, type RateLimit } from './rate-limit.parser.js';
 
 /** The outcome of counting one request against a key's rate limit, with what the rate-limit headers report. */
 export interface RateDecision {

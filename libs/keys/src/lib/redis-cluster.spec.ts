@@ -3,7 +3,7 @@ import { createRedisClient, redisTopologyFromEnv, type RedisClient } from '@traw
 import { startRedisCluster, type RedisClusterGroup } from '@trawl/testing';
 import { ApiKeyStore, KEY_STORE_KEYS } from './api-key.store.js';
 import { ConcurrencyLimiter } from './concurrency.limiter.js';
-import { digestKey } from './key-material.js';
+import { digestKey } from './key-material.util.js';
 import { KeyRateLimiter } from './key-rate.limiter.js';
 
 const LIMITS = { rate: { points: 600, durationSec: 60 }, concurrency: 20 };

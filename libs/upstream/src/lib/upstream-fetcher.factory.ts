@@ -1,7 +1,7 @@
 import { csv, type ExtractorUpstreamEnv } from '@trawl/config';
 import type { UpstreamEngine } from '@trawl/contracts';
 import { ProxyRotation } from '@trawl/safe-fetch';
-import { UpstreamFetcher, type FetchFn, type UpstreamParseObserver } from './upstream-fetcher.js';
+import { UpstreamFetcher, type FetchFn, type UpstreamParseObserver } from './upstream-fetcher.service.js';
 import { UpstreamPageSource, type RenderFn } from './upstream-page.source.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { TrawlError, type RenderPageReply, type RenderPageRequestDto } from '@trawl/contracts';
-import { browserMayPass, combineAttempts, wallNamed } from './engine-attempts.js';
-import { UpstreamFetcher, type FetchFn, type FetchInit } from './upstream-fetcher.js';
+import { browserMayPass, combineAttempts, wallNamed } from './engine-attempts.policy.js';
+import { UpstreamFetcher, type FetchFn, type FetchInit } from './upstream-fetcher.service.js';
 import { UpstreamPageSource, cookieList, type RenderFn } from './upstream-page.source.js';
 
 const JS_WALL = '<html><head><meta http-equiv="refresh" content="0;url=/httpservice/retry/enablejs"></head></html>';

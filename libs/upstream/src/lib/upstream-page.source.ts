@@ -6,10 +6,10 @@ import {
   type UpstreamEngine,
 } from '@trawl/contracts';
 import { adoptChromeVersion } from '@trawl/browser-identity';
-import type { Deadline } from './deadline.js';
-import { browserMayPass, combineAttempts, type EngineAttempt } from './engine-attempts.js';
+import type { Deadline } from './deadline.policy.js';
+import { browserMayPass, combineAttempts, type EngineAttempt } from './engine-attempts.policy.js';
 import type { Clock } from '@trawl/safe-fetch';
-import type { UpstreamFetcher, UpstreamPage } from './upstream-fetcher.js';
+import type { UpstreamFetcher, UpstreamPage } from './upstream-fetcher.service.js';
 
 /**
  * Renders one page in the browser fleet: in the services, a NATS request on SUBJECTS.renderPage to extractor-scrape

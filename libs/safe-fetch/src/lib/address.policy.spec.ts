@@ -6,7 +6,7 @@ import {
   isMetadataHost,
   METADATA_ADDRESSES,
   parseAllowList,
-} from './address-policy.js';
+} from './address.policy.js';
 
 describe('isAddressAllowed', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import iconv from 'iconv-lite';
-import { charsetOf, decodeBody, mediaTypeOf, sniffEncoding } from './decode-body.js';
+import { charsetOf, decodeBody, mediaTypeOf, sniffEncoding } from './decode-body.util.js';
 
 const CAFE = 'Un café crème à côté';
 

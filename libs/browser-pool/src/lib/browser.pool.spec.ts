@@ -3,9 +3,9 @@ import { createSocket } from 'node:dgram';
 import { TrawlError } from '@trawl/contracts';
 import { checkUrl, GuardProxy, parseAllowList, type Resolver } from '@trawl/safe-fetch';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
-import { BrowserPool } from './browser-pool.js';
+import { BrowserPool } from './browser.pool.js';
 import type { BrowserPoolOptions } from './browser-pool.options.js';
-import { resolveChromiumPath } from './chromium-path.js';
+import { resolveChromiumPath } from './chromium-path.resolver.js';
 
 // Real Chromium against a site on 127.0.0.1 (allowlisted for these tests).
 const allow = parseAllowList('127.0.0.1');

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
-import { BrowserPool } from './browser-pool.js';
-import { resolveChromiumPath } from './chromium-path.js';
-import { settlePage } from './settle-page.js';
+import { BrowserPool } from './browser.pool.js';
+import { resolveChromiumPath } from './chromium-path.resolver.js';
+import { settlePage } from './settle-page.util.js';
 
 // settlePage on real Chromium: what it waits for, and that a page without scripts waits for nothing (outcomes, not times).
 const allow = parseAllowList('127.0.0.1');

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { startRedis, type TestServer } from '@trawl/testing';
 import { ApiKeyStore, KEY_STORE_KEYS } from './api-key.store.js';
-import { digestKey } from './key-material.js';
-import { migrateLegacyKeyStore } from './legacy-key-store-migration.js';
+import { digestKey } from './key-material.util.js';
+import { migrateLegacyKeyStore } from './legacy-key-store.migration.js';
 
 const LIMITS = { rate: { points: 600, durationSec: 60 }, concurrency: 20 };
 

@@ -1,7 +1,7 @@
 import { HeaderGenerator } from 'header-generator';
-import { brandHeader, chromeBrands, majorOf, type BrandVersion } from './chrome-brands.js';
-import { newestRecordedChrome, resolveChromeVersion, type ChromeVersionSource } from './chrome-version.js';
-import { localeIdentity, type LocaleIdentity } from './locale-identity.js';
+import { brandHeader, chromeBrands, majorOf, type BrandVersion } from './chrome-brands.builder.js';
+import { newestRecordedChrome, resolveChromeVersion, type ChromeVersionSource } from './chrome-version.resolver.js';
+import { localeIdentity, type LocaleIdentity } from './locale-identity.factory.js';
 
 /** CDP `Emulation.UserAgentMetadata`: what `navigator.userAgentData` and the `Sec-CH-UA-*` headers report. */
 export interface UserAgentMetadata {

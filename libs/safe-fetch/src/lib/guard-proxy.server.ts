@@ -1,10 +1,10 @@
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { TrawlError } from '@trawl/contracts';
-import { EMPTY_ALLOW_LIST, type AllowList } from './address-policy.js';
-import { checkUrl, systemResolver, type Resolver } from './check-url.js';
-import { guardedLookup } from './guarded-lookup.js';
-import { toUpstreamError } from './upstream-error.js';
+import { EMPTY_ALLOW_LIST, type AllowList } from './address.policy.js';
+import { checkUrl, systemResolver, type Resolver } from './check-url.guard.js';
+import { guardedLookup } from './guarded-lookup.resolver.js';
+import { toUpstreamError } from './upstream-error.mapper.js';
 
 /** Header on the proxy's own 403 answer, so a refused hop is recognisable in the browser. */
 export const REFUSED_HEADER = 'x-trawl-refused';

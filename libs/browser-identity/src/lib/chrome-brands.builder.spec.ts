@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { HeaderGenerator } from 'header-generator';
-import { brandHeader, chromeBrands, majorOf } from './chrome-brands.js';
+import { brandHeader, chromeBrands, majorOf } from './chrome-brands.builder.js';
 
 describe('chromeBrands', () => {
   it('gives a Sec-CH-UA header-generator recorded from real Chrome, for every Chrome major from 110 in its dataset', () => {

@@ -7,7 +7,7 @@ import {
   isHostAllowlisted,
   isMetadataHost,
   type AllowList,
-} from './address-policy.js';
+} from './address.policy.js';
 
 /** Resolves a host name to its addresses (injectable so tests never touch DNS). */
 export type Resolver = (host: string) => Promise<string[]>;

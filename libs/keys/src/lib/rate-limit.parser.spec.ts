@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { formatRateLimit, isRateLimitSpec, parseRateLimit } from './rate-limit.js';
+import { formatRateLimit, isRateLimitSpec, parseRateLimit } from './rate-limit.parser.js';
 
 describe('parseRateLimit', () => {
   it('reads requests per window in seconds, minutes or hours', () => {

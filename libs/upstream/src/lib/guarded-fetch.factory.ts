@@ -1,5 +1,5 @@
 import { parseAllowList, safeFetch } from '@trawl/safe-fetch';
-import type { FetchFn } from './upstream-fetcher.js';
+import type { FetchFn } from './upstream-fetcher.service.js';
 
 /**
  * The FetchFn the extractors use: Trawl's one HTTP client, `safeFetch` of @trawl/safe-fetch (every redirect hop

@@ -1,7 +1,7 @@
 import { TrawlError } from '@trawl/contracts';
 import { ProxyAgent, type Dispatcher } from 'undici';
-import { browserHeaders } from './browser-headers.js';
-import { Deadline } from './deadline.js';
+import { browserHeaders } from './browser-headers.builder.js';
+import { Deadline } from './deadline.policy.js';
 import { ProxyRotation, type Clock } from '@trawl/safe-fetch';
 
 /** What the fetcher needs of a response (the fetch API's Response, or undici's). */

@@ -1,7 +1,7 @@
 import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { EMPTY_ALLOW_LIST, isAddressAllowed, isHostAllowlisted, type AllowList } from './address-policy.js';
-import { refusal, systemResolver, type Resolver } from './check-url.js';
+import { EMPTY_ALLOW_LIST, isAddressAllowed, isHostAllowlisted, type AllowList } from './address.policy.js';
+import { refusal, systemResolver, type Resolver } from './check-url.guard.js';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { BrowserIdentities, navigationHeaders } from './browser-identity.js';
-import { chromiumVersionOf, newestRecordedChrome, resolveChromeVersion } from './chrome-version.js';
-import { localeIdentity, timezoneOf } from './locale-identity.js';
+import { BrowserIdentities, navigationHeaders } from './browser-identities.source.js';
+import { chromiumVersionOf, newestRecordedChrome, resolveChromeVersion } from './chrome-version.resolver.js';
+import { localeIdentity, timezoneOf } from './locale-identity.factory.js';
 
 describe('BrowserIdentities', () => {
   const identities = new BrowserIdentities({ version: '156.0.8078.79' });

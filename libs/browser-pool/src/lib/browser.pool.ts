@@ -9,10 +9,10 @@ import {
   type Request,
   type Route,
 } from 'playwright-core';
-import { CHROMIUM_ARGS, sandboxDecision } from './chromium-path.js';
+import { CHROMIUM_ARGS, sandboxDecision } from './chromium-path.resolver.js';
 import { DEFAULT_POOL_OPTIONS, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool.options.js';
-import { PermitQueue } from './permit-queue.js';
-import { resetNetwork, trackNetwork } from './settle-page.js';
+import { PermitQueue } from './permit.queue.js';
+import { resetNetwork, trackNetwork } from './settle-page.util.js';
 
 /** What a task gets: its own page, and the deadline it must finish by. */
 export interface PageTaskContext {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { TrawlError } from '@trawl/contracts';
-import { parseAllowList } from './address-policy.js';
-import { checkUrl, type Resolver } from './check-url.js';
+import { parseAllowList } from './address.policy.js';
+import { checkUrl, type Resolver } from './check-url.guard.js';
 
 /** A stubbed DNS: no test here resolves or connects to anything real. */
 function stubResolver(table: Record<string, string[]>): Resolver & { calls: string[] } {

@@ -3,11 +3,11 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
 import { defaultIdentities } from '@trawl/browser-identity';
 import { TrawlError } from '@trawl/contracts';
-import { EMPTY_ALLOW_LIST, type AllowList } from './address-policy.js';
-import { checkUrl, systemResolver, type Resolver } from './check-url.js';
-import { decodeBody } from './decode-body.js';
-import { guardedLookup } from './guarded-lookup.js';
-import { toUpstreamError } from './upstream-error.js';
+import { EMPTY_ALLOW_LIST, type AllowList } from './address.policy.js';
+import { checkUrl, systemResolver, type Resolver } from './check-url.guard.js';
+import { decodeBody } from './decode-body.util.js';
+import { guardedLookup } from './guarded-lookup.resolver.js';
+import { toUpstreamError } from './upstream-error.mapper.js';
 
 export const DEFAULT_MAX_REDIRECTS = 10;
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;

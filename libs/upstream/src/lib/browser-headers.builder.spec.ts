@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { defaultIdentities } from '@trawl/browser-identity';
-import { acceptLanguage, browserHeaders } from './browser-headers.js';
+import { acceptLanguage, browserHeaders } from './browser-headers.builder.js';
 
 describe('acceptLanguage', () => {
   it('puts the host language first and English after it', () => {

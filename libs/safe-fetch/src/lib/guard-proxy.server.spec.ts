@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 import { startForwardProxy, startLoopbackHttp, type LoopbackServer, type TestForwardProxy } from '@trawl/testing';
-import { parseAllowList } from './address-policy.js';
-import type { Resolver } from './check-url.js';
-import { GuardProxy, REFUSED_HEADER } from './guard-proxy.js';
+import { parseAllowList } from './address.policy.js';
+import type { Resolver } from './check-url.guard.js';
+import { GuardProxy, REFUSED_HEADER } from './guard-proxy.server.js';
 
 // A stubbed DNS: both names point at 127.0.0.1, only `site.test` is allowlisted (the only address used is loopback).
 const resolve: Resolver = async (host) => {

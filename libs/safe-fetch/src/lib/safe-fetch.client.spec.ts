@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import iconv from 'iconv-lite';
 import { TrawlError } from '@trawl/contracts';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
-import { parseAllowList } from './address-policy.js';
-import type { Resolver } from './check-url.js';
-import { safeFetch } from './safe-fetch.js';
+import { parseAllowList } from './address.policy.js';
+import type { Resolver } from './check-url.guard.js';
+import { safeFetch } from './safe-fetch.client.js';
 
 // Integration against a real server on 127.0.0.1 (the only address these tests ever connect to).
 describe('safeFetch against a loopback server', () => {

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { RedisClient } from '@trawl/redis';
 import { ApiKeyStore } from './api-key.store.js';
-import { WEBHOOK_SECRET_PREFIX } from './key-material.js';
-import type { SecretCipher } from './secret-cipher.js';
+import { WEBHOOK_SECRET_PREFIX } from './key-material.util.js';
+import type { SecretCipher } from './secret-cipher.service.js';
 
 /** The bytes of a `whsec_<base64>` secret (what Standard Webhooks signs with). */
 function secretBytes(secret: string): Buffer {

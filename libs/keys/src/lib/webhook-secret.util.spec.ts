@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
-import { bootstrapKeyId } from './key-material.js';
-import { SecretCipher } from './secret-cipher.js';
-import { deriveWebhookSecret } from './webhook-secret.js';
+import { bootstrapKeyId } from './key-material.util.js';
+import { SecretCipher } from './secret-cipher.service.js';
+import { deriveWebhookSecret } from './webhook-secret.util.js';
 
 const MASTER = `whsec_${Buffer.from('the-operators-master-signing-secret').toString('base64')}`;
 

@@ -4,9 +4,9 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { ProxyAgent } from 'undici';
-import { guardedFetch } from './guarded-fetch.js';
+import { guardedFetch } from './guarded-fetch.factory.js';
 import { ProxyRotation } from '@trawl/safe-fetch';
-import { UpstreamFetcher } from './upstream-fetcher.js';
+import { UpstreamFetcher } from './upstream-fetcher.service.js';
 
 /** A CONNECT proxy on loopback that counts the tunnels it opened. */
 async function startConnectProxy(): Promise<{ url: string; tunnels: string[]; close(): Promise<void> }> {

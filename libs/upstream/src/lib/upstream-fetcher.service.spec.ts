@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TrawlError } from '@trawl/contracts';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { Agent, type Dispatcher } from 'undici';
-import { Deadline } from './deadline.js';
+import { Deadline } from './deadline.policy.js';
 import { ProxyRotation } from '@trawl/safe-fetch';
-import { UpstreamFetcher, type FetchFn } from './upstream-fetcher.js';
-import { AMAZON_HOST, GOOGLE_HOST, UpstreamOrigin } from './upstream-origin.js';
+import { UpstreamFetcher, type FetchFn } from './upstream-fetcher.service.js';
+import { AMAZON_HOST, GOOGLE_HOST, UpstreamOrigin } from './upstream-origin.policy.js';
 
 /** Plain global fetch; the services pass the SSRF-guarded one. */
 const plainFetch: FetchFn = (url, init) => fetch(url, init as RequestInit);
