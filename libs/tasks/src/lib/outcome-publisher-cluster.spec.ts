@@ -6,11 +6,11 @@ import { QUEUES, STREAMS, type TaskFinishedEvent } from '@trawl/contracts';
 import { connectNats, ensureOutcomeStream, streamReplicas } from '@trawl/messaging';
 import { standaloneRedisTopology } from '@trawl/redis';
 import { startNatsCluster, startRedis, type TestNatsCluster, type TestServer } from '@trawl/testing';
-import { DEFAULT_OUTCOME_PUBLISHER_OPTIONS, OutcomePublisher, outcomeEventId } from './outcome-publisher.js';
-import type { TaskJobData } from './task-job-data.js';
-import { jobOptions } from './task-submitter.js';
-import { newJobId } from './task-job-id.js';
-import { TaskQueues } from './task-queues.js';
+import { DEFAULT_OUTCOME_PUBLISHER_OPTIONS, OutcomePublisher, outcomeEventId } from './outcome.publisher.js';
+import type { TaskJobData } from './task-job-data.types.js';
+import { jobOptions } from './task-submitter.service.js';
+import { newJobId } from './task-job-id.util.js';
+import { TaskQueues } from './task-queues.service.js';
 
 jest.setTimeout(180_000);
 

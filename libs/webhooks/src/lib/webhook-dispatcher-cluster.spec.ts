@@ -18,8 +18,8 @@ import {
   type LoopbackServer,
   type TestNatsCluster,
 } from '@trawl/testing';
-import { WebhookDispatcher } from './webhook-dispatcher.js';
-import { WebhookSender } from './webhook-sender.js';
+import { WebhookDispatcher } from './webhook-dispatcher.service.js';
+import { WebhookSender } from './webhook-sender.service.js';
 import { WebhookUrlGuard } from './webhook-url.guard.js';
 
 jest.setTimeout(180_000);

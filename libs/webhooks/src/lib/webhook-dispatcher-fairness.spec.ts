@@ -4,8 +4,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, type TaskFinishedEvent } from '@trawl/contracts';
 import { connectNats, ensureOutcomeStream } from '@trawl/messaging';
 import { eventually, startLoopbackHttp, startNats, type LoopbackServer, type TestServer } from '@trawl/testing';
-import { WebhookDispatcher } from './webhook-dispatcher.js';
-import { WebhookSender } from './webhook-sender.js';
+import { WebhookDispatcher } from './webhook-dispatcher.service.js';
+import { WebhookSender } from './webhook-sender.service.js';
 import { WebhookUrlGuard } from './webhook-url.guard.js';
 
 const SECRET = `whsec_${Buffer.from('fairness-spec-secret-0123456789ab').toString('base64')}`;

@@ -3,8 +3,8 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TaskFinishedEvent } from '@trawl/contracts';
 import { activeTraceIds, startTelemetry, traced, type Telemetry } from '@trawl/telemetry';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
-import { WebhookSender } from './webhook-sender.js';
-import { WebhookSigner } from './webhook-signer.js';
+import { WebhookSender } from './webhook-sender.service.js';
+import { WebhookSigner } from './webhook-signer.service.js';
 import { WebhookUrlGuard } from './webhook-url.guard.js';
 
 const SECRET = `whsec_${Buffer.from('sender-trace-spec-secret-0123456789').toString('base64')}`;

@@ -10,4 +10,4 @@ export {
   withResultMeta,
   type FieldRate,
   type ParserName,
-} from './field-presence.js';
+} from './field-presence.util.js';

@@ -5,5 +5,5 @@ export {
   parseLocaleNumber,
   parseLocaleRating,
   type NumberSymbols,
-} from './locale-number.js';
-export { monthNumber, parseLocaleDate } from './locale-date.js';
+} from './locale-number.parser.js';
+export { monthNumber, parseLocaleDate } from './locale-date.parser.js';

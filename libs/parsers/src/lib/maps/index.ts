@@ -7,4 +7,4 @@ export {
   type MapsSearchUrlRequest,
   type MapsViewport,
 } from './maps-url.builder.js';
-export { classifyMapsWall } from './page-guard.js';
+export { classifyMapsWall } from './maps-page.guard.js';

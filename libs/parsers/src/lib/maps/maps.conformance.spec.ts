@@ -3,7 +3,7 @@
 // no expected output are checked for name, address and coordinates. A per-field pass-rate table is printed at the end.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { MapsPlaceItem, PlaceRecord } from '@trawl/contracts';
-import { fixturesAvailable, listFixtures, readExpected, readFixture } from '../../testing/fixtures.js';
+import { fixturesAvailable, listFixtures, readExpected, readFixture } from '../../testing/fixtures.reader.js';
 import { parseMapsSearch } from './maps-search.parser.js';
 import { parsePlacePage } from './place-page.parser.js';
 

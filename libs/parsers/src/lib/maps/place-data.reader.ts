@@ -3,7 +3,7 @@
 import type { AboutGroup } from '@trawl/contracts';
 import { countryCodeOf, splitAddress } from './address.util.js';
 import { arr, at, type Json, num, str, walkJson } from './maps-json.util.js';
-import { cidFromDataId, DATA_ID_PATTERN, type PlaceFacts } from './place-facts.js';
+import { cidFromDataId, DATA_ID_PATTERN, type PlaceFacts } from './place-facts.util.js';
 
 /** Whether `value` has the shape of a place array: a feature id at [10] and a name at [11]. */
 export function isPlaceArray(value: Json | undefined): value is Json[] {

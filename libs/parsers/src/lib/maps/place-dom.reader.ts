@@ -3,7 +3,7 @@
 import * as cheerio from 'cheerio';
 import { splitAddress } from './address.util.js';
 import { afterLabel, isPriceLevel, PHOTO_URL, readPlaceUrl, unwrapRedirect } from './maps-dom.util.js';
-import { cidFromDataId, mergeFacts, type PlaceFacts } from './place-facts.js';
+import { cidFromDataId, mergeFacts, type PlaceFacts } from './place-facts.util.js';
 import { normaliseLocale, parseLocaleCount, parseLocaleRating } from '../locale/index.js';
 
 type Root = cheerio.CheerioAPI;

@@ -1,9 +1,9 @@
 import type { PlaceRecord } from '@trawl/contracts';
 import { embeddedJsonDocuments, type Json, parseMapsJson, readAssignedJson } from './maps-json.util.js';
-import { assertNotBlocked, isJsonInput, isMapsHtml, notRecognised } from './page-guard.js';
+import { assertNotBlocked, isJsonInput, isMapsHtml, notRecognised } from './maps-page.guard.js';
 import { findPlaceArrays, isPlaceArray, readPlaceArray, readPlaceStub } from './place-data.reader.js';
 import { readPlaceDom } from './place-dom.reader.js';
-import { mergeFacts, type PlaceFacts } from './place-facts.js';
+import { mergeFacts, type PlaceFacts } from './place-facts.util.js';
 import { toPlaceRecord } from './place-record.mapper.js';
 import { readPlaceUrl } from './maps-dom.util.js';
 

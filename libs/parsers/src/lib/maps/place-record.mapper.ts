@@ -1,7 +1,7 @@
 // Shapes merged facts into the wire records: the maps-search place item and the single-place record.
 import type { MapsPlaceItem, PlaceRecord } from '@trawl/contracts';
 import { countryName, usState } from './address.util.js';
-import type { PlaceFacts } from './place-facts.js';
+import type { PlaceFacts } from './place-facts.util.js';
 
 /** The place's maps URL: the one the data gives, else one built from its feature id, else from its place id. */
 export function mapsUrlOf(f: PlaceFacts, fallback?: string): string {

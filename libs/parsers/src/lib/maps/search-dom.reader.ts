@@ -10,7 +10,7 @@ import {
   readPlaceUrl,
   unwrapRedirect,
 } from './maps-dom.util.js';
-import { cidFromDataId, type PlaceFacts } from './place-facts.js';
+import { cidFromDataId, type PlaceFacts } from './place-facts.util.js';
 import { normaliseLocale, parseLocaleCount, parseLocaleRating } from '../locale/index.js';
 
 type Sel = cheerio.Cheerio<Parameters<typeof cheerio.contains>[0]>;

@@ -1,5 +1,5 @@
 import type { Money } from '@trawl/contracts';
-import { numberByShape } from '../locale/locale-number.js';
+import { numberByShape } from '../locale/locale-number.parser.js';
 
 /** Currency symbols (longest first when matching) → ISO 4217. `$` depends on the store, see `dollarCurrency`. */
 const SYMBOLS: readonly [string, string][] = [

@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fixturesAvailable, listFixtures, readFixture } from '../../testing/fixtures.js';
+import { fixturesAvailable, listFixtures, readFixture } from '../../testing/fixtures.reader.js';
 import { WALL_NAMES, wallOf } from '../wall/index.js';
 import { classifyRetailWall, parseProductPage } from './index.js';
 

@@ -1,7 +1,7 @@
 import { TrawlError } from '@trawl/contracts';
 import { UpstreamWallError, WALL_NAMES, type WallKind } from '../wall/upstream-wall.error.js';
 import { clean } from './retail-dom.util.js';
-import { loadRetailPage, type RetailPage } from './retail-page.js';
+import { loadRetailPage, type RetailPage } from './retail-page.reader.js';
 
 const ROBOT_CHECK_TEXT = [
   /enter the characters you see below/i,

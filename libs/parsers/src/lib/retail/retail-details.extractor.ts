@@ -2,7 +2,7 @@ import type { Cheerio } from 'cheerio';
 import type { AnyNode } from 'domhandler';
 import { normaliseLocale, parseLocaleCount, parseLocaleDate } from '../locale/index.js';
 import { clean, textOf, unique } from './retail-dom.util.js';
-import type { RetailPage } from './retail-page.js';
+import type { RetailPage } from './retail-page.reader.js';
 
 export interface ProductDetails {
   specifications: Record<string, string>;

@@ -3,7 +3,7 @@
 import type { Cheerio } from 'cheerio';
 import type { AnyNode } from 'domhandler';
 import { parseLocaleRating } from '../locale/index.js';
-import type { RetailPage } from './retail-page.js';
+import type { RetailPage } from './retail-page.reader.js';
 
 /** Collapsed, trimmed text of a selection ('' when empty). */
 export function textOf(el: Cheerio<AnyNode>): string {

@@ -1,5 +1,5 @@
 import { clean, isRecord, jsonAfter, textOf, tryJson, unique } from './retail-dom.util.js';
-import type { RetailPage } from './retail-page.js';
+import type { RetailPage } from './retail-page.reader.js';
 
 const ASIN_RE = /^[A-Z0-9]{10}$/;
 const LANDING = ['#landingImage', '#imgBlkFront', '#ebooksImgBlkFront', '#main-image', '#imgTagWrapperId img'];

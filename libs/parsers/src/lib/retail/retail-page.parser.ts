@@ -5,7 +5,7 @@ import { extractDetails } from './retail-details.extractor.js';
 import { clean, firstAttr, firstText, parseCount, parseRating, textOf, unique } from './retail-dom.util.js';
 import { extractImages, extractVariants } from './retail-media.extractor.js';
 import { extractPrices } from './retail-price.extractor.js';
-import { loadRetailPage, type RetailPage } from './retail-page.js';
+import { loadRetailPage, type RetailPage } from './retail-page.reader.js';
 
 const ASIN_RE = /^[A-Z0-9]{10}$/;
 const TITLE = ['#productTitle', '#ebooksProductTitle', '#title span', '#title'];

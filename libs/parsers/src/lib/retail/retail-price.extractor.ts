@@ -3,7 +3,7 @@ import type { AnyNode } from 'domhandler';
 import type { Money } from '@trawl/contracts';
 import { parseMoney } from './money.parser.js';
 import { clean, isRecord, textOf, tryJson } from './retail-dom.util.js';
-import type { RetailPage } from './retail-page.js';
+import type { RetailPage } from './retail-page.reader.js';
 
 /**
  * The buy-box price blocks, newest layout first (2022+ core price, 2020–2022 apex table, pre-2021 price blocks), then

@@ -5,7 +5,7 @@
 // same from the page with its scripts and embedded price JSON removed. A per-field pass-rate table and a fill-rate table are printed.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { RetailRecord } from '@trawl/contracts';
-import { fixturesAvailable, listFixtures, readExpected, readFixture } from '../../testing/fixtures.js';
+import { fixturesAvailable, listFixtures, readExpected, readFixture } from '../../testing/fixtures.reader.js';
 import { parseProductPage } from './retail-page.parser.js';
 
 type Check = { field: string; pass: boolean; detail: string };

@@ -4,7 +4,7 @@
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import type { KnowledgePanel } from '@trawl/contracts';
-import { PAA_REGIONS } from './serp-regions.js';
+import { PAA_REGIONS } from './serp-regions.constants.js';
 import { imageSrc, isGoogleUtilityLink, nodeSet, resolveHref, textOf } from './serp-dom.util.js';
 
 const FACT_SELECTOR = '[data-attrid^="kc:/"], [data-attrid^="ss:/"], [data-attrid^="hw:/"], [data-attrid^="ok:/"]';

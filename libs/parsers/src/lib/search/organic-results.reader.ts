@@ -5,7 +5,7 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import type { SitelinkItem, WebResultItem } from '@trawl/contracts';
-import { COLUMN_BOUNDARIES, NON_ORGANIC_FOR_H3, NON_ORGANIC_REGIONS } from './serp-regions.js';
+import { COLUMN_BOUNDARIES, NON_ORGANIC_FOR_H3, NON_ORGANIC_REGIONS } from './serp-regions.constants.js';
 import {
   clean,
   hostnameOf,

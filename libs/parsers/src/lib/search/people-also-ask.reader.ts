@@ -4,7 +4,7 @@
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import type { PeopleAlsoAskItem } from '@trawl/contracts';
-import { AI_OVERVIEW_REGIONS } from './serp-regions.js';
+import { AI_OVERVIEW_REGIONS } from './serp-regions.constants.js';
 import { isGoogleUtilityLink, resolveHref, textOf } from './serp-dom.util.js';
 
 const fold = (s: string): string =>

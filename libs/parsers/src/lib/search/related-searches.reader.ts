@@ -2,7 +2,7 @@
 // filter, entity or paging parameter (those are tabs, tools, knowledge-panel entities, pagination), and not inside
 // "people also ask", ads or a result. The query is the link's q parameter (its text may split words: "Fetch<b>mode</b>").
 import type { CheerioAPI } from 'cheerio';
-import { AD_REGIONS, AI_OVERVIEW_REGIONS, PAA_REGIONS } from './serp-regions.js';
+import { AD_REGIONS, AI_OVERVIEW_REGIONS, PAA_REGIONS } from './serp-regions.constants.js';
 import { clean, isGoogleHost } from './serp-dom.util.js';
 
 const NOT_RELATED_PARAMS = [

@@ -39,7 +39,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { WebResultItem, WebSearchResult } from '@trawl/contracts';
 import { TrawlError } from '@trawl/contracts';
-import { fixturesAvailable, listFixtures, readExpected, readFixture } from '../../testing/fixtures.js';
+import { fixturesAvailable, listFixtures, readExpected, readFixture } from '../../testing/fixtures.reader.js';
 import { parseSearchPage } from './index.js';
 
 interface Check {

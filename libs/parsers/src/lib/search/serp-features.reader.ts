@@ -4,7 +4,7 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import type { AdItem, LocalResultItem, TopStoryItem, WebSearchResult } from '@trawl/contracts';
-import { AI_OVERVIEW_REGIONS, CAROUSEL_REGIONS } from './serp-regions.js';
+import { AI_OVERVIEW_REGIONS, CAROUSEL_REGIONS } from './serp-regions.constants.js';
 import { clean, hostnameOf, isDisplayUrl, isGoogleUtilityLink, resolveHref, textOf } from './serp-dom.util.js';
 
 const AD_LINK = 'a[href*="/aclk?"], a[href*="googleadservices.com/pagead/aclk"]';

@@ -1,0 +1,182 @@
+import type { IRedisTransaction } from 'bullmq';
+import { TrawlError } from '@trawl/contracts';
+import type { RedisClient } from '@trawl/redis';
+import { outstandingSetKey, prefixOfJobId, QUEUE_PREFIXES } from './task-redis-keys.constants.js';
+
+/** BullMQ's largest job priority (2^21); a larger one is clamped to it. */
+export const MAX_JOB_PRIORITY = 2 ** 21;
+
+/** Seconds a caller refused for having too many jobs outstanding is told to wait (`Retry-After`). */
+export const OUTSTANDING_RETRY_AFTER_SEC = 30;
+
+/** Bucket of jobs submitted without a key id (straight to task-service, never through the gateway). */
+const NO_KEY = '-';
+
+/** The outstanding set a job id belongs in (its queue's prefix), or undefined when the id names no queue. */
+function setKeyOfJob(apiKeyId: string | undefined, jobId: string): string | undefined {
+  const prefix = prefixOfJobId(jobId);
+  return prefix ? outstandingSetKey(prefix, apiKeyId) : undefined;
+}
+
+/** Groups job ids by the outstanding set each belongs in. */
+function bySetKey(apiKeyId: string | undefined, ids: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const id of ids) {
+    const key = setKeyOfJob(apiKeyId, id);
+    if (!key) continue;
+    const group = out.get(key);
+    if (group) group.push(id);
+    else out.set(key, [id]);
+  }
+  return out;
+}
+
+/**
+ * A job of key `apiKeyId` reached its final state (completed, failed after its last attempt): it no longer counts
+ * against the key's cap. Idempotent (a re-published outcome removes nothing more). Called where outcomes are published.
+ */
+export async function releaseOutstanding(
+  redis: RedisClient,
+  apiKeyId: string | undefined,
+  jobId: string,
+): Promise<void> {
+  const key = setKeyOfJob(apiKeyId, jobId);
+  if (key) await redis.srem(key, jobId);
+}
+
+/** A job's priority: 1 is served first; clamped to BullMQ's range. */
+export function clampPriority(ordinal: number): number {
+  return Math.min(Math.max(1, Math.floor(ordinal)), MAX_JOB_PRIORITY);
+}
+
+/**
+ * Per-key admission and fair scheduling of task jobs (the jobs a caller sees: URL tasks and batch parents).
+ *
+ * Each key's outstanding jobs (queued, delayed or active: not yet in a final state) are Redis sets of job ids, one
+ * per queue prefix (`<prefix>:outstanding:<key id>`, in the slot of that prefix's queues); the key's count is their
+ * sum. A submission is refused whole with RATE_LIMITED when it would take the key
+ * past its cap. Otherwise its jobs get BullMQ priorities continuing the key's count: with `o` jobs outstanding, a
+ * batch of `n` gets priorities o+1 … o+n. BullMQ serves lower priorities first (FIFO among equals), so keys are served
+ * round-robin: key B's first job (priority 1) runs before key A's second, however many A queued. The ids are added to
+ * the set in the same MULTI as the jobs (see TaskQueues.addAllOrNothing), and removed when a job reaches its final
+ * state (release, called where outcomes are published); removal is idempotent, so a re-published outcome does not
+ * count twice, and a job is never counted without existing.
+ *
+ * The cap check (SCARD) and the insert are two steps: concurrent submissions of one key may together pass the cap by
+ * at most what they add. Within one process they are serialised per key, so only submissions to different
+ * task-service replicas at the same instant can do that.
+ */
+export class TaskAdmission {
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly redis: RedisClient,
+    /** The cap of a key's outstanding jobs when it has none of its own (TASK_MAX_OUTSTANDING_PER_KEY). */
+    private readonly defaultCap: number,
+    /** The Redis key of a job's hash, from its id (undefined: not a job id); used to prune jobs that are gone. */
+    private readonly jobHashKey: (jobId: string) => string | undefined,
+  ) {}
+
+  /** The Redis sets of a key's outstanding job ids, one per queue prefix. */
+  setKeys(apiKeyId: string | undefined): string[] {
+    return QUEUE_PREFIXES.map((prefix) => outstandingSetKey(prefix, apiKeyId));
+  }
+
+  /** How many jobs of this key are outstanding (over every queue prefix). */
+  async outstanding(apiKeyId: string | undefined): Promise<number> {
+    const counts = await Promise.all(this.setKeys(apiKeyId).map((key) => this.redis.scard(key)));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  /**
+   * Runs `insert` for `count` new jobs of `apiKeyId` if the key's cap allows them, serialised with the key's other
+   * submissions in this process. `insert` gets the first priority to use (outstanding + 1) and a function that adds
+   * the new job ids to the key's sets inside the caller's MULTI (the ids' queues must share the MULTI's slot). Throws RATE_LIMITED (nothing inserted) beyond the cap.
+   */
+  admit<T>(
+    apiKeyId: string | undefined,
+    count: number,
+    /** The key's own cap; undefined: the default. */
+    cap: number | undefined,
+    insert: (firstPriority: number, track: (multi: IRedisTransaction, ids: string[]) => void) => Promise<T>,
+  ): Promise<T> {
+    const bucket = apiKeyId || NO_KEY;
+    const run = async (): Promise<T> => {
+      const limit = cap ?? this.defaultCap;
+      let outstanding = await this.outstanding(apiKeyId);
+      // Before refusing, drop what no longer counts (a job removed by hand, a release lost to a Redis error).
+      if (outstanding + count > limit) outstanding = await this.prune(apiKeyId);
+      if (outstanding + count > limit) {
+        throw new TrawlError(
+          'RATE_LIMITED',
+          `this API key has ${outstanding} job(s) queued or running and may have at most ${limit}; this batch of ${count} would pass the cap (nothing was queued); retry when some have finished`,
+        );
+      }
+      return insert(outstanding + 1, (multi, ids) => {
+        for (const [key, group] of bySetKey(apiKeyId, ids)) {
+          for (let i = 0; i < group.length; i += 1000) multi.runCommand('sadd', [key, ...group.slice(i, i + 1000)]);
+        }
+      });
+    };
+    const previous = this.chains.get(bucket) ?? Promise.resolve();
+    const next = previous.then(run, run);
+    const tail = next.catch(() => undefined);
+    this.chains.set(bucket, tail);
+    void tail.then(() => {
+      if (this.chains.get(bucket) === tail) this.chains.delete(bucket);
+    });
+    return next;
+  }
+
+  /**
+   * Adds ids to a key's set outside a MULTI: a maps or search batch, whose jobs BullMQ's FlowProducer creates in its
+   * own transaction. Called before the flow is added (so its outcome cannot be released before it is counted); on
+   * failure the caller untracks them.
+   */
+  async track(apiKeyId: string | undefined, ids: string[]): Promise<void> {
+    for (const [key, group] of bySetKey(apiKeyId, ids)) await this.redis.sadd(key, ...group);
+  }
+
+  /** Removes ids from a key's sets inside the caller's MULTI (a held batch that was not confirmed: ADR 0015). */
+  untrackIn(multi: IRedisTransaction, apiKeyId: string | undefined, ids: string[]): void {
+    for (const [key, group] of bySetKey(apiKeyId, ids)) {
+      for (let i = 0; i < group.length; i += 1000) multi.runCommand('srem', [key, ...group.slice(i, i + 1000)]);
+    }
+  }
+
+  async untrack(apiKeyId: string | undefined, ids: string[]): Promise<void> {
+    for (const [key, group] of bySetKey(apiKeyId, ids)) await this.redis.srem(key, ...group);
+  }
+
+  /** Removes from a key's sets the ids whose job is gone or finished; returns how many remain. */
+  async prune(apiKeyId: string | undefined): Promise<number> {
+    for (const key of this.setKeys(apiKeyId)) await this.pruneSet(key);
+    return this.outstanding(apiKeyId);
+  }
+
+  private async pruneSet(key: string): Promise<void> {
+    const ids = await this.redis.smembers(key);
+    const gone: string[] = [];
+    for (let i = 0; i < ids.length; i += 1000) {
+      const chunk = ids.slice(i, i + 1000);
+      const pipeline = this.redis.pipeline();
+      for (const id of chunk) {
+        const hash = this.jobHashKey(id);
+        if (hash) pipeline.hmget(hash, 'timestamp', 'finishedOn');
+        else pipeline.echo('');
+      }
+      const results = (await pipeline.exec()) ?? [];
+      for (const [k, [error, value]] of results.entries()) {
+        if (error) continue;
+        const [timestamp, finishedOn] = Array.isArray(value) ? (value as (string | null)[]) : [null, null];
+        if (!timestamp || finishedOn) gone.push(chunk[k]);
+      }
+    }
+    for (let i = 0; i < gone.length; i += 1000) await this.redis.srem(key, ...gone.slice(i, i + 1000));
+  }
+
+  /** The job reached its final state: it no longer counts. Idempotent. */
+  release(apiKeyId: string | undefined, jobId: string): Promise<void> {
+    return releaseOutstanding(this.redis, apiKeyId, jobId);
+  }
+}

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Job } from 'bullmq';
+import { startRedis, type TestServer } from '@trawl/testing';
+import { standaloneRedisTopology } from '@trawl/redis';
+import { TaskCanceller } from './task-canceller.service.js';
+import type { TaskJobData } from './task-job-data.types.js';
+import { TaskProcessors, type ExtractorClient } from './task-processors.service.js';
+import { TaskQueues } from './task-queues.service.js';
+import { TaskSubmitter } from './task-submitter.service.js';
+
+const WEBHOOK = 'https://hooks.test/h';
+
+/** An extractor stand-in that counts requests and answers when told (or never). */
+function extractor() {
+  const calls: string[] = [];
+  let answer: (value: unknown) => void = () => undefined;
+  const client: ExtractorClient = {
+    send: ((subject: string) => {
+      calls.push(subject);
+      return new Promise<unknown>((resolve) => (answer = resolve));
+    }) as unknown as ExtractorClient['send'],
+  };
+  return { client, calls, answer: (value: unknown) => answer(value) };
+}
+
+describe('TaskCanceller and the processors (real Redis)', () => {
+  let redis: TestServer;
+  let queues: TaskQueues;
+  let submitter: TaskSubmitter;
+  let canceller: TaskCanceller;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    queues = new TaskQueues({ topology: standaloneRedisTopology(redis.url) });
+    submitter = new TaskSubmitter(queues, async () => undefined);
+    canceller = new TaskCanceller(queues, { settleMs: 0, pollMs: 10 });
+  });
+
+  afterAll(async () => {
+    await queues?.close();
+    await redis?.stop();
+  });
+
+  const submitUrl = async (url: string, apiKeyId = 'key-a') => {
+    const { jobs } = await submitter.submit({
+      kind: 'url',
+      request: { urls: [url], webhook: WEBHOOK, type: 'scrape' },
+      apiKeyId,
+    });
+    return jobs[0]!.id;
+  };
+  const processors = (client: ExtractorClient) =>
+    new TaskProcessors(client, {
+      scrapeFormats: ['markdown'],
+      isCancelled: (id) => canceller.isCancelled(id),
+      cancelPollMs: 10,
+    });
+  const jobOf = async (id: string) => (await queues.getJob(id)) as Job<TaskJobData>;
+
+  it('a cancelled waiting task fails with TASK_CANCELLED without asking its extractor', async () => {
+    const id = await submitUrl('https://site.test/w');
+    const record = await canceller.cancel({ jobId: id, apiKeyId: 'key-a' });
+    expect(record).toMatchObject({ taskId: id, status: 'waiting' });
+    const stub = extractor();
+    await expect(processors(stub.client).runUrl(await jobOf(id))).rejects.toThrow(
+      `TASK_CANCELLED: task ${id} was cancelled`,
+    );
+    expect(stub.calls).toEqual([]);
+  });
+
+  it('a running task stops waiting for its extractor once cancelled; its late answer is discarded', async () => {
+    const id = await submitUrl('https://site.test/r');
+    const stub = extractor();
+    const running = processors(stub.client).runUrl(await jobOf(id));
+    await expect(Promise.race([running, new Promise((r) => setTimeout(() => r('still running'), 50))])).resolves.toBe(
+      'still running',
+    );
+    await canceller.cancel({ jobId: id, apiKeyId: 'key-a' });
+    await expect(running).rejects.toThrow('TASK_CANCELLED');
+    stub.answer({ late: true });
+    expect(stub.calls).toHaveLength(1);
+  });
+
+  it('a task not cancelled runs as before', async () => {
+    const id = await submitUrl('https://site.test/ok');
+    const stub = extractor();
+    const running = processors(stub.client).runUrl(await jobOf(id));
+    await new Promise((r) => setTimeout(r, 30));
+    stub.answer({ ok: true });
+    await expect(running).resolves.toEqual({ ok: true });
+  });
+
+  it("cancelling a batch cancels its queries; another key's task is not found, as lookup answers", async () => {
+    const { jobs } = await submitter.submit({
+      kind: 'search',
+      request: { querys: ['a', 'b'], webhook: WEBHOOK },
+      apiKeyId: 'key-a',
+    });
+    const parent = jobs[0]!.id;
+    await expect(canceller.cancel({ jobId: parent, apiKeyId: 'key-b' })).rejects.toMatchObject({
+      code: 'TASK_NOT_FOUND',
+      message: `no task with id ${parent}`,
+    });
+    expect(await canceller.isCancelled(parent)).toBe(false);
+    const record = await canceller.cancel({ jobId: parent, apiKeyId: 'key-a' });
+    expect(record.status).toBe('waiting-children');
+    const { unprocessed = [] } = await (await jobOf(parent)).getDependencies({ unprocessed: { count: 10 } });
+    expect(unprocessed).toHaveLength(2);
+    for (const key of unprocessed) expect(await canceller.isCancelled(key.slice(key.lastIndexOf(':') + 1))).toBe(true);
+    expect(await canceller.isCancelled(parent)).toBe(true);
+  });
+
+  it('refuses a malformed id, naming the field', async () => {
+    await expect(canceller.cancel({ jobId: 'a b' })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'jobId',
+    });
+  });
+});

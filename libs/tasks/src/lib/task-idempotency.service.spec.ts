@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { QUEUES } from '@trawl/contracts';
+import { startRedis, type TestServer } from '@trawl/testing';
+import { standaloneRedisTopology } from '@trawl/redis';
+import { canonicalJson, submissionFingerprint } from './task-idempotency.service.js';
+import { TaskQueues } from './task-queues.service.js';
+import { TaskSubmitter } from './task-submitter.service.js';
+
+const WEBHOOK = 'https://hooks.test/h';
+const batch = (urls: string[], idempotencyKey?: string, apiKeyId = 'key-a') => ({
+  kind: 'url',
+  request: { urls, webhook: WEBHOOK, type: 'scrape' },
+  apiKeyId,
+  ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+});
+
+describe('canonicalJson and submissionFingerprint', () => {
+  it('ignore the order of fields and undefined members, and tell different requests apart', () => {
+    expect(canonicalJson({ b: 1, a: [{ y: 2, x: undefined, w: null }] })).toBe('{"a":[{"w":null,"y":2}],"b":1}');
+    const one = submissionFingerprint({
+      kind: 'url',
+      request: { urls: ['u'], webhook: 'w', type: 'scrape', timeout: 1 },
+    });
+    const same = submissionFingerprint({
+      kind: 'url',
+      request: { timeout: 1, type: 'scrape', webhook: 'w', urls: ['u'] },
+    });
+    const other = submissionFingerprint({
+      kind: 'url',
+      request: { urls: ['v'], webhook: 'w', type: 'scrape', timeout: 1 },
+    });
+    expect(same).toBe(one);
+    expect(other).not.toBe(one);
+  });
+});
+
+describe('TaskSubmitter with an Idempotency-Key (real Redis)', () => {
+  let redis: TestServer;
+  let queues: TaskQueues;
+  let submitter: TaskSubmitter;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    queues = new TaskQueues({ topology: standaloneRedisTopology(redis.url) });
+    submitter = new TaskSubmitter(queues, async () => undefined);
+  });
+
+  afterAll(async () => {
+    await queues?.close();
+    await redis?.stop();
+  });
+
+  const scrapeJobs = async () => {
+    const counts = await queues.queue(QUEUES.scrape).getJobCounts();
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  };
+
+  it('a replay answers the first reply and creates nothing; without a key every call creates jobs', async () => {
+    const before = await scrapeJobs();
+    const first = await submitter.submit(batch(['https://site.test/1', 'https://site.test/2'], 'k-1'));
+    const again = await submitter.submit(batch(['https://site.test/1', 'https://site.test/2'], 'k-1'));
+    expect(again).toEqual(first);
+    expect(await scrapeJobs()).toBe(before + 2);
+    await submitter.submit(batch(['https://site.test/1']));
+    await submitter.submit(batch(['https://site.test/1']));
+    expect(await scrapeJobs()).toBe(before + 4);
+  });
+
+  it('ten identical requests racing make one set of jobs', async () => {
+    const before = await scrapeJobs();
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () => submitter.submit(batch(['https://site.test/race'], 'k-race'))),
+    );
+    expect(new Set(replies.map((r) => r.jobs[0]?.id)).size).toBe(1);
+    expect(await scrapeJobs()).toBe(before + 1);
+  });
+
+  it('the same key with another request is IDEMPOTENCY_KEY_REUSED; another API key has its own keys', async () => {
+    const first = await submitter.submit(batch(['https://site.test/a'], 'k-2'));
+    await expect(submitter.submit(batch(['https://site.test/b'], 'k-2'))).rejects.toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      field: 'Idempotency-Key',
+    });
+    const otherKey = await submitter.submit(batch(['https://site.test/b'], 'k-2', 'key-b'));
+    expect(otherKey.jobs[0]?.id).not.toBe(first.jobs[0]?.id);
+  });
+
+  it('a refused submission releases its key, so a corrected retry goes through', async () => {
+    const refusing = new TaskSubmitter(queues, async () => {
+      throw new Error('webhook refused');
+    });
+    await expect(refusing.submit(batch(['https://site.test/r'], 'k-3'))).rejects.toThrow('webhook refused');
+    // The webhook check runs before the claim; a failure inside the submission releases it too.
+    const failing = new TaskSubmitter(
+      queues,
+      async () => undefined,
+      () => 0,
+    );
+    await expect(failing.submit(batch(['https://site.test/r'], 'k-3'))).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+    });
+    const ok = await submitter.submit(batch(['https://site.test/r'], 'k-3'));
+    expect(ok.jobs).toHaveLength(1);
+  });
+
+  it('refuses a malformed key, naming the header', async () => {
+    await expect(submitter.submit(batch(['https://site.test/x'], 'with space'))).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'Idempotency-Key',
+    });
+    await expect(submitter.submit(batch(['https://site.test/x'], 'x'.repeat(256)))).rejects.toMatchObject({
+      field: 'Idempotency-Key',
+    });
+  });
+});

@@ -1,0 +1,113 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { LIMITS, TrawlError, type TaskSubmitReply, type TaskSubmitRequest } from '@trawl/contracts';
+import type { RedisClient } from '@trawl/redis';
+import { IDEMPOTENCY_KEYS } from './task-redis-keys.constants.js';
+
+export interface TaskIdempotencyOptions {
+  /** How long a key is remembered after its submission succeeded (24 h). */
+  windowMs: number;
+  /** How long a claim lives while its submission runs; a claim whose submitter died frees the key after this. */
+  claimMs: number;
+  /** How long a second request with the same key waits for the first to finish before IDEMPOTENCY_KEY_IN_PROGRESS. */
+  waitMs: number;
+  pollMs: number;
+}
+
+export const DEFAULT_TASK_IDEMPOTENCY_OPTIONS: TaskIdempotencyOptions = {
+  windowMs: LIMITS.idempotencyWindowMs,
+  claimMs: 60_000,
+  waitMs: 20_000,
+  pollMs: 50,
+};
+
+/** What is stored under an idempotency key: a claim while the first submission runs, then its reply. */
+type IdempotencyRecord =
+  | { state: 'pending'; fingerprint: string; token: string }
+  | { state: 'done'; fingerprint: string; reply: TaskSubmitReply };
+
+/** JSON with object keys sorted at every level: equal values give equal text whatever the order of their fields. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/**
+ * The fingerprint of a submission: its kind and its request with the defaults applied, so the same request sent
+ * with its fields in another order, or with a default spelt out, is the same request.
+ */
+export function submissionFingerprint(req: Pick<TaskSubmitRequest, 'kind' | 'request'>): string {
+  return createHash('sha256')
+    .update(canonicalJson({ kind: req.kind, request: req.request }))
+    .digest('hex');
+}
+
+const RELEASE_CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+/**
+ * Idempotent batch submission (`Idempotency-Key`). The first request with a key claims it in Redis (SET NX) and
+ * submits; its reply is stored for 24 h under the key. A later request with the key and the same request (same
+ * fingerprint) gets that reply and creates nothing; with another request, IDEMPOTENCY_KEY_REUSED (409). A request
+ * that arrives while the first still runs waits for its reply (so two racing requests make one set of jobs), or
+ * gets IDEMPOTENCY_KEY_IN_PROGRESS when it takes too long. A submission that fails releases its claim, so a retry
+ * may try again. Keys are scoped to the API key: the Redis key names the submitting key's id.
+ */
+export class TaskIdempotency {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly options: TaskIdempotencyOptions = DEFAULT_TASK_IDEMPOTENCY_OPTIONS,
+  ) {}
+
+  /** The Redis key of an idempotency key of an API key (hashed: the caller's key text is not stored). */
+  redisKey(apiKeyId: string | undefined, idempotencyKey: string): string {
+    const hash = createHash('sha256').update(idempotencyKey).digest('hex');
+    return `${IDEMPOTENCY_KEYS}${apiKeyId ?? '-'}:${hash}`;
+  }
+
+  async run(
+    apiKeyId: string | undefined,
+    idempotencyKey: string,
+    fingerprint: string,
+    submit: () => Promise<TaskSubmitReply>,
+  ): Promise<TaskSubmitReply> {
+    const key = this.redisKey(apiKeyId, idempotencyKey);
+    const deadline = Date.now() + this.options.waitMs;
+    for (;;) {
+      const claim = JSON.stringify({ state: 'pending', fingerprint, token: randomUUID() } satisfies IdempotencyRecord);
+      if ((await this.redis.set(key, claim, 'PX', this.options.claimMs, 'NX')) === 'OK') {
+        let reply: TaskSubmitReply;
+        try {
+          reply = await submit();
+        } catch (e) {
+          await this.redis.eval(RELEASE_CLAIM, 1, key, claim).catch(() => undefined);
+          throw e;
+        }
+        const done: IdempotencyRecord = { state: 'done', fingerprint, reply };
+        await this.redis.set(key, JSON.stringify(done), 'PX', this.options.windowMs);
+        return reply;
+      }
+      const raw = await this.redis.get(key);
+      if (raw === null) continue; // the first submission failed and released the key: claim it now
+      const record = JSON.parse(raw) as IdempotencyRecord;
+      if (record.fingerprint !== fingerprint) {
+        throw new TrawlError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'this Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request',
+          { field: 'Idempotency-Key' },
+        );
+      }
+      if (record.state === 'done') return record.reply;
+      if (Date.now() >= deadline) {
+        throw new TrawlError(
+          'IDEMPOTENCY_KEY_IN_PROGRESS',
+          'a request with this Idempotency-Key is still being submitted; retry it shortly',
+          { field: 'Idempotency-Key' },
+        );
+      }
+      await new Promise((r) => setTimeout(r, this.options.pollMs));
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { QUEUES, queuePrefix } from '@trawl/contracts';
+import { queueOfJobId } from './task-job-id.util.js';
+
+// The key layout of queues is a contract (the deploy's autoscalers read it): defined in @trawl/contracts.
+export { LEGACY_QUEUE_PREFIX, QUEUE_HASH_TAGS, queuePrefix } from '@trawl/contracts';
+
+/** The distinct queue prefixes (one per hash tag), in QUEUES order. */
+export const QUEUE_PREFIXES: readonly string[] = [...new Set(Object.values(QUEUES).map(queuePrefix))];
+
+/** The prefix of the queue a job id names, or undefined when it names none. */
+export function prefixOfJobId(jobId: string): string | undefined {
+  const name = queueOfJobId(jobId);
+  return name ? queuePrefix(name) : undefined;
+}
+
+/** Bucket of jobs submitted without a key id (straight to task-service, never through the gateway). */
+const NO_KEY = '-';
+
+/**
+ * The set of a key's outstanding job ids among the queues of one prefix (`<prefix>:outstanding:<key id>`): in the
+ * queues' slot, so a batch insert adds its ids in the same MULTI as its jobs. A key's count is the sum over prefixes.
+ */
+export function outstandingSetKey(prefix: string, apiKeyId: string | undefined): string {
+  return `${prefix}:outstanding:${apiKeyId || NO_KEY}`;
+}
+
+/**
+ * Prefix of the idempotency records (`trawl:idempotency:<key id>:<sha256>`): single-key commands only, so no hash tag
+ * (they spread over a Cluster's masters).
+ */
+export const IDEMPOTENCY_KEYS = 'trawl:idempotency:';
+
+/** The sorted set of outcome events already published (score: the job's finishedOn); single-key commands only. */
+export const PUBLISHED_OUTCOMES_KEY = 'trawl:{outcomes}:published';

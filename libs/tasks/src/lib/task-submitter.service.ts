@@ -1,0 +1,334 @@
+import type { JobsOptions } from 'bullmq';
+import {
+  appendUrlParams,
+  DEFAULT_JOB_OPTIONS,
+  QUEUES,
+  TrawlError,
+  URL_QUEUE_BY_TYPE,
+  type QueueName,
+  type MapsBatchRequestDto,
+  type SearchBatchRequestDto,
+  type TaskSubmitReply,
+  type TaskSubmitRequest,
+  type UrlBatchRequestDto,
+} from '@trawl/contracts';
+import { injectTraceHeaders } from '@trawl/telemetry';
+import { childJobId, newJobId } from './task-job-id.util.js';
+import type { QueryJobData, TaskJobData, TaskJobMeta } from './task-job-data.types.js';
+import { clampPriority, TaskAdmission } from './task-admission.service.js';
+import type { ReplicaAcks } from './replica-acks.service.js';
+import { submissionFingerprint, TaskIdempotency } from './task-idempotency.service.js';
+import { parseTaskSubmitRequest } from './task-submit-request.parser.js';
+import type { TaskQueues } from './task-queues.service.js';
+import { toBatchJob } from './task-views.mapper.js';
+
+/** Refuses a webhook URL that may not be called (throws a TrawlError naming `webhook`). */
+export type WebhookUrlCheck = (url: string) => Promise<void>;
+
+/** The spec's job options, as a fresh mutable object for BullMQ; `priority` (1 first) when given. */
+export function jobOptions(jobId: string, priority?: number): JobsOptions & { jobId: string } {
+  return {
+    ...DEFAULT_JOB_OPTIONS,
+    backoff: { ...DEFAULT_JOB_OPTIONS.backoff },
+    jobId,
+    ...(priority !== undefined ? { priority: clampPriority(priority) } : {}),
+  };
+}
+
+export interface TaskSubmitterOptions {
+  /** Most jobs a key may have queued or running (TASK_MAX_OUTSTANDING_PER_KEY). */
+  maxOutstandingPerKey: number;
+  /**
+   * Accepted means replicated: a submission answers only once its jobs are on the required replicas, and none of them
+   * runs when they are not (ADR 0015). Without it, jobs are taken as soon as they are written.
+   */
+  acks?: ReplicaAcks;
+  /**
+   * How long the jobs of a submission waiting for its confirmation are held (no worker takes them): far beyond the
+   * confirmation's timeout, so the removal of an unconfirmed batch always comes first. Default: the larger of 30 s
+   * and 5 × the confirmation's timeout.
+   */
+  holdMs?: number;
+  /** Reports what goes wrong after the answer is decided (a release or a removal that failed). */
+  onError?: (message: string, error: unknown) => void;
+}
+
+export const DEFAULT_TASK_SUBMITTER_OPTIONS: TaskSubmitterOptions = { maxOutstandingPerKey: 20_000 };
+
+/**
+ * Turns a `task.submit.v1` payload into BullMQ jobs and returns them as the spec's job objects. A URL batch is one
+ * job per URL, added all-or-nothing (one MULTI); a maps or search batch is one parent job whose children (one per
+ * query) run in the maps or search queue. Nothing is created when the payload or its webhook is refused, or when the
+ * batch would take its key past its cap of outstanding jobs (RATE_LIMITED). Jobs get BullMQ priorities that serve
+ * keys round-robin (see TaskAdmission); a batch's queries get priorities 1…n, so concurrent batches' queries interleave.
+ */
+export class TaskSubmitter {
+  readonly admission: TaskAdmission;
+  private readonly options: TaskSubmitterOptions;
+  readonly idempotency: TaskIdempotency;
+
+  constructor(
+    private readonly queues: TaskQueues,
+    private readonly checkWebhook: WebhookUrlCheck,
+    /** Largest reply the transport carries (NATS max_payload); a batch whose reply would not fit is refused. */
+    private readonly maxReplyBytes: () => number = () => Number.POSITIVE_INFINITY,
+    options: TaskSubmitterOptions = DEFAULT_TASK_SUBMITTER_OPTIONS,
+  ) {
+    this.options = options;
+    this.admission = new TaskAdmission(queues.connection, options.maxOutstandingPerKey, (id) => queues.jobHashKey(id));
+    this.idempotency = new TaskIdempotency(queues.connection);
+  }
+
+  /**
+   * Refuses, before any job exists, a batch whose reply (its job objects) would exceed the transport's message size:
+   * the jobs would be created but the caller would never learn their ids.
+   */
+  private assertReplyFits(data: TaskJobData[]): void {
+    const limit = this.maxReplyBytes() - 4096;
+    // Per job: the data echo plus ~400 bytes of fixed fields (name, opts, 43-character id, timestamp, ...).
+    let size = 0;
+    for (const d of data) size += Buffer.byteLength(JSON.stringify(d)) + 400;
+    if (size > limit) {
+      throw new TrawlError(
+        'PAYLOAD_TOO_LARGE',
+        `the reply to this batch (${data.length} jobs, about ${Math.ceil(size / 1024)} KB) exceeds the largest message (${Math.floor(limit / 1024)} KB); split the batch`,
+        { field: 'body' },
+      );
+    }
+  }
+
+  async submit(payload: unknown): Promise<TaskSubmitReply> {
+    const req = parseTaskSubmitRequest(payload);
+    await this.checkWebhook(req.request.webhook);
+    // With an Idempotency-Key, a replay of the same request answers the first reply and creates nothing.
+    if (req.idempotencyKey !== undefined) {
+      return this.idempotency.run(req.apiKeyId, req.idempotencyKey, submissionFingerprint(req), () =>
+        this.submitParsed(req),
+      );
+    }
+    return this.submitParsed(req);
+  }
+
+  private async submitParsed(req: TaskSubmitRequest): Promise<TaskSubmitReply> {
+    // The trace the jobs continue: the handler's own span (it continues the caller's trace from the NATS headers),
+    // else whatever the payload carried. Empty with tracing off.
+    const current = injectTraceHeaders();
+    const trace = Object.keys(current).length > 0 ? current : req.trace;
+    const meta: TaskJobMeta = {
+      ...(req.apiKeyId ? { apiKeyId: req.apiKeyId } : {}),
+      ...(trace ? { trace } : {}),
+    };
+    const cap = req.maxOutstanding;
+    switch (req.kind) {
+      case 'url':
+        return this.submitUrls(req.request, meta, cap);
+      case 'maps':
+        return this.submitMaps(req.request, meta, cap);
+      case 'search':
+        return this.submitSearch(req.request, meta, cap);
+    }
+  }
+
+  private async submitUrls(req: UrlBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
+    const queue = URL_QUEUE_BY_TYPE[req.type];
+    const data = req.urls.map((url) => {
+      const data: TaskJobData = {
+        kind: 'url',
+        url: appendUrlParams(url, req.params),
+        timeout: req.timeout,
+        webhook: req.webhook,
+        type: req.type,
+        ...(req.params ? { params: req.params } : {}),
+        ...(req.engine ? { engine: req.engine } : {}),
+        ...meta,
+      };
+      return data;
+    });
+    this.assertReplyFits(data);
+    const required = await this.requiredAcks();
+    const holdMs = required > 0 ? this.holdMs() : undefined;
+    const added = await this.admission.admit(meta.apiKeyId, data.length, cap, async (first, track) => {
+      const jobs = data.map((d, i) => ({ name: req.type, data: d, opts: jobOptions(newJobId(queue), first + i) }));
+      return this.queues.addAllOrNothing(
+        queue,
+        jobs,
+        (multi) =>
+          track(
+            multi,
+            jobs.map((j) => j.opts.jobId),
+          ),
+        holdMs,
+      );
+    });
+    if (holdMs !== undefined) {
+      const ids = added.map((j) => String(j.id));
+      await this.confirmOrDiscard(queue, required, holdMs, {
+        release: () => this.queues.releaseHeld(queue, ids),
+        discard: () =>
+          this.queues.discardHeld(queue, ids, (multi) => this.admission.untrackIn(multi, meta.apiKeyId, ids)),
+      });
+    }
+    return { jobs: added.map(toBatchJob) };
+  }
+
+  /** Replicas that must confirm a submission; 0 without confirmations or where the master has no replicas. */
+  private async requiredAcks(): Promise<number> {
+    const acks = this.options.acks;
+    if (!acks) return 0;
+    try {
+      return await acks.required();
+    } catch (e) {
+      throw new TrawlError(
+        'SERVICE_UNAVAILABLE',
+        `Redis did not answer: ${e instanceof Error ? e.message : String(e)}`,
+        {
+          cause: e,
+        },
+      );
+    }
+  }
+
+  private holdMs(): number {
+    return this.options.holdMs ?? Math.max(30_000, 5 * (this.options.acks?.timeoutMs ?? 0));
+  }
+
+  /**
+   * Held jobs were written: waits for their confirmation on the replicas, then releases them (a failed release only
+   * delays them: their hold runs out). Unconfirmed, they are removed before their hold could run out, and the call
+   * fails with SERVICE_UNAVAILABLE (retryable). A removal that fails is retried until shortly before the hold ends.
+   */
+  private async confirmOrDiscard(
+    queue: QueueName,
+    required: number,
+    holdMs: number,
+    held: { release: () => Promise<void>; discard: () => Promise<string[]> },
+  ): Promise<void> {
+    const acks = this.options.acks;
+    if (!acks) return;
+    const holdEnds = Date.now() + holdMs - acks.timeoutMs;
+    try {
+      await acks.confirm(this.queues.ackKey(queue), required);
+    } catch (e) {
+      const discarded = this.discardUntil(held.discard, holdEnds);
+      // The answer waits for the first removal; a removal that has to be retried goes on after it.
+      await Promise.race([discarded, new Promise((r) => setTimeout(r, acks.timeoutMs))]);
+      throw e;
+    }
+    await held.release().catch((e: unknown) => this.options.onError?.(`releasing held jobs of ${queue}`, e));
+  }
+
+  private async discardUntil(discard: () => Promise<string[]>, until: number): Promise<void> {
+    for (;;) {
+      try {
+        const kept = await discard();
+        if (kept.length > 0)
+          this.options.onError?.(
+            `unconfirmed batch: ${kept.length} job(s) had started before their removal`,
+            new Error(kept.slice(0, 10).join(', ')),
+          );
+        return;
+      } catch (e) {
+        if (Date.now() >= until) {
+          this.options.onError?.(
+            'an unconfirmed batch could not be removed; its jobs will run when their hold ends',
+            e,
+          );
+          return;
+        }
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  private async submitMaps(req: MapsBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
+    const { querys, ll, hl, start, num, timeout, webhook } = req;
+    const engine = req.engine ? { engine: req.engine } : {};
+    const data: TaskJobData = { kind: 'maps', querys, ll, hl, start, num, timeout, webhook, ...engine, ...meta };
+    const children = querys.map((q): QueryJobData => ({
+      kind: 'maps-query',
+      request: { q, ll, hl, start, num, timeout, ...engine },
+      ...(meta.trace ? { trace: meta.trace } : {}),
+    }));
+    return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children, meta.apiKeyId, cap);
+  }
+
+  private async submitSearch(req: SearchBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
+    const { querys, start, num, hl, gl, cr, lr, timeout, webhook } = req;
+    const optional = { ...(cr ? { cr } : {}), ...(lr ? { lr } : {}) };
+    const engine = req.engine ? { engine: req.engine } : {};
+    const data: TaskJobData = {
+      kind: 'search',
+      querys,
+      start,
+      num,
+      hl,
+      gl,
+      ...optional,
+      timeout,
+      webhook,
+      ...engine,
+      ...meta,
+    };
+    const children = querys.map((q): QueryJobData => ({
+      kind: 'search-query',
+      request: { q, start, num, hl, gl, ...optional, timeout, ...engine },
+      ...(meta.trace ? { trace: meta.trace } : {}),
+    }));
+    return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children, meta.apiKeyId, cap);
+  }
+
+  private async submitFlow(
+    name: string,
+    childName: string,
+    childQueue: typeof QUEUES.maps | typeof QUEUES.search,
+    data: TaskJobData,
+    children: QueryJobData[],
+    apiKeyId: string | undefined,
+    cap: number | undefined,
+  ): Promise<TaskSubmitReply> {
+    this.assertReplyFits([data]);
+    const parentId = newJobId(QUEUES.batch);
+    const required = await this.requiredAcks();
+    const holdMs = required > 0 ? this.holdMs() : undefined;
+    const hold = holdMs !== undefined ? { delay: holdMs } : {};
+    const reply = await this.admission.admit(apiKeyId, 1, cap, async (first) => {
+      // FlowProducer adds the flow in its own MULTI: the parent is counted just before, and uncounted if that fails.
+      await this.admission.track(apiKeyId, [parentId]);
+      try {
+        const node = await this.queues.flows.add({
+          name,
+          queueName: QUEUES.batch,
+          data,
+          opts: jobOptions(parentId, first),
+          children: children.map((child, i) => ({
+            name: childName,
+            queueName: childQueue,
+            data: child,
+            // A failed query must not leave the batch waiting forever: the parent runs once every child settled.
+            opts: {
+              ...jobOptions(childJobId(childQueue, parentId, i), i + 1),
+              ignoreDependencyOnFailure: true,
+              ...hold,
+            },
+          })),
+        });
+        return { jobs: [toBatchJob(node.job)] };
+      } catch (e) {
+        await this.admission.untrack(apiKeyId, [parentId]).catch(() => undefined);
+        throw e;
+      }
+    });
+    if (holdMs !== undefined) {
+      // The children are held (the parent waits for them): released together, or removed with the parent.
+      const childIds = children.map((_, i) => childJobId(childQueue, parentId, i));
+      await this.confirmOrDiscard(childQueue, required, holdMs, {
+        release: () => this.queues.releaseHeld(childQueue, childIds),
+        discard: () =>
+          this.queues.discardHeld(QUEUES.batch, [parentId], (multi) =>
+            this.admission.untrackIn(multi, apiKeyId, [parentId]),
+          ),
+      });
+    }
+    return reply;
+  }
+}
