@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = (p) => pathToFileURL(resolve(root, 'dist/apps/extractor-scrape/src/content', p)).href;
 const { PageWorkPool } = await import(dist('page-work.pool.js'));
-const { digestPage } = await import(dist('page-digest.js'));
+const { digestPage } = await import(dist('page-digest.extractor.js'));
 
 const page = (n) => {
   let s = '<html><head><title>t</title></head><body>';

@@ -3,7 +3,7 @@ import { BrowserPool } from '@trawl/browser-pool';
 import type { RenderPageReply, RenderPageRequestDto } from '@trawl/contracts';
 import { replyDeadlineMs } from '@trawl/messaging';
 import { checkUrl } from '@trawl/safe-fetch';
-import { renderPage } from './engines/page-render.js';
+import { renderPage } from './engines/page.renderer.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 
 /**

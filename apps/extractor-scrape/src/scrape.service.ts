@@ -3,12 +3,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { encodeScrapeHtml, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { replyDeadlineMs } from '@trawl/messaging';
 import { checkUrl } from '@trawl/safe-fetch';
-import { contentKind, type ContentKind } from './content/content-kind.js';
-import type { PageDigest } from './content/page-digest.js';
+import { contentKind, type ContentKind } from './content/content-kind.classifier.js';
+import type { PageDigest } from './content/page-digest.extractor.js';
 import { PageWorkPool } from './content/page-work.pool.js';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
-import type { RenderedPage, ScrapeEngineRequest } from './engines/rendered-page.js';
+import type { RenderedPage, ScrapeEngineRequest } from './engines/rendered-page.types.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 
 /** Statuses with which sites often turn away a plain HTTP client but serve a browser (`auto` retries in Chromium). */

@@ -4,7 +4,7 @@ import { csv, type GatewayEnv } from '@trawl/config';
 import { MessagingModule, natsAuth } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { ResultCacheService } from './cache/result-cache.service.js';
-import { GATEWAY_ENV, GATEWAY_METRICS } from './gateway-env.token.js';
+import { GATEWAY_ENV, GATEWAY_METRICS } from './gateway.tokens.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { ApiKeysService } from './auth/api-keys.service.js';
 import { GatewayRedisService } from './redis/gateway-redis.service.js';

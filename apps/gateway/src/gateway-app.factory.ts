@@ -9,11 +9,11 @@ import { TrawlError } from '@trawl/contracts';
 import { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 import { clientErrorHandler } from './envelope/client-error.handler.js';
-import { toErrorEnvelope } from './envelope/error-envelope.js';
-import { useJsonBodyParser } from './validation/json-body-parser.js';
-import { RouteMethods } from './validation/route-methods.js';
-import { securityHeaders } from './security/security-headers.js';
-import { API_PREFIX, buildOpenApiDocument } from './openapi/openapi-document.js';
+import { toErrorEnvelope } from './envelope/error-envelope.mapper.js';
+import { useJsonBodyParser } from './validation/json-body.parser.js';
+import { RouteMethods } from './validation/route-methods.store.js';
+import { securityHeaders } from './security/security-headers.builder.js';
+import { API_PREFIX, buildOpenApiDocument } from './openapi/openapi-document.builder.js';
 
 export { API_PREFIX };
 

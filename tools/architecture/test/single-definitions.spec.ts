@@ -60,7 +60,7 @@ describe('each rule defined once', () => {
   });
 
   it('boots every service through one runtime: signals, ops server and Nest log levels exist once', () => {
-    const services = FILES.filter((f) => /^apps\/(?!system-e2e)[^/]+\/src\/bootstrap\.ts$/.test(f.path));
+    const services = FILES.filter((f) => /^apps\/(?!system-e2e)[^/]+\/src\/app\.bootstrap\.ts$/.test(f.path));
     expect(services.map((f) => f.path.split('/')[1])).toEqual([
       'extractor-maps',
       'extractor-retail',

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { TrawlError } from '@trawl/contracts';
 import { Piscina } from 'piscina';
-import { digestPage, type DigestOutcome, type DigestTask, type PageDigest } from './page-digest.js';
+import { digestPage, type DigestOutcome, type DigestTask, type PageDigest } from './page-digest.extractor.js';
 import type { PageWorkMessage } from './page-work.worker.js';
 
 export interface PageWorkPoolOptions {

@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import { digestPage, type DigestOutcome, type DigestTask } from './page-digest.js';
+import { digestPage, type DigestOutcome, type DigestTask } from './page-digest.extractor.js';
 
 /** A task as the pool sends it: the work, and a port on which the worker says when it starts (the budget's clock). */
 export interface PageWorkMessage {

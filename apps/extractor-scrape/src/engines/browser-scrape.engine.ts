@@ -4,7 +4,7 @@ import { BrowserPool, settlePage } from '@trawl/browser-pool';
 import { mediaTypeOf } from '@trawl/safe-fetch';
 import { errors, type Response } from 'playwright-core';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
-import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.js';
+import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.types.js';
 
 /** The `browser` engine: the page rendered by Chromium from the pool (scripts run, heavy resources blocked). */
 @Injectable()

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { mediaTypeOf, safeFetch } from '@trawl/safe-fetch';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
-import { scanPage } from './needs-browser.js';
-import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.js';
+import { scanPage } from './needs-browser.detector.js';
+import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.types.js';
 
 /**
  * The `http` engine: one GET through Trawl's one HTTP client (`safeFetch`: SSRF-checked hop by hop, decompressed,

@@ -13,7 +13,7 @@ import {
   type ApiKeyRecord,
   type KeyLimits,
 } from '@trawl/keys';
-import { GATEWAY_ENV } from '../gateway-env.token.js';
+import { GATEWAY_ENV } from '../gateway.tokens.js';
 import { GatewayRedisService } from '../redis/gateway-redis.service.js';
 
 /** An authenticated caller. `id` is not secret (safe to log and to store with jobs: the dispatcher signs by it). */

@@ -3,9 +3,9 @@ import type { GatewayEnv } from '@trawl/config';
 import { LIMITS } from '@trawl/contracts';
 import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@trawl/redis';
 import type { FastifyReply } from 'fastify';
-import { GATEWAY_ENV } from '../gateway-env.token.js';
+import { GATEWAY_ENV } from '../gateway.tokens.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
-import { cacheKey, ResultCache, type CachedOperation } from './result-cache.js';
+import { cacheKey, ResultCache, type CachedOperation } from './result.cache.js';
 
 /** host:port of a redis:// URL, for telling two instances apart. */
 function instanceOf(url: string): string {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { TrawlError } from '@trawl/contracts';
-import { toErrorEnvelope } from './error-envelope.js';
+import { toErrorEnvelope } from './error-envelope.mapper.js';
 
 /**
  * Fastify's `clientErrorHandler`: Node's HTTP parser failed before a request existed (headers over Node's 16 KiB

@@ -1,6 +1,6 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toErrorEnvelope } from './error-envelope.js';
+import { toErrorEnvelope } from './error-envelope.mapper.js';
 
 /** Answers every error raised in a route, guard, pipe or interceptor with the failure envelope. */
 @Catch()

@@ -2,7 +2,7 @@ import { Injectable, type CallHandler, type ExecutionContext, type NestIntercept
 import { SUCCESS_MESSAGE, type Envelope } from '@trawl/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { map, type Observable } from 'rxjs';
-import { RawJson } from '../validation/raw-json.js';
+import { RawJson } from '../validation/raw-json.serializer.js';
 
 /**
  * Wraps every successful result in the spec's envelope: code 0, errorCode 200, message `success`. A RawJson result

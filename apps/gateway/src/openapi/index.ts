@@ -5,7 +5,7 @@ export {
   limitsMarkdown,
   OPERATIONS,
   serializeOpenApi,
-} from './openapi-document.js';
-export { renderApiDocs, renderOpenApiJson, type RenderedApiDocs } from './docs-app.js';
-export { renderClientTypes } from './client-types.js';
-export { RESPONSE_SCHEMAS, type JsonSchema } from './response-schemas.js';
+} from './openapi-document.builder.js';
+export { renderApiDocs, renderOpenApiJson, type RenderedApiDocs } from './api-docs.renderer.js';
+export { renderClientTypes } from './client-types.renderer.js';
+export { RESPONSE_SCHEMAS, type JsonSchema } from './response.schema.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { csv, type GatewayEnv } from '@trawl/config';
 import { createRedisClient, describeRedisTopology, redisTopologyFromEnv, type RedisClient } from '@trawl/redis';
-import { GATEWAY_ENV } from '../gateway-env.token.js';
+import { GATEWAY_ENV } from '../gateway.tokens.js';
 
 /**
  * The gateway's one Redis connection (key store, rate and concurrency counters), or none when no Redis topology

@@ -13,7 +13,7 @@ import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
-import { ApiOperationDoc } from './api-docs.js';
+import { ApiOperationDoc } from './api-operation-doc.decorator.js';
 
 /** POST /extract: one URL of a given type, synchronously, routed to the extractor that owns the type. */
 @ApiTags('extract')

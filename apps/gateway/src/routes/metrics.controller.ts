@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import type { FastifyReply } from 'fastify';
-import { GATEWAY_METRICS } from '../gateway-env.token.js';
+import { GATEWAY_METRICS } from '../gateway.tokens.js';
 import { Public } from '../auth/public.decorator.js';
 
 /**

@@ -5,7 +5,7 @@ import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
-import { ApiOperationDoc } from './api-docs.js';
+import { ApiOperationDoc } from './api-operation-doc.decorator.js';
 
 @ApiTags('scrape')
 @Controller('scrape')

@@ -17,8 +17,8 @@ import {
 import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
-import { RawJson } from '../validation/raw-json.js';
-import { ApiOperationDoc } from './api-docs.js';
+import { RawJson } from '../validation/raw-json.serializer.js';
+import { ApiOperationDoc } from './api-operation-doc.decorator.js';
 
 /** The one member of a submission's reply (a compile error here if TaskSubmitReply ever gains another). */
 const JOBS_KEY: keyof TaskSubmitReply & 'jobs' = 'jobs';

@@ -1,4 +1,4 @@
-// Generated from openapi.json by `npm run openapi` (apps/gateway/src/openapi/client-types.ts). Do not edit.
+// Generated from openapi.json by `npm run openapi` (apps/gateway/src/openapi/client-types.renderer.ts). Do not edit.
 
 export type BatchJobOpts = {
   attempts: number;

@@ -41,7 +41,7 @@ export interface NatsService {
 /**
  * A NATS microservice on the service runtime (`runService`): the Nest app serving its subjects in its queue group
  * (draining shutdown, see `DrainingNatsServer`), ready when NATS is connected and `ready` says so. Call it from the
- * app's `bootstrap.ts`.
+ * app.s `app.bootstrap.ts`.
  */
 export async function runNatsService(options: NatsServiceOptions): Promise<NatsService> {
   const { env } = options;

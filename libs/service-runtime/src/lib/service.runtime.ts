@@ -59,7 +59,7 @@ export interface ServiceRuntime {
  * The one lifecycle of every Trawl process: a pino logger (JSON lines, LOG_LEVEL, `instance`), the service started by
  * `start`, the ops server on METRICS_PORT (`/metrics`, `/health/live`, `/health/ready` from `ready`, plus `mounts`),
  * and on SIGTERM or SIGINT (once): the service's `stop` (drain), the ops server closed, telemetry flushed, exit 0.
- * Call it from the app's `bootstrap.ts`; `runNatsService` is it for a NATS microservice.
+ * Call it from the app.s `app.bootstrap.ts`; `runNatsService` is it for a NATS microservice.
  */
 export async function runService(options: ServiceRuntimeOptions): Promise<ServiceRuntime> {
   const { service, env, telemetry } = options;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RawJson } from './raw-json.js';
+import { RawJson } from './raw-json.serializer.js';
 
 describe('RawJson.onlyArrayMember', () => {
   it('cuts the array out of {"key":[…]} as it is', () => {

@@ -1,7 +1,7 @@
 import { TrawlError, type WireError } from '@trawl/contracts';
-import { scanNeedsBrowser, scanPage } from '../engines/needs-browser.js';
-import { HtmlToMarkdown } from '../markdown/html-to-markdown.js';
-import { pdfText } from './pdf-text.js';
+import { scanNeedsBrowser, scanPage } from '../engines/needs-browser.detector.js';
+import { HtmlToMarkdown } from '../markdown/html-to-markdown.renderer.js';
+import { pdfText } from './pdf-text.extractor.js';
 
 /** Work on an HTML document: its title, whether it needs a browser, and (when asked) its markdown. */
 export interface HtmlDigestTask {

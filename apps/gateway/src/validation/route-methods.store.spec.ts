@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RouteMethods } from './route-methods.js';
+import { RouteMethods } from './route-methods.store.js';
 
 describe('RouteMethods', () => {
   const routes = new RouteMethods();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { HtmlToMarkdown } from './html-to-markdown.js';
+import { HtmlToMarkdown } from './html-to-markdown.renderer.js';
 
 describe('HtmlToMarkdown', () => {
   const md = new HtmlToMarkdown();

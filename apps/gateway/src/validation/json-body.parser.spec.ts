@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { jsonNestingExceeds } from './json-body-parser.js';
+import { jsonNestingExceeds } from './json-body.parser.js';
 
 describe('jsonNestingExceeds', () => {
   it('counts objects and arrays together', () => {

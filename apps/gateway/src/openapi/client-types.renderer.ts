@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { JsonSchema } from './response-schemas.js';
+import type { JsonSchema } from './response.schema.js';
 
 /**
  * TypeScript types for the client package (libs/client), generated from the OpenAPI document's named schemas so the
@@ -67,5 +67,5 @@ export function renderClientTypes(doc: OpenAPIObject): string {
     .sort()
     .map((name) => `export type ${typeName(name)} = ${tsOf(schemas[name] as JsonSchema, '')};\n`)
     .join('\n');
-  return `// Generated from openapi.json by \`npm run openapi\` (apps/gateway/src/openapi/client-types.ts). Do not edit.\n\n${body}`;
+  return `// Generated from openapi.json by \`npm run openapi\` (apps/gateway/src/openapi/client-types.renderer.ts). Do not edit.\n\n${body}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { needsBrowser, scanPage, visibleText } from './needs-browser.js';
+import { needsBrowser, scanPage, visibleText } from './needs-browser.detector.js';
 
 const article = `<html><head><title>A</title><script src="/analytics.js"></script></head><body><main>${'<p>Plenty of server-rendered text here. </p>'.repeat(20)}</main></body></html>`;
 

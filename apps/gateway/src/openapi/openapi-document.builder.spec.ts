@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderApiDocs } from './docs-app.js';
-import { API_PREFIX, limitsMarkdown, OPERATIONS } from './openapi-document.js';
+import { renderApiDocs } from './api-docs.renderer.js';
+import { API_PREFIX, limitsMarkdown, OPERATIONS } from './openapi-document.builder.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 

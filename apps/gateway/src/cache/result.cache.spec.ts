@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { cacheKey, ResultCache, type CacheStore } from './result-cache.js';
+import { cacheKey, ResultCache, type CacheStore } from './result.cache.js';
 
 /** An in-memory stand-in for the cache's Redis (unit test; the stack test uses a real one). */
 function memoryStore(failing = false) {

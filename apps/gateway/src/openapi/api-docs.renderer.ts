@@ -7,8 +7,8 @@ import { ExtractController } from '../routes/extract.controller.js';
 import { ScrapeController } from '../routes/scrape.controller.js';
 import { SearchController } from '../routes/search.controller.js';
 import { TasksController } from '../routes/tasks.controller.js';
-import { renderClientTypes } from './client-types.js';
-import { API_PREFIX, buildOpenApiDocument, serializeOpenApi } from './openapi-document.js';
+import { renderClientTypes } from './client-types.renderer.js';
+import { API_PREFIX, buildOpenApiDocument, serializeOpenApi } from './openapi-document.builder.js';
 
 /**
  * The API's controllers with stand-in dependencies, for describing them: no NATS, no Redis, nothing listens. The

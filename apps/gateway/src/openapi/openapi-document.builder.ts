@@ -3,8 +3,8 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import * as contracts from '@trawl/contracts';
 import { ERROR_HTTP_STATUS, ERROR_RETRYABLE, LIMITS, type ErrorCode } from '@trawl/contracts';
 import { getMetadataStorage } from 'class-validator';
-import { MAX_JSON_DEPTH } from '../validation/json-body-parser.js';
-import { envelopeOf, ref, RESPONSE_SCHEMAS, type JsonSchema } from './response-schemas.js';
+import { MAX_JSON_DEPTH } from '../validation/json-body.parser.js';
+import { envelopeOf, ref, RESPONSE_SCHEMAS, type JsonSchema } from './response.schema.js';
 
 export const API_PREFIX = 'api/openapi/v1';
 

@@ -29,7 +29,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
       const mounts: OpsMount[] = [];
       if (env.ADMIN_API_KEY && env.METRICS_PORT > 0) {
         // Loaded only when on: Bull Board brings @fastify/static along.
-        const { queueBoardMount } = await import('./queue-board.js');
+        const { queueBoardMount } = await import('./queue-board.factory.js');
         mounts.push(
           await queueBoardMount({
             queues: Object.values(QUEUES).map((name) => queues.queue(name)),
