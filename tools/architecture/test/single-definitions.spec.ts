@@ -55,7 +55,7 @@ describe('each rule defined once', () => {
     ).toEqual([
       'libs/contracts/src/lib/extract-routing.policy.ts',
       'libs/contracts/src/lib/rpc-contract.types.ts',
-      'tools/deploy/src/lib/service-catalog.ts',
+      'tools/deploy/src/lib/service-catalog.constants.ts',
     ]);
   });
 

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { toYaml } from './lib/manifests-yaml.js';
-import { renderManifests } from './lib/render-manifests.js';
-import { findRepoRoot } from './lib/repo-root.js';
-import { loadValues, ValuesError } from './lib/trawl-values.js';
-import { validateManifests } from './lib/validate-manifests.js';
+import { toYaml } from './lib/manifests-yaml.serializer.js';
+import { renderManifests } from './lib/manifests.renderer.js';
+import { findRepoRoot } from './lib/repo-root.util.js';
+import { loadValues, ValuesError } from './lib/trawl-values.reader.js';
+import { validateManifests } from './lib/manifests.validator.js';
 
 const USAGE = `Trawl Kubernetes manifests (deploy/k8s/values.yaml + your overrides -> YAML).
 

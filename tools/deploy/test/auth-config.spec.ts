@@ -18,12 +18,12 @@ import {
 } from '@trawl/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { envSuffix, natsAuthConfig, redisAclTemplate } from '../src/lib/network-security.js';
-import { prioritizedKey, waitListKey } from '../src/lib/queue-keys.js';
-import { findRepoRoot } from '../src/lib/repo-root.js';
-import { SERVICE_CATALOG } from '../src/lib/service-catalog.js';
-import { renderManifests } from '../src/lib/render-manifests.js';
-import { loadValues, type ServiceName, type TrawlValues } from '../src/lib/trawl-values.js';
+import { envSuffix, natsAuthConfig, redisAclTemplate } from '../src/lib/network-security.builder.js';
+import { prioritizedKey, waitListKey } from '../src/lib/queue-keys.util.js';
+import { findRepoRoot } from '../src/lib/repo-root.util.js';
+import { SERVICE_CATALOG } from '../src/lib/service-catalog.constants.js';
+import { renderManifests } from '../src/lib/manifests.renderer.js';
+import { loadValues, type ServiceName, type TrawlValues } from '../src/lib/trawl-values.reader.js';
 
 /**
  * The rendered NATS authorization and Redis ACL, loaded into a real nats-server and redis-server on loopback: what

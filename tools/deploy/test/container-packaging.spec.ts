@@ -18,8 +18,8 @@ import { describe, expect, it } from '@jest/globals';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { validate as validateDockerfile } from 'dockerfile-utils';
 import { parse } from 'yaml';
-import { findRepoRoot } from '../src/lib/repo-root.js';
-import { SERVICE_CATALOG } from '../src/lib/service-catalog.js';
+import { findRepoRoot } from '../src/lib/repo-root.util.js';
+import { SERVICE_CATALOG } from '../src/lib/service-catalog.constants.js';
 
 const root = findRepoRoot(import.meta.dirname);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { QUEUES, queuePrefix } from '@trawl/contracts';
-import { prioritizedKey, prioritizedPattern, waitListKey, waitListsPattern } from '../src/lib/queue-keys.js';
+import { prioritizedKey, prioritizedPattern, waitListKey, waitListsPattern } from '../src/lib/queue-keys.util.js';
 
 const matches = (pattern: string, key: string) =>
   new RegExp(`^${pattern.replace(/[{}]/g, '\\$&').replace(/\*/g, '.*')}$`).test(key);

@@ -2,7 +2,7 @@ import { loadEnv } from '@trawl/config';
 import { ApiKeyStore, SecretCipher } from '@trawl/keys';
 import { createRedisClient, redisTopologyFromEnv } from '@trawl/redis';
 import { KEYS_CLI_DEFAULT_REDIS_URL, KeysCliEnv } from './lib/keys-cli.env.js';
-import { USAGE, UsageError, runKeysCli } from './lib/keys-cli.js';
+import { USAGE, UsageError, runKeysCli } from './lib/keys.cli.js';
 
 async function main(): Promise<number> {
   const env = loadEnv(KeysCliEnv);

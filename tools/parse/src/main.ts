@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TrawlError } from '@trawl/contracts';
-import { PAGE_KINDS, parsePage, type PageKind } from './parse-command.js';
+import { PAGE_KINDS, parsePage, type PageKind } from './parse-command.handler.js';
 
 const USAGE = `usage: npm run parse -- <${PAGE_KINDS.join('|')}> <file> [--url URL] [--q QUERY] [--hl LANG] [--ll @LAT,LNG,ZOOMz] [--start N] [--record]
 

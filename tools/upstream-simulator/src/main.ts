@@ -1,5 +1,5 @@
-import { routesFor } from './simulator-routes.js';
-import { startSimulator } from './simulator-server.js';
+import { routesFor } from './simulator-routes.constants.js';
+import { startSimulator } from './simulator.server.js';
 import { readSimulatorOptions } from './simulator.options.js';
 
 // The upstream simulator as a process: `node dist/tools/upstream-simulator/src/main.js` (scripts/start.sh starts it

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parseMapsSearch, parsePlacePage, parseProductPage, parseSearchPage } from '@trawl/parsers';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { mapsSearchRequestFromUrl, simulatedPlaceIds } from './pages/maps.page.js';
-import { routesFor } from './simulator-routes.js';
-import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import { routesFor } from './simulator-routes.constants.js';
+import { startSimulator, type RunningSimulator } from './simulator.server.js';
 import { readSimulatorOptions } from './simulator.options.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -9,12 +9,12 @@ import {
   parseProductPage,
   parseSearchPage,
 } from '@trawl/parsers';
-import { AUTOMATION_CHECK_JS, headersShowAutomation, JsProof, PROOF_WORK_JS, proofWork } from './js-proof.js';
+import { AUTOMATION_CHECK_JS, headersShowAutomation, JsProof, PROOF_WORK_JS, proofWork } from './js-proof.gate.js';
 import { safeContinue } from './mode-2026.gate.js';
 import { mapsSearchRequestFromUrl, simulatedPlaceIds } from './pages/maps.page.js';
 import { renderSearchPage } from './pages/search.page.js';
-import { routesFor, SIMULATOR_ROUTES } from './simulator-routes.js';
-import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import { routesFor, SIMULATOR_ROUTES } from './simulator-routes.constants.js';
+import { startSimulator, type RunningSimulator } from './simulator.server.js';
 import { readSimulatorOptions } from './simulator.options.js';
 
 const CHROME_UA =

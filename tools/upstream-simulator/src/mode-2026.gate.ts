@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { headersShowAutomation, JsProof, parseCookies } from './js-proof.js';
+import { headersShowAutomation, JsProof, parseCookies } from './js-proof.gate.js';
 import {
   AMAZON_PROOF_COOKIE,
   AWS_WAF_CHALLENGE_JS,

@@ -7,13 +7,13 @@ import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/Sca
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { QUEUES } from '@trawl/contracts';
 import { parse, parseAllDocuments } from 'yaml';
-import { toYaml } from './manifests-yaml.js';
-import { prioritizedKey, waitListKey } from './queue-keys.js';
-import { renderManifests, type KubeObject } from './render-manifests.js';
-import { findRepoRoot } from './repo-root.js';
-import { SERVICE_CATALOG } from './service-catalog.js';
-import { loadValues, ValuesError, type TrawlValues } from './trawl-values.js';
-import { validateManifests } from './validate-manifests.js';
+import { toYaml } from './manifests-yaml.serializer.js';
+import { prioritizedKey, waitListKey } from './queue-keys.util.js';
+import { renderManifests, type KubeObject } from './manifests.renderer.js';
+import { findRepoRoot } from './repo-root.util.js';
+import { SERVICE_CATALOG } from './service-catalog.constants.js';
+import { loadValues, ValuesError, type TrawlValues } from './trawl-values.reader.js';
+import { validateManifests } from './manifests.validator.js';
 
 /**
  * The Redis and NATS topologies of issue 15: each renders into manifests that validate, with the services' variables

@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { localeMatrixRecords, sharedFixtureRecords } from './completeness-corpus.js';
+import { localeMatrixRecords, sharedFixtureRecords } from './completeness-corpus.reader.js';
 import {
   completenessMarkdown,
   completenessRows,
@@ -12,7 +12,7 @@ import {
   README_START,
   regressions,
   type RecordedCompleteness,
-} from './completeness-table.js';
+} from './completeness-table.renderer.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const fixturesDir = join(root, '..', 'shared', 'fixtures');

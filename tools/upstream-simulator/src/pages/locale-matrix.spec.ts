@@ -15,7 +15,7 @@ import {
 import { mapsPlacePage, mapsSearchRequestFromUrl, mapsSearchResponse, simulatedPlaceIds } from './maps.page.js';
 import { retailProductPage } from './retail.page.js';
 import { renderSearchPage, searchParamsFromUrl } from './search.page.js';
-import { SIM_LOCALES, type SimLocale, weekdays } from './sim-locales.js';
+import { SIM_LOCALES, type SimLocale, weekdays } from './sim-locales.constants.js';
 
 const BASE = 'http://127.0.0.1:4010';
 const NON_EN = SIM_LOCALES.filter((l) => l.tag !== 'en-US');

@@ -3,7 +3,7 @@
 // service uses, and the page's `window.APP_INITIALIZATION_STATE`). Everything is derived from the input by hashing,
 // so the same request always gets the same answer. Pure: no I/O, no clock, nothing imported from the parsers.
 import { createHash } from 'node:crypto';
-import { formatHour, formatNumber, type SimLocale, simLocaleFor, weekdays } from './sim-locales.js';
+import { formatHour, formatNumber, type SimLocale, simLocaleFor, weekdays } from './sim-locales.constants.js';
 
 type J = null | boolean | number | string | J[];
 

@@ -3,7 +3,14 @@
 // scripts, the detail tables). Everything is derived from the ASIN by hashing, so the same ASIN always gets the same
 // page. Pure: no I/O, no clock, nothing imported from the parsers.
 import { createHash } from 'node:crypto';
-import { formatDate, formatNumber, formatPrice, type SimLocale, type SimLocaleTag, simLocale } from './sim-locales.js';
+import {
+  formatDate,
+  formatNumber,
+  formatPrice,
+  type SimLocale,
+  type SimLocaleTag,
+  simLocale,
+} from './sim-locales.constants.js';
 
 export type SimStore = 'com' | 'ae';
 

@@ -5,7 +5,7 @@
 // Pure: no I/O, no clock, nothing imported from the parsers (this is the upstream, not us).
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { type SimLocale, simLocaleFor } from './sim-locales.js';
+import { type SimLocale, simLocaleFor } from './sim-locales.constants.js';
 
 export interface SimSearchParams {
   q: string;

@@ -4,7 +4,7 @@
 // (serp-openserp-2026-captcha.html), its consent interstitial, Google Maps' <noscript> (maps-cocli-2026-*.html) and
 // Amazon's AWS WAF JavaScript challenge. Every URL a page loads is on the simulator's own origin: a browser driven
 // against the simulator never leaves loopback. Pure: no I/O.
-import { AUTOMATION_CHECK_JS, PROOF_WORK_JS } from '../js-proof.js';
+import { AUTOMATION_CHECK_JS, PROOF_WORK_JS } from '../js-proof.gate.js';
 
 /** Which front end a Google page belongs to: decides its <noscript> and its wall. */
 export type GoogleFlavour = 'search' | 'maps';

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type GatedPage, Mode2026Gate, type SimAnswer } from './mode-2026.gate.js';
-import { SavedPages } from './saved-pages.js';
+import { SavedPages } from './saved-pages.store.js';
 import type { SimulatorOptions } from './simulator.options.js';
 
 /** Which real site a route imitates; decides how a block looks. */

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { SIMULATOR_ROUTES } from './simulator-routes.js';
-import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import { SIMULATOR_ROUTES } from './simulator-routes.constants.js';
+import { startSimulator, type RunningSimulator } from './simulator.server.js';
 import { readSimulatorOptions } from './simulator.options.js';
 
 describe('upstream simulator server', () => {

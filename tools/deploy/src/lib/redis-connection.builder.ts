@@ -2,8 +2,8 @@ import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/Sca
 import type { ITriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 import type { QueueName } from '@trawl/contracts';
 import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
-import { waitingKeys } from './queue-keys.js';
-import type { ServiceName, TrawlValues } from './trawl-values.js';
+import { waitingKeys } from './queue-keys.util.js';
+import type { ServiceName, TrawlValues } from './trawl-values.reader.js';
 
 /** `extractor-scrape` → `EXTRACTOR_SCRAPE`, for Secret keys and variables named after a service. */
 export const envSuffix = (name: ServiceName | RedisInfraUser): string => name.toUpperCase().replace(/-/g, '_');

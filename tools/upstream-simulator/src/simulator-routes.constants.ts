@@ -7,7 +7,7 @@ import {
 } from './pages/maps.page.js';
 import { asinOfProductPath, retailProductPage } from './pages/retail.page.js';
 import { renderSearchPage, searchParamsFromUrl } from './pages/search.page.js';
-import type { SimulatorRoute } from './simulator-server.js';
+import type { SimulatorRoute } from './simulator.server.js';
 import type { SimulatorMode } from './simulator.options.js';
 
 const MAPS_SEARCH_PATH = /^\/maps\/search\/([^/]+)\/?(?:@(-?[\d.]+),(-?[\d.]+),([\d.]+)z)?/;

@@ -1,12 +1,12 @@
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { INetworkPolicyEgressRule } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyEgressRule';
 import type { INetworkPolicyPeer } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicyPeer';
-import { prioritizedPattern, queueKeysPattern, waitListsPattern } from './queue-keys.js';
-import { envSuffix, redisPorts, redisUser } from './redis-connection.js';
-import { GATEWAY_PORT, METRICS_PORT, SERVICE_CATALOG, type ServiceSpec } from './service-catalog.js';
-import type { PeerValues, TrawlValues } from './trawl-values.js';
+import { prioritizedPattern, queueKeysPattern, waitListsPattern } from './queue-keys.util.js';
+import { envSuffix, redisPorts, redisUser } from './redis-connection.builder.js';
+import { GATEWAY_PORT, METRICS_PORT, SERVICE_CATALOG, type ServiceSpec } from './service-catalog.constants.js';
+import type { PeerValues, TrawlValues } from './trawl-values.reader.js';
 
-export { envSuffix, redisUser } from './redis-connection.js';
+export { envSuffix, redisUser } from './redis-connection.builder.js';
 
 /**
  * IPv4 ranges an internet-facing pod may not reach although they are inside 0.0.0.0/0: "this network", RFC 1918,

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { KubeObject } from './render-manifests.js';
+import type { KubeObject } from './manifests.renderer.js';
 
 /** One multi-document YAML stream, `kubectl apply -f`-ready. */
 export function toYaml(objects: KubeObject[], header?: string): string {

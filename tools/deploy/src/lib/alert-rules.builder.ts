@@ -1,4 +1,4 @@
-import type { TrawlValues } from './trawl-values.js';
+import type { TrawlValues } from './trawl-values.reader.js';
 
 /**
  * The extractors' parse metrics the alerts read (emitted by libs/parsers through the extractors; names agreed with

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
-import { parsePage } from './parse-command.js';
+import { parsePage } from './parse-command.handler.js';
 
 // The shared real pages (not copied into the repo): ../shared/fixtures, or TRAWL_FIXTURES_DIR.
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -14,7 +14,7 @@ import {
 import { mapsPlacePage, mapsSearchRequestFromUrl, mapsSearchResponse, simulatedPlaceIds } from '../pages/maps.page.js';
 import { retailProductPage } from '../pages/retail.page.js';
 import { renderSearchPage, searchParamsFromUrl } from '../pages/search.page.js';
-import { SIM_LOCALES } from '../pages/sim-locales.js';
+import { SIM_LOCALES } from '../pages/sim-locales.constants.js';
 
 export type Corpus = Record<ParserName, unknown[]>;
 

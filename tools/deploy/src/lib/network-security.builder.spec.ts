@@ -3,13 +3,13 @@ import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/Sca
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { SUBJECTS } from '@trawl/contracts';
-import { PARSE_METRICS, type IPrometheusRule } from './alert-rules.js';
-import { DENIED_IPV4, DENIED_IPV6 } from './network-security.js';
-import { renderManifests, type KubeObject } from './render-manifests.js';
-import { findRepoRoot } from './repo-root.js';
-import { SERVICE_CATALOG } from './service-catalog.js';
-import { loadValues, type TrawlValues } from './trawl-values.js';
-import { validateManifests } from './validate-manifests.js';
+import { PARSE_METRICS, type IPrometheusRule } from './alert-rules.builder.js';
+import { DENIED_IPV4, DENIED_IPV6 } from './network-security.builder.js';
+import { renderManifests, type KubeObject } from './manifests.renderer.js';
+import { findRepoRoot } from './repo-root.util.js';
+import { SERVICE_CATALOG } from './service-catalog.constants.js';
+import { loadValues, type TrawlValues } from './trawl-values.reader.js';
+import { validateManifests } from './manifests.validator.js';
 
 const root = findRepoRoot(import.meta.dirname);
 const external = (v: TrawlValues) => ({ externalSecrets: v.secrets.create ? [] : [v.secrets.name] });

@@ -12,8 +12,8 @@ import type { IServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
-import { alertRules, type IPrometheusRule } from './alert-rules.js';
-import { natsAuthConfig, networkPolicies, redisAclTemplate } from './network-security.js';
+import { alertRules, type IPrometheusRule } from './alert-rules.builder.js';
+import { natsAuthConfig, networkPolicies, redisAclTemplate } from './network-security.builder.js';
 import {
   envSuffix,
   redisEnv,
@@ -21,15 +21,15 @@ import {
   redisSecretData,
   redisTriggerAuthentication,
   redisUser,
-} from './redis-connection.js';
+} from './redis-connection.builder.js';
 import {
   GATEWAY_PORT,
   METRICS_PORT,
   OPTIONAL_SECRET_KEYS,
   SERVICE_CATALOG,
   type ServiceSpec,
-} from './service-catalog.js';
-import type { ServiceName, ServiceValues, TrawlValues } from './trawl-values.js';
+} from './service-catalog.constants.js';
+import type { ServiceName, ServiceValues, TrawlValues } from './trawl-values.reader.js';
 
 export type KubeObject =
   | IServiceAccount
@@ -128,7 +128,7 @@ function secretEnv(v: TrawlValues, key: string, optional: boolean, name = key): 
 /**
  * NATS and Redis credentials: with `auth.nats`, the service's own NATS user (NATS_USER, NATS_PASSWORD from the
  * Secret key NATS_PASSWORD_<SERVICE>); Redis's address and credentials, for the values' topology, only for services
- * that use Redis (redis-connection.ts).
+ * that use Redis (redis-connection.builder.ts).
  */
 function connectionEnv(v: TrawlValues, spec: ServiceSpec): IEnvVar[] {
   const env: IEnvVar[] = [];

@@ -1,5 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { KubeObject } from './render-manifests.js';
+import type { KubeObject } from './manifests.renderer.js';
 
 /**
  * KEDA's ScaledObject CRD types a trigger's `metadata` as a plain string map, so its schema (from

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ApiKeyStore, bootstrapKeyId, deriveWebhookSecret, digestKey } from '@trawl/keys';
 import { startRedis, type TestServer } from '@trawl/testing';
 import { Redis } from 'ioredis';
-import { UsageError, runKeysCli } from './keys-cli.js';
+import { UsageError, runKeysCli } from './keys.cli.js';
 
 describe('keys CLI (real Redis)', () => {
   let server: TestServer;

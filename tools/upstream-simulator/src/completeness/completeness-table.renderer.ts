@@ -1,7 +1,7 @@
 // The field-completeness table: per parser and field, the share of pages that filled it on each corpus; the
 // recorded figures the guard test holds the parsers to; the README section the script writes.
 import { completeness, PARSER_NAMES, type ParserName } from '@trawl/parsers';
-import type { Corpus } from './completeness-corpus.js';
+import type { Corpus } from './completeness-corpus.reader.js';
 
 export interface CompletenessRow {
   parser: ParserName;

@@ -4,8 +4,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { localeMatrixRecords, sharedFixtureRecords } from './completeness-corpus.js';
-import { completenessMarkdown, completenessRows, toRecorded, withCompletenessSection } from './completeness-table.js';
+import { localeMatrixRecords, sharedFixtureRecords } from './completeness-corpus.reader.js';
+import {
+  completenessMarkdown,
+  completenessRows,
+  toRecorded,
+  withCompletenessSection,
+} from './completeness-table.renderer.js';
 
 export const RECORDED_FILE = 'tools/upstream-simulator/src/completeness/completeness.recorded.json';
 export const PARSERS_README = 'libs/parsers/README.md';

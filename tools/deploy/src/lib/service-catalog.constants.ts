@@ -1,5 +1,5 @@
 import { CONSUMERS, QUEUES, STREAMS, SUBJECTS, type QueueName } from '@trawl/contracts';
-import type { ServiceName } from './trawl-values.js';
+import type { ServiceName } from './trawl-values.reader.js';
 
 /**
  * Keys of the Secret; ADMIN_API_KEY, PROXY_URLS (proxy credentials) and KEYS_ENCRYPTION_KEY (the key that seals
@@ -47,7 +47,7 @@ export interface ServiceSpec {
   internet: boolean;
   /**
    * Redis ACL key patterns and extra rules of its Redis user (`~pattern` read-write, `%R~pattern` read-only), given
-   * the pattern of every BullMQ queue key (queue-keys.ts).
+   * the pattern of every BullMQ queue key (queue-keys.util.ts).
    */
   redisAcl?: (queueKeys: string) => string;
 }
