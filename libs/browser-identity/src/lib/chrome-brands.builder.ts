@@ -20,7 +20,7 @@ const ORDERS = [
  * components/embedder_support/user_agent_utils.cc, the UA-CH "GREASE" algorithm): a made-up brand whose punctuation,
  * version and position are seeded by the major version, then "Chromium" and the browser's own brand in an order
  * seeded the same way. So it follows the real version instead of a brand string frozen at one release. Checked
- * against every Chrome from 110 in header-generator's dataset (chrome-brands.spec.ts) and the real Chromium's own list.
+ * against every Chrome from 110 in header-generator's dataset (chrome-brands.builder.spec.ts) and the real Chromium's own list.
  *
  * `brand` undefined gives Chromium's own two-entry list; `full` gives `fullVersionList` (full versions, the made-up
  * brand as `N.0.0.0`).
