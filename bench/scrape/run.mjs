@@ -12,6 +12,7 @@
 // Usage: node bench/scrape/run.mjs [--pages 200] [--concurrency 4] [--rounds 1] [--no-build] [--ours-only]
 //        [--tenant <id> | --no-tenant]
 // Env: TRAWL_SHARED_DIR (default ../shared), CHROMIUM_PATH (default /usr/bin/chromium), SKIP_BUILD=1.
+//      BENCH_SERVICE_NODE_ARGS: Node flags for extractor-scrape (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -186,7 +187,8 @@ function installPeer() {
 
 // ---- our side: extractor-scrape over NATS
 async function runOurs(base, natsUrl, natsPid) {
-  const service = start(process.execPath, [join(root, 'dist/apps/extractor-scrape/src/main.js')], {
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const service = start(process.execPath, [...nodeArgs, join(root, 'dist/apps/extractor-scrape/src/main.js')], {
     cwd: root,
     env: {
       ...process.env,
