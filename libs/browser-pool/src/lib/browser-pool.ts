@@ -575,11 +575,12 @@ export class BrowserPool {
    * False: the context is not fit for the task (the caller closes it and opens a new one).
    */
   private async readyFor(slot: Slot, tenant: string | undefined): Promise<boolean> {
+    if (slot.crashed || slot.page.isClosed()) return false; // the tab died while idle
     if (slot.shownFor === undefined) return true; // empty tab: a new one, or emptied after its last task
     if (tenant !== undefined && slot.shownFor === tenant) return true;
     try {
       await this.closePopups(slot); // opened while the tab was idle
-      if (slot.crashed || slot.task.refused || slot.page.isClosed()) return false;
+      if (slot.task.refused) return false;
       // The kept task's state still collects the tab's requests: a document of another origin loaded since, a frame
       // added or anything stored since its check, and the context is not handed to anyone else.
       const unchanged = slot.task.documentOrigins.size <= 1 && slot.page.frames().length === 1;
