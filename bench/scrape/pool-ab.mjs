@@ -34,7 +34,7 @@ const read = (path) => {
   }
 };
 
-/** CPU ticks (user + system, reaped children included) of this process and every process under it. */
+/** CPU ticks (user + system, reaped children included) by pid of this process and every process under it. */
 function treeTicks() {
   const parent = new Map();
   const ticks = new Map();
@@ -52,9 +52,27 @@ function treeTicks() {
     grew = false;
     for (const [pid, ppid] of parent) if (!tree.has(pid) && tree.has(ppid)) (tree.add(pid), (grew = true));
   }
-  let sum = 0;
-  for (const pid of tree) sum += ticks.get(pid) ?? 0;
-  return sum;
+  return new Map([...tree].map((pid) => [pid, { ticks: ticks.get(pid) ?? 0, kind: kindOf(pid) }]));
+}
+
+/** `node`, or Chromium's process type (`browser`, `renderer`, `gpu-process`, `utility` = the network service...). */
+function kindOf(pid) {
+  if (pid === process.pid) return 'node';
+  const cmd = read(`/proc/${pid}/cmdline`).split(/[\0 ]/);
+  const type = cmd.find((a) => a.startsWith('--type='))?.slice(7);
+  return /chrom/i.test(cmd[0] ?? '') ? `chromium ${type ?? 'browser'}` : (cmd[0] ?? '').split('/').pop() || 'other';
+}
+
+/** CPU seconds used since `before` (treeTicks()), in all and by kind of process. */
+function cpuSince(before) {
+  const byKind = {};
+  let all = 0;
+  for (const [pid, { ticks, kind }] of treeTicks()) {
+    const used = (ticks - (before.get(pid)?.ticks ?? 0)) / 100;
+    all += used;
+    byKind[kind] = +((byKind[kind] ?? 0) + used).toFixed(2);
+  }
+  return { all, byKind };
 }
 
 function snapshot() {
@@ -111,7 +129,7 @@ async function main() {
       const t0 = performance.now();
       await loop(pages, warmup);
       const seconds = (performance.now() - t0) / 1000;
-      const cpuSeconds = (treeTicks() - ticks0) / 100;
+      const { all: cpuSeconds, byKind } = cpuSince(ticks0);
       const stats = pool.stats();
       return {
         variant,
@@ -120,6 +138,9 @@ async function main() {
         pagesPerSecond: +(pages / seconds).toFixed(2),
         cpuSeconds: +cpuSeconds.toFixed(1),
         cpuMsPerPage: Math.round((cpuSeconds * 1000) / pages),
+        cpuMsPerPageByKind: Object.fromEntries(
+          Object.entries(byKind).map(([kind, s]) => [kind, Math.round((s * 1000) / pages)]),
+        ),
         tabsReset: stats.tabsReset,
         failed: stats.tasksFailed,
         load1: +load.toFixed(1),
