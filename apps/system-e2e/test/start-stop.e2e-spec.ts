@@ -69,7 +69,8 @@ suite('npm start and Ctrl-C (issue 10, must show 6)', () => {
   });
 
   it('stops the services first, then NATS and Redis, and leaves no process running', async () => {
-    const [port, redisPort, natsPort, metricsBase] = await Promise.all([
+    const [port, redisPort, cacheRedisPort, natsPort, metricsBase] = await Promise.all([
+      freePort(),
       freePort(),
       freePort(),
       freePort(),
@@ -89,6 +90,8 @@ suite('npm start and Ctrl-C (issue 10, must show 6)', () => {
         TRAWL_INFRA_STOP_GRACE_S: String(INFRA_GRACE_S),
         TRAWL_METRICS_PORT_BASE: String(metricsBase),
         REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        // The result cache's own Redis, on a free port too (the script's default, :6380, may be another stack's).
+        CACHE_REDIS_URL: `redis://127.0.0.1:${cacheRedisPort}`,
         NATS_URL: `nats://127.0.0.1:${natsPort}`,
         PORT: String(port),
         HOST: '127.0.0.1',
