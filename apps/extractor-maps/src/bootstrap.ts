@@ -1,4 +1,4 @@
-import { csv, loadEnv, ExtractorMapsEnv } from '@trawl/config';
+import { loadEnv, ExtractorMapsEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
 import { runNatsService } from '@trawl/service-runtime';
 import { TrawlMetrics, type Telemetry } from '@trawl/telemetry';
@@ -16,6 +16,6 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
     env,
     telemetry,
     metrics,
-    module: AppModule.forRoot(env, guardedFetch(csv(env.SSRF_ALLOW_HOSTS)), metrics),
+    module: AppModule.forRoot(env, guardedFetch(env.SSRF_ALLOW_HOSTS), metrics),
   });
 }

@@ -1,7 +1,6 @@
-import { hostname } from 'node:os';
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { BrowserPool, resolveChromiumPath, sandboxDecision } from '@trawl/browser-pool';
-import { csv, type ExtractorScrapeEnv } from '@trawl/config';
+import type { ExtractorScrapeEnv } from '@trawl/config';
 import { NATS_TRACING } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList, ProxyRotation } from '@trawl/safe-fetch';
 import type { TrawlMetrics } from '@trawl/telemetry';
@@ -32,12 +31,12 @@ export class AppModule implements OnApplicationShutdown {
       defaultEngine: env.SCRAPE_DEFAULT_ENGINE,
       allow,
       maxBodyBytes: env.SCRAPE_MAX_BODY_BYTES,
-      edgeId: env.INSTANCE_ID || `${hostname()}-${process.pid}`,
+      edgeId: env.INSTANCE_ID,
       settle: { quietMs: env.BROWSER_SETTLE_QUIET_MS, maxMs: env.BROWSER_SETTLE_MAX_MS },
     };
     // Chromium reaches the web only through the guarding proxy (every request and hop checked before it leaves and
     // at connect time); the pool checks the page's navigation and redirect hops too, for a clear URL_NOT_ALLOWED.
-    const proxies = new ProxyRotation(csv(env.PROXY_URLS), { cooldownMs: env.PROXY_COOLDOWN_MS });
+    const proxies = new ProxyRotation(env.PROXY_URLS, { cooldownMs: env.PROXY_COOLDOWN_MS });
     const proxy = async () => {
       const guardProxy = new GuardProxy({
         allow,
@@ -53,10 +52,10 @@ export class AppModule implements OnApplicationShutdown {
         maxPagesPerBrowser: env.BROWSER_MAX_PAGES_PER_BROWSER,
         retireAfterPages: env.BROWSER_RETIRE_AFTER_PAGES,
         queueLimit: env.BROWSER_QUEUE_LIMIT,
-        blockResources: csv(env.BROWSER_BLOCK_RESOURCES),
-        reuseContexts: env.BROWSER_REUSE_CONTEXTS === 'true',
+        blockResources: env.BROWSER_BLOCK_RESOURCES,
+        reuseContexts: env.BROWSER_REUSE_CONTEXTS,
         maxTasksPerContext: env.BROWSER_MAX_TASKS_PER_CONTEXT,
-        sandbox: sandboxDecision(env.BROWSER_NO_SANDBOX === 'true').sandbox,
+        sandbox: sandboxDecision(env.BROWSER_NO_SANDBOX).sandbox,
         guard: async (url) => void (await checkUrl(url, { allow })),
         proxyServer: guardProxy.url,
         sessionMaxTasks: env.BROWSER_SESSION_MAX_TASKS,

@@ -48,7 +48,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
     },
     onStop: () => clearInterval(sample),
   });
-  const sandbox = sandboxDecision(env.BROWSER_NO_SANDBOX === 'true');
+  const sandbox = sandboxDecision(env.BROWSER_NO_SANDBOX);
   if (!sandbox.sandbox) logger.warn({ reason: sandbox.reason }, 'Chromium runs without its sandbox (--no-sandbox)');
   logger.info({ pool: pool?.stats() }, 'browser pool warm');
 }

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { csv, type ExtractorSearchEnv } from '@trawl/config';
+import type { ExtractorSearchEnv } from '@trawl/config';
 import { SUBJECTS } from '@trawl/contracts';
 import { MessagingClient, MessagingModule, NATS_TRACING, natsAuth } from '@trawl/messaging';
 import { classifyRecord } from '@trawl/parsers';
@@ -30,7 +30,7 @@ export class AppModule implements OnApplicationShutdown {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ servers: csv(env.NATS_URL), name: 'extractor-search-renders', auth: natsAuth(env) }),
+        MessagingModule.forRoot({ servers: env.NATS_URL, name: 'extractor-search-renders', auth: natsAuth(env) }),
       ],
       controllers: [WebSearchController],
       providers: [

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { csv, type GatewayEnv } from '@trawl/config';
+import type { GatewayEnv } from '@trawl/config';
 import { MessagingModule, natsAuth } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { ResultCacheService } from './cache/result-cache.service.js';
@@ -26,7 +26,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         MessagingModule.forRoot({
-          servers: csv(env.NATS_URL),
+          servers: env.NATS_URL,
           name: 'gateway',
           observe: metrics.nats.observer,
           auth: natsAuth(env),

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { csv, type GatewayEnv } from '@trawl/config';
+import type { GatewayEnv } from '@trawl/config';
 import { TrawlError } from '@trawl/contracts';
 import { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
@@ -102,7 +102,7 @@ export async function createGatewayApp(
       { path: 'metrics', method: RequestMethod.GET },
     ],
   });
-  const origins = csv(env.CORS_ORIGINS);
+  const origins = env.CORS_ORIGINS;
   if (origins.length > 0) app.enableCors({ origin: origins });
 
   // The same document as openapi.json (`npm run openapi` writes it through openapi.cli.ts; a test keeps the two equal).

@@ -1,5 +1,5 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
-import { csv, TASK_SERVICE_DEFAULT_REDIS_URL, type TaskServiceEnv } from '@trawl/config';
+import { TASK_SERVICE_DEFAULT_REDIS_URL, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
 import { redisTopologyFromEnv } from '@trawl/redis';
@@ -18,8 +18,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         MessagingModule.forRoot({
-          servers: csv(env.NATS_URL),
-          name: `task-service-${env.INSTANCE_ID || process.pid}`,
+          servers: env.NATS_URL,
+          name: `task-service-${env.INSTANCE_ID}`,
           auth: natsAuth(env),
           // Latency of the requests the workers make to the extractors, by subject and outcome.
           ...(metrics ? { observe: metrics.nats.observer } : {}),
@@ -50,7 +50,7 @@ export class AppModule {
             }),
           inject: [TaskQueues],
         },
-        { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)) },
+        { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(env.SSRF_ALLOW_HOSTS) },
         {
           provide: TaskSubmitter,
           useFactory: (queues: TaskQueues, guard: WebhookUrlGuard, nc: NatsConnection, acks: ReplicaAcks) => {

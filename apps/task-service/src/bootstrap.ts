@@ -34,7 +34,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
           await queueBoardMount({
             queues: Object.values(QUEUES).map((name) => queues.queue(name)),
             adminKey: env.ADMIN_API_KEY,
-            readOnly: env.BULL_BOARD_READ_ONLY === 'true',
+            readOnly: env.BULL_BOARD_READ_ONLY,
           }),
         );
       } else {

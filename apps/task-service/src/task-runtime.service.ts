@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import {
   Inject,
   Injectable,
@@ -8,8 +7,8 @@ import {
 } from '@nestjs/common';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { csv, type TaskServiceEnv } from '@trawl/config';
-import { QUEUES, type QueueName, type ScrapeFormat } from '@trawl/contracts';
+import type { TaskServiceEnv } from '@trawl/config';
+import { QUEUES, type QueueName } from '@trawl/contracts';
 import { NATS_CONNECTION, MessagingClient, ensureOutcomeStream, streamReplicas } from '@trawl/messaging';
 import {
   DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
@@ -49,7 +48,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
 
   async onApplicationBootstrap(): Promise<void> {
     const env = this.env;
-    const replicas = streamReplicas(this.nc, env.NATS_STREAM_REPLICAS, csv(env.NATS_URL));
+    const replicas = streamReplicas(this.nc, env.NATS_STREAM_REPLICAS, env.NATS_URL);
     const stream = await ensureOutcomeStream(await jetstreamManager(this.nc), {
       duplicateWindowMs: env.TASK_OUTCOME_DUPLICATE_WINDOW_MS,
       maxAgeMs: env.TASK_OUTCOME_MAX_AGE_MS,
@@ -75,9 +74,9 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
       for (const name of Object.values(QUEUES)) counts[name] = await this.queues.queue(name).getJobCounts();
       return counts;
     });
-    if (env.TASK_WORKERS_ENABLED !== 'true') return;
+    if (!env.TASK_WORKERS_ENABLED) return;
     const processors = new TaskProcessors(this.messaging, {
-      scrapeFormats: csv(env.TASK_SCRAPE_FORMATS) as ScrapeFormat[],
+      scrapeFormats: env.TASK_SCRAPE_FORMATS,
       isCancelled: (jobId) => this.canceller.isCancelled(jobId),
       ...(env.TASK_SCRAPE_ENGINE ? { scrapeEngine: env.TASK_SCRAPE_ENGINE } : {}),
     });
@@ -103,7 +102,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     });
     this.workers = new TaskWorkers(this.queues, processors, this.outcomes, {
       fleets: this.fleets,
-      name: env.INSTANCE_ID || `${hostname()}-${process.pid}`,
+      name: env.INSTANCE_ID,
       concurrency,
       lockDurationMs: env.TASK_LOCK_DURATION_MS,
       stalledIntervalMs: env.TASK_STALLED_INTERVAL_MS,

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice, LoggerService } from '@nestjs/common';
-import { csv, type TaskServiceEnv } from '@trawl/config';
+import type { TaskServiceEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
 import { natsAuth, natsServerOptions } from '@trawl/messaging';
 import { NEST_LOG_LEVELS } from '@trawl/service-runtime';
@@ -20,8 +20,8 @@ export async function createTaskServiceApp(
   options: TaskServiceAppOptions = {},
 ): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice(AppModule.forRoot(env, options.metrics ?? null), {
-    ...natsServerOptions(csv(env.NATS_URL), QUEUE_GROUPS.taskService, {
-      name: `task-service-${env.INSTANCE_ID || process.pid}`,
+    ...natsServerOptions(env.NATS_URL, QUEUE_GROUPS.taskService, {
+      name: `task-service-${env.INSTANCE_ID}`,
       gracePeriodMs: env.TASK_SHUTDOWN_GRACE_MS,
       auth: natsAuth(env),
     }),

@@ -15,7 +15,7 @@ import {
 import { queuePrefix } from '@trawl/tasks';
 import { connectNats, MessagingClient } from '@trawl/messaging';
 import { eventually, serveSubject, startNats, startRedis, type TestServer } from '@trawl/testing';
-import { parseRetrySchedule, WebhookDispatcher, WebhookSender, WebhookUrlGuard } from '@trawl/webhooks';
+import { WebhookDispatcher, WebhookSender, WebhookUrlGuard } from '@trawl/webhooks';
 import { createTaskServiceApp } from '../src/task-service-app.factory.js';
 import { startSignedReceiver, type SignedReceiver } from './support/signed-receiver.js';
 
@@ -97,7 +97,7 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       concurrency: 32,
       maxPending: 10_000,
       ackWaitMs: 10_000,
-      retry: { schedule: parseRetrySchedule('100ms,100ms,100ms,100ms'), jitter: 0.2, maxRetryAfterMs: 1000 },
+      retry: { schedule: [100, 100, 100, 100], jitter: 0.2, maxRetryAfterMs: 1000 },
     });
     await dispatcher.start();
   });

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { csv, type WebhookDispatcherEnv } from '@trawl/config';
+import type { WebhookDispatcherEnv } from '@trawl/config';
 import { MessagingModule, natsAuth } from '@trawl/messaging';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { DispatcherService } from './dispatcher.service.js';
@@ -13,8 +13,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         MessagingModule.forRoot({
-          servers: csv(env.NATS_URL),
-          name: `webhook-dispatcher-${env.INSTANCE_ID || process.pid}`,
+          servers: env.NATS_URL,
+          name: `webhook-dispatcher-${env.INSTANCE_ID}`,
           auth: natsAuth(env),
         }),
       ],

@@ -1,4 +1,4 @@
-import { csv, loadEnv, BaseEnv } from '@trawl/config';
+import { loadEnv, BaseEnv } from '@trawl/config';
 import { connectNats, natsAuth } from '@trawl/messaging';
 import { WebhookDeadLetters } from '@trawl/webhooks';
 
@@ -20,7 +20,7 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   const env = loadEnv(BaseEnv);
-  const nc = await connectNats(csv(env.NATS_URL), 'webhook-dead-letters-cli', natsAuth(env));
+  const nc = await connectNats(env.NATS_URL, 'webhook-dead-letters-cli', natsAuth(env));
   try {
     const letters = new WebhookDeadLetters(nc);
     if (command === 'list') {

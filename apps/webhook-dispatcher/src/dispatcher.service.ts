@@ -6,18 +6,12 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { csv, type WebhookDispatcherEnv } from '@trawl/config';
+import type { WebhookDispatcherEnv } from '@trawl/config';
 import { SecretCipher, webhookSecretForKey } from '@trawl/keys';
 import { NATS_CONNECTION, streamReplicas } from '@trawl/messaging';
 import { createRedisClient, redisTopologyFromEnv, type RedisClient } from '@trawl/redis';
 import type { TrawlMetrics } from '@trawl/telemetry';
-import {
-  parseRetrySchedule,
-  WebhookDispatcher,
-  WebhookSender,
-  WebhookUrlGuard,
-  type DispatcherConsumerState,
-} from '@trawl/webhooks';
+import { WebhookDispatcher, WebhookSender, WebhookUrlGuard, type DispatcherConsumerState } from '@trawl/webhooks';
 import { WEBHOOK_DISPATCHER_ENV, WEBHOOK_METRICS } from './webhook-dispatcher.tokens.js';
 
 /** Runs the webhook dispatcher for the life of the app; on shutdown finishes the deliveries in flight. */
@@ -44,7 +38,7 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
       this.logger.warn('KEYS_ENCRYPTION_KEY is not set: webhook secrets in the key store are read in clear only');
     }
     this.sender = new WebhookSender(
-      new WebhookUrlGuard(csv(env.SSRF_ALLOW_HOSTS)),
+      new WebhookUrlGuard(env.SSRF_ALLOW_HOSTS),
       (apiKeyId) => webhookSecretForKey(redis, apiKeyId, env.WEBHOOK_SIGNING_SECRET, cipher),
       { timeoutMs: env.WEBHOOK_TIMEOUT_MS },
     );
@@ -56,10 +50,10 @@ export class DispatcherService implements OnApplicationBootstrap, BeforeApplicat
         circuitOpenMs: env.WEBHOOK_CIRCUIT_OPEN_MS,
       },
       maxPending: env.WEBHOOK_MAX_PENDING,
-      replicas: streamReplicas(this.nc, env.NATS_STREAM_REPLICAS, csv(env.NATS_URL)),
+      replicas: streamReplicas(this.nc, env.NATS_STREAM_REPLICAS, env.NATS_URL),
       ackWaitMs: env.WEBHOOK_TIMEOUT_MS + 30_000,
       retry: {
-        schedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+        schedule: env.WEBHOOK_RETRY_SCHEDULE,
         jitter: env.WEBHOOK_RETRY_JITTER,
         maxRetryAfterMs: env.WEBHOOK_MAX_RETRY_AFTER_MS,
       },

@@ -1,4 +1,5 @@
 export * from './lib/load-env.js';
+export * from './lib/env-value.transforms.js';
 export * from './lib/base.env.js';
 export * from './lib/redis.env.js';
 export * from './lib/gateway.env.js';

@@ -39,7 +39,18 @@ describe('each rule defined once', () => {
 
   it('declares the shared env fields METRICS_PORT and SSRF_ALLOW_HOSTS once, for every NATS service', () => {
     expect(filesMatching(/^\s+METRICS_PORT(: number)? =/m)).toEqual(['libs/config/src/lib/base.env.ts']);
-    expect(filesMatching(/^\s+SSRF_ALLOW_HOSTS(: string)? =/m)).toEqual(['libs/config/src/lib/base.env.ts']);
+    expect(filesMatching(/^\s+SSRF_ALLOW_HOSTS(: string\[\])? =/m)).toEqual(['libs/config/src/lib/base.env.ts']);
+  });
+
+  it('hands out variables parsed: no caller splits a list, compares a flag to text or re-defaults a variable', () => {
+    const outsideConfig = (pattern: RegExp) => filesMatching(pattern).filter((p) => !p.startsWith('libs/config/'));
+    // A list re-split, a `'true'` compared, a default re-applied (INSTANCE_ID always has one), the old helper.
+    expect(outsideConfig(/\benv\.[A-Z][A-Z0-9_]*\.split\(/)).toEqual([]);
+    expect(outsideConfig(/\benv\.[A-Z][A-Z0-9_]*\s*[!=]==?\s*'(true|false)'/)).toEqual([]);
+    expect(outsideConfig(/\benv\.INSTANCE_ID\s*(\|\||\?\?)/)).toEqual([]);
+    expect(outsideConfig(/\bcsv\(\s*(this\.)?env\./)).toEqual([]);
+    // Typed fields in the env classes: lists, flags and durations are arrays, booleans and numbers.
+    expect(filesMatching(/^\s+[A-Z][A-Z0-9_]*: '(true|false)' \| '(true|false)'/m)).toEqual([]);
   });
 
   it('maps each /extract type to its subject once: no switch over the types elsewhere', () => {

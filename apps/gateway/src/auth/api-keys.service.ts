@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { csv, type GatewayEnv } from '@trawl/config';
+import type { GatewayEnv } from '@trawl/config';
 import { TrawlError } from '@trawl/contracts';
 import {
   ApiKeyCache,
@@ -41,7 +41,7 @@ export class ApiKeysService implements OnModuleInit, OnApplicationShutdown {
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     private readonly redis: GatewayRedisService,
   ) {
-    this.bootstrap = csv(env.API_KEYS).map((k) => Buffer.from(digestKey(k), 'hex'));
+    this.bootstrap = env.API_KEYS.map((k) => Buffer.from(digestKey(k), 'hex'));
     this.defaults = { rate: parseRateLimit(env.API_KEY_DEFAULT_RATE), concurrency: env.API_KEY_DEFAULT_CONCURRENCY };
     const client = redis.client;
     const store = client ? new ApiKeyStore(client) : null;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { csv, type GatewayEnv } from '@trawl/config';
+import type { GatewayEnv } from '@trawl/config';
 import { createRedisClient, describeRedisTopology, redisTopologyFromEnv, type RedisClient } from '@trawl/redis';
 import { GATEWAY_ENV } from '../gateway-env.token.js';
 
@@ -33,7 +33,7 @@ export class GatewayRedisService implements OnModuleInit, OnApplicationShutdown 
   }
 
   onModuleInit(): void {
-    const bootstrap = csv(this.env.API_KEYS).length;
+    const bootstrap = this.env.API_KEYS.length;
     if (!this.client) {
       this.logger.warn(
         `no Redis is set (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES): only the ${bootstrap} bootstrap key(s) from API_KEYS are valid, and rate and concurrency limits are counted per process`,

@@ -1,16 +1,20 @@
 import { hostname } from 'node:os';
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { EnvList } from './env-value.transforms.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Variables every service reads. */
 export class BaseEnv {
   /** NATS server URL(s), comma-separated. */
-  @IsString()
-  @Matches(/^(nats|tls|ws|wss):\/\/[^,\s]+(,(nats|tls|ws|wss):\/\/[^,\s]+)*$/, {
+  @EnvList()
+  @IsArray()
+  @ArrayNotEmpty({ message: 'NATS_URL must be nats://host:port (several comma-separated)' })
+  @Matches(/^(nats|tls|ws|wss):\/\/\S+$/, {
+    each: true,
     message: 'NATS_URL must be nats://host:port (several comma-separated)',
   })
-  NATS_URL: string = 'nats://127.0.0.1:4222';
+  NATS_URL: string[] = ['nats://127.0.0.1:4222'];
 
   /** NATS user of this service (deployments give each service its own, with subject permissions); empty: no auth. */
   @IsString()
@@ -54,6 +58,8 @@ export class NatsServiceEnv extends BaseEnv {
    * Hosts or CIDRs the SSRF guard lets through although they are not public (the simulator on 127.0.0.1, local sites
    * and webhooks of demos, tests), comma-separated.
    */
-  @IsString()
-  SSRF_ALLOW_HOSTS: string = '';
+  @EnvList()
+  @IsArray()
+  @IsString({ each: true })
+  SSRF_ALLOW_HOSTS: string[] = [];
 }

@@ -1,9 +1,9 @@
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { SCRAPE_ENGINES, type ScrapeEngine } from '@trawl/contracts';
 import { NatsServiceEnv } from './base.env.js';
+import { EnvFlag, EnvList } from './env-value.transforms.js';
 
-const RESOURCE_LIST =
-  /^((image|media|font|stylesheet|texttrack|manifest|other)(\s*,\s*(image|media|font|stylesheet|texttrack|manifest|other))*)?$/;
+const RESOURCE_TYPES = ['image', 'media', 'font', 'stylesheet', 'texttrack', 'manifest', 'other'] as const;
 
 /** extractor-scrape: the Playwright pool and the scrape engines. Defaults suit a 2-core machine. */
 export class ExtractorScrapeEnv extends NatsServiceEnv {
@@ -32,16 +32,22 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
   @Min(0)
   BROWSER_QUEUE_LIMIT: number = 100;
 
-  /** Resource types the browser does not load, comma-separated (image, media, font, stylesheet, ...); empty loads all. */
-  @IsString()
-  @Matches(RESOURCE_LIST, {
+  /**
+   * Resource types the browser does not load, comma-separated (image, media, font, stylesheet, texttrack, manifest,
+   * other). Empty, like any unset variable, means the default.
+   */
+  @EnvList()
+  @IsArray()
+  @IsIn(RESOURCE_TYPES, {
+    each: true,
     message: 'BROWSER_BLOCK_RESOURCES must list image, media, font, stylesheet, texttrack, manifest or other',
   })
-  BROWSER_BLOCK_RESOURCES: string = 'image,media,font';
+  BROWSER_BLOCK_RESOURCES: string[] = ['image', 'media', 'font'];
 
   /** Reuse a browser context for the next scrape when the last one provably left nothing behind (see browser-pool). */
-  @IsIn(['true', 'false'])
-  BROWSER_REUSE_CONTEXTS: string = 'true';
+  @EnvFlag()
+  @IsBoolean({ message: 'BROWSER_REUSE_CONTEXTS must be true or false' })
+  BROWSER_REUSE_CONTEXTS: boolean = true;
 
   /**
    * Scrapes one reused context serves before it is closed and replaced (its renderer also collects garbage every
@@ -70,18 +76,18 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
    * Launch Chromium without its sandbox. Only for a runtime that forbids the sandbox's namespaces; as root the
    * sandbox is off anyway. Logged as a warning at start.
    */
-  @IsIn(['true', 'false'])
-  BROWSER_NO_SANDBOX: string = 'false';
+  @EnvFlag()
+  @IsBoolean({ message: 'BROWSER_NO_SANDBOX must be true or false' })
+  BROWSER_NO_SANDBOX: boolean = false;
 
   /**
    * Upstream proxies for the browser, comma-separated `http://user:pass@host:port`: each browser session goes
    * through one, chained behind the SSRF-guarding proxy. Empty: the browser connects directly.
    */
-  @IsString()
-  @Matches(/^(http:\/\/[^,\s]+(,\s*http:\/\/[^,\s]+)*)?$/, {
-    message: 'PROXY_URLS must be http:// URLs, comma-separated',
-  })
-  PROXY_URLS: string = '';
+  @EnvList()
+  @IsArray()
+  @Matches(/^http:\/\/\S+$/, { each: true, message: 'PROXY_URLS must be http:// URLs, comma-separated' })
+  PROXY_URLS: string[] = [];
 
   /** How long a proxy whose session was blocked is set aside, ms. */
   @IsInt()

@@ -9,7 +9,7 @@ describe('extractor env classes', () => {
     expect(loadEnv(ExtractorSearchEnv, {})).toMatchObject({
       SEARCH_BASE_URL: 'https://www.google.com',
       SEARCH_PAGE_SIZE: 10,
-      PROXY_URLS: '',
+      PROXY_URLS: [],
       PROXY_COOLDOWN_MS: 300_000,
       METRICS_PORT: 9464,
     });
@@ -23,7 +23,11 @@ describe('extractor env classes', () => {
       SEARCH_PAGE_SIZE: '100',
       PROXY_URLS: 'http://u:p@10.0.0.1:3128, http://10.0.0.2:3128',
     });
-    expect(env).toMatchObject({ SEARCH_BASE_URL: 'http://127.0.0.1:8090', SEARCH_PAGE_SIZE: 100 });
+    expect(env).toMatchObject({
+      SEARCH_BASE_URL: 'http://127.0.0.1:8090',
+      SEARCH_PAGE_SIZE: 100,
+      PROXY_URLS: ['http://u:p@10.0.0.1:3128', 'http://10.0.0.2:3128'],
+    });
   });
 
   it('name a bad page size, base URL or proxy list', () => {

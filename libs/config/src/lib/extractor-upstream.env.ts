@@ -1,14 +1,16 @@
-import { IsInt, IsString, Matches, Min } from 'class-validator';
+import { IsArray, IsInt, Matches, Min } from 'class-validator';
 import { NatsServiceEnv } from './base.env.js';
+import { EnvList } from './env-value.transforms.js';
 
-const URL_LIST = /^(https?:\/\/[^,\s]+(,\s*https?:\/\/[^,\s]+)*)?$/;
+const PROXY_URL = /^https?:\/\/\S+$/;
 
 /** Variables of every extractor that fetches upstream pages (search, maps, retail). */
 export class ExtractorUpstreamEnv extends NatsServiceEnv {
   /** Proxies for upstream fetches, rotated round-robin, comma-separated (`http://user:pass@host:port`). */
-  @IsString()
-  @Matches(URL_LIST, { message: 'PROXY_URLS must be http(s):// URLs, comma-separated' })
-  PROXY_URLS: string = '';
+  @EnvList()
+  @IsArray()
+  @Matches(PROXY_URL, { each: true, message: 'PROXY_URLS must be http(s):// URLs, comma-separated' })
+  PROXY_URLS: string[] = [];
 
   /** How long a proxy that got blocked is set aside, ms. */
   @IsInt()

@@ -1,9 +1,10 @@
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsArray, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { LIMITS } from '@trawl/contracts';
 
 /** Largest `maxAge` default, ms: the API's own bound. */
 const MAX_CACHE_AGE_MS = LIMITS.maxCacheAgeMs;
 import { BaseEnv } from './base.env.js';
+import { EnvList } from './env-value.transforms.js';
 import { withRedisEnv } from './redis.env.js';
 
 /** The gateway's variables; Redis (key store, shared limits) is optional: no topology set, API_KEYS only. */
@@ -17,8 +18,10 @@ export class GatewayEnv extends withRedisEnv(BaseEnv) {
   HOST: string = '0.0.0.0';
 
   /** Bootstrap API keys, comma-separated (development and tests; production keys live in the key store). */
-  @IsString()
-  API_KEYS: string = '';
+  @EnvList()
+  @IsArray()
+  @IsString({ each: true })
+  API_KEYS: string[] = [];
 
   /** Largest accepted request body, bytes. */
   @IsInt()
@@ -26,8 +29,10 @@ export class GatewayEnv extends withRedisEnv(BaseEnv) {
   BODY_LIMIT_BYTES: number = 5 * 1024 * 1024;
 
   /** Comma-separated origins allowed by CORS; empty turns CORS off. */
-  @IsString()
-  CORS_ORIGINS: string = '';
+  @EnvList()
+  @IsArray()
+  @IsString({ each: true })
+  CORS_ORIGINS: string[] = [];
 
   /** Rate limit of bootstrap keys (API_KEYS), `<requests>/<window>` with the window in s, m or h. */
   @IsString()

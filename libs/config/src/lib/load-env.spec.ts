@@ -8,7 +8,7 @@ describe('loadEnv', () => {
   it('applies defaults and converts numbers', () => {
     const env = loadEnv(GatewayEnv, { PORT: '9090' });
     expect(env.PORT).toBe(9090);
-    expect(env.NATS_URL).toBe('nats://127.0.0.1:4222');
+    expect(env.NATS_URL).toEqual(['nats://127.0.0.1:4222']);
   });
 
   it('names the bad variable', () => {

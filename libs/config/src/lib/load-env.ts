@@ -14,7 +14,9 @@ export class EnvValidationError extends Error {
 
 /**
  * Reads one app's environment into its validated env class: defaults from the class, values converted to the
- * declared types, every problem named. Call it first thing at start-up (fail fast).
+ * declared types (numbers; lists, flags and durations by the decorators of env-value.transforms), every problem
+ * named. Callers get values ready to use and never parse a variable again. An empty variable counts as unset (its
+ * default). Call it first thing at start-up (fail fast).
  */
 export function loadEnv<T extends object>(cls: Constructor<T>, source: NodeJS.ProcessEnv = process.env): T {
   const known = Object.keys(new cls());
@@ -31,12 +33,4 @@ export function loadEnv<T extends object>(cls: Constructor<T>, source: NodeJS.Pr
     );
   }
   return env;
-}
-
-/** Splits a comma-separated variable into trimmed, non-empty items. */
-export function csv(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
 }

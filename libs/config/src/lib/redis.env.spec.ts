@@ -22,7 +22,7 @@ describe('withRedisEnv', () => {
         REDIS_SENTINEL_NAME: 'mymaster',
         REDIS_SENTINEL_PASSWORD: 's',
         REDIS_CLUSTER_NODES: '',
-        REDIS_TLS: 'true',
+        REDIS_TLS: true,
         REDIS_MIN_REPLICAS_ACK: 2,
         REDIS_REPLICAS_ACK_TIMEOUT_MS: 2000,
       });

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import {
-  IsIn,
+  IsBoolean,
   IsInt,
   IsOptional,
   IsString,
@@ -11,6 +11,7 @@ import {
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
+import { EnvFlag } from './env-value.transforms.js';
 
 /** The variables that each choose a Redis topology; exactly one may be set. */
 export const REDIS_TOPOLOGY_VARIABLES = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
@@ -91,8 +92,9 @@ export function withRedisEnv<TBase extends EnvClass>(Base: TBase) {
     REDIS_PASSWORD: string = '';
 
     /** TLS towards Redis (data nodes and Sentinels); `rediss://` turns it on for REDIS_URL. */
-    @IsIn(['true', 'false'], { message: 'REDIS_TLS must be true or false' })
-    REDIS_TLS: 'true' | 'false' = 'false';
+    @EnvFlag()
+    @IsBoolean({ message: 'REDIS_TLS must be true or false' })
+    REDIS_TLS: boolean = false;
 
     /**
      * Replicas that must hold a call's new jobs before it answers (Redis `WAIT`). Unset: 1 when the master has

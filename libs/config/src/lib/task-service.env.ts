@@ -1,6 +1,13 @@
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { EXTRACT_SCRAPE_FORMATS, SCRAPE_ENGINES, type ScrapeEngine } from '@trawl/contracts';
+import { ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import {
+  EXTRACT_SCRAPE_FORMATS,
+  SCRAPE_ENGINES,
+  SCRAPE_FORMATS,
+  type ScrapeEngine,
+  type ScrapeFormat,
+} from '@trawl/contracts';
 import { NatsServiceEnv } from './base.env.js';
+import { EnvFlag, EnvList } from './env-value.transforms.js';
 import { withRedisEnv } from './redis.env.js';
 
 /** Redis of the task-service when no topology variable is set. */
@@ -17,12 +24,14 @@ export class TaskServiceEnv extends withRedisEnv(NatsServiceEnv) {
   ADMIN_API_KEY: string = '';
 
   /** `true` (default): the queue dashboard only shows queues and jobs; `false` lets it retry, remove, pause, clean. */
-  @IsIn(['true', 'false'], { message: 'BULL_BOARD_READ_ONLY must be true or false' })
-  BULL_BOARD_READ_ONLY: 'true' | 'false' = 'true';
+  @EnvFlag()
+  @IsBoolean({ message: 'BULL_BOARD_READ_ONLY must be true or false' })
+  BULL_BOARD_READ_ONLY: boolean = true;
 
   /** Run the queue workers in this process (false: submission and lookup only). */
-  @IsIn(['true', 'false'])
-  TASK_WORKERS_ENABLED: 'true' | 'false' = 'true';
+  @EnvFlag()
+  @IsBoolean({ message: 'TASK_WORKERS_ENABLED must be true or false' })
+  TASK_WORKERS_ENABLED: boolean = true;
 
   /** Jobs processed at once per worker, per queue. */
   @IsInt()
@@ -89,9 +98,14 @@ export class TaskServiceEnv extends withRedisEnv(NatsServiceEnv) {
   TASK_SCRAPE_ENGINE: '' | ScrapeEngine = '';
 
   /** Formats asked for URL tasks of type `scrape`, comma-separated (markdown, html). */
-  @IsString()
-  @Matches(/^(markdown|html)(,(markdown|html))?$/, { message: 'TASK_SCRAPE_FORMATS must be markdown, html or both' })
-  TASK_SCRAPE_FORMATS: string = EXTRACT_SCRAPE_FORMATS.join(',');
+  @EnvList()
+  @IsArray()
+  @ArrayNotEmpty({ message: 'TASK_SCRAPE_FORMATS must be markdown, html or both' })
+  @IsIn(SCRAPE_FORMATS, {
+    each: true,
+    message: 'TASK_SCRAPE_FORMATS must be markdown, html or both',
+  })
+  TASK_SCRAPE_FORMATS: ScrapeFormat[] = [...EXTRACT_SCRAPE_FORMATS];
 
   /** How often finished jobs are checked for an outcome that was not yet published (and published). */
   @IsInt()

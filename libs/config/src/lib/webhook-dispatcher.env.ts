@@ -1,6 +1,11 @@
-import { IsInt, IsNumber, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsInt, IsNumber, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { NatsServiceEnv } from './base.env.js';
+import { EnvDurationsMs } from './env-value.transforms.js';
 import { withRedisEnv } from './redis.env.js';
+
+const S = 1000;
+const M = 60 * S;
+const H = 60 * M;
 
 /** Base64 of exactly 32 bytes. */
 export const KEYS_ENCRYPTION_KEY_PATTERN = /^[A-Za-z0-9+/]{43}=?$/;
@@ -23,10 +28,13 @@ export class WebhookDispatcherEnv extends withRedisEnv(NatsServiceEnv) {
   /**
    * Delay before each retry of a failed delivery, comma-separated durations (`500ms`, `5s`, `10m`, `2h`). The number of
    * entries is the number of retries; after the last one the outcome is dead-lettered. Default: about 22 hours.
+   * Read as milliseconds.
    */
-  @IsString()
-  @Matches(/^\d+(ms|s|m|h)(,\d+(ms|s|m|h))*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be durations such as 5s,1m,1h' })
-  WEBHOOK_RETRY_SCHEDULE: string = '5s,30s,2m,10m,30m,1h,3h,6h,12h';
+  @EnvDurationsMs()
+  @IsArray()
+  @ArrayNotEmpty({ message: 'WEBHOOK_RETRY_SCHEDULE must be durations such as 5s,1m,1h' })
+  @IsInt({ each: true, message: 'WEBHOOK_RETRY_SCHEDULE must be durations such as 5s,1m,1h' })
+  WEBHOOK_RETRY_SCHEDULE: number[] = [5 * S, 30 * S, 2 * M, 10 * M, 30 * M, 1 * H, 3 * H, 6 * H, 12 * H];
 
   /** Random spread applied to each retry delay, as a fraction (0.2: ±20%). */
   @IsNumber()

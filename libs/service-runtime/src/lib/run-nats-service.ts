@@ -7,7 +7,7 @@ import { runService, type ServiceRuntimeEnv } from './run-service.js';
 
 /** The variables every NATS service reads (a subset of each app's env class). */
 export interface NatsServiceRuntimeEnv extends ServiceRuntimeEnv {
-  NATS_URL: string;
+  NATS_URL: readonly string[];
   METRICS_PORT: number;
   NATS_USER?: string;
   NATS_PASSWORD?: string;
@@ -52,7 +52,7 @@ export async function runNatsService(options: NatsServiceOptions): Promise<NatsS
     telemetry: options.telemetry,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     start: async ({ nestLogger }) => {
-      const servers = env.NATS_URL.split(',').map((s) => s.trim());
+      const servers = [...env.NATS_URL];
       const nest = await NestFactory.createMicroservice<MicroserviceOptions>(options.module, {
         ...natsServerOptions(servers, options.queue, { auth: natsAuth(env) }),
         logger: nestLogger,

@@ -1,4 +1,4 @@
-import { csv, type ExtractorUpstreamEnv } from '@trawl/config';
+import type { ExtractorUpstreamEnv } from '@trawl/config';
 import type { UpstreamEngine } from '@trawl/contracts';
 import { ProxyRotation } from '@trawl/safe-fetch';
 import { UpstreamFetcher, type FetchFn, type UpstreamParseObserver } from './upstream-fetcher.js';
@@ -13,7 +13,7 @@ export function upstreamFetcherFromEnv(
   fetch: FetchFn,
   parseObserver?: UpstreamParseObserver,
 ): UpstreamFetcher {
-  const proxies = csv(env.PROXY_URLS);
+  const proxies = env.PROXY_URLS;
   return new UpstreamFetcher({
     fetch,
     maxBytes: env.UPSTREAM_MAX_BYTES,

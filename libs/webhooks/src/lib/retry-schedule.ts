@@ -1,18 +1,3 @@
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-
-/** Parses `5s,30s,2m,1h` into milliseconds. */
-export function parseRetrySchedule(value: string): number[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((item) => {
-      const m = /^(\d+)(ms|s|m|h)$/.exec(item);
-      if (!m) throw new Error(`bad duration in retry schedule: ${item}`);
-      return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
-    });
-}
-
 /** Reads `Retry-After` (seconds or an HTTP date) as milliseconds from now. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;
