@@ -5,8 +5,14 @@
 // both, the ratio, and the peak RSS of each side's process tree (Chromium included; ours includes nats-server),
 // sampled from /proc every 50 ms. Rounds alternate (ours, peer, ours, peer ...) so both see the same machine load.
 //
+// Every request carries one tenant (`--tenant`, default `bench-caller`), as one caller's batch would through the
+// gateway or task-service (ADR 0017: the tab is then kept between its pages); `--no-tenant` sends none (the tab is
+// emptied after every page, as for a request whose tenant is unknown).
+//
 // Usage: node bench/scrape/run.mjs [--pages 200] [--concurrency 4] [--rounds 1] [--no-build] [--ours-only]
+//        [--tenant <id> | --no-tenant]
 // Env: TRAWL_SHARED_DIR (default ../shared), CHROMIUM_PATH (default /usr/bin/chromium), SKIP_BUILD=1.
+//      BENCH_SERVICE_NODE_ARGS: Node flags for extractor-scrape (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -23,6 +29,7 @@ const pages = Number(arg('pages', 200));
 const concurrency = Number(arg('concurrency', 4));
 const rounds = Number(arg('rounds', 1));
 const oursOnly = argv.includes('--ours-only'); // tuning runs only; a comparison needs both sides
+const tenant = argv.includes('--no-tenant') ? undefined : arg('tenant', 'bench-caller');
 const skipBuild = argv.includes('--no-build') || process.env.SKIP_BUILD === '1';
 const shared = resolve(process.env.TRAWL_SHARED_DIR ?? join(root, '..', 'shared'));
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -180,7 +187,8 @@ function installPeer() {
 
 // ---- our side: extractor-scrape over NATS
 async function runOurs(base, natsUrl, natsPid) {
-  const service = start(process.execPath, [join(root, 'dist/apps/extractor-scrape/src/main.js')], {
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const service = start(process.execPath, [...nodeArgs, join(root, 'dist/apps/extractor-scrape/src/main.js')], {
     cwd: root,
     env: {
       ...process.env,
@@ -228,6 +236,7 @@ async function runOurs(base, natsUrl, natsPid) {
             formats: ['html'],
             engine: 'browser',
             timeout: 30_000,
+            ...(tenant !== undefined ? { tenant } : {}),
           }).catch((e) => ({ err: { code: e.message } }));
           if (reply.err) {
             failed++;

@@ -1,6 +1,6 @@
 import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { parseDto, ScrapeRequestDto, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
+import { parseDto, ScrapePageRequestDto, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
 import { WireErrorFilter } from '@trawl/messaging';
 import { ScrapeService } from './scrape.service.js';
 
@@ -12,6 +12,6 @@ export class ScrapeController {
 
   @MessagePattern(SUBJECTS.scrapePage)
   scrape(@Payload() payload: unknown): Promise<ScrapeResult> {
-    return this.service.scrape(parseDto(ScrapeRequestDto, payload));
+    return this.service.scrape(parseDto(ScrapePageRequestDto, payload));
   }
 }

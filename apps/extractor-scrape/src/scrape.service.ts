@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { encodeScrapeHtml, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
+import {
+  encodeScrapeHtml,
+  TrawlError,
+  type ScrapePageRequestDto,
+  type ScrapeRequestDto,
+  type ScrapeResult,
+} from '@trawl/contracts';
 import { replyDeadlineMs } from '@trawl/messaging';
 import { checkUrl } from '@trawl/safe-fetch';
 import { contentKind, type ContentKind } from './content/content-kind.js';
@@ -37,10 +43,16 @@ export class ScrapeService {
     private readonly work: PageWorkPool,
   ) {}
 
-  async scrape(req: ScrapeRequestDto): Promise<ScrapeResult> {
+  async scrape(req: ScrapePageRequestDto): Promise<ScrapeResult> {
     const deadline = Date.now() + replyDeadlineMs(req.timeout);
     await checkUrl(req.url, { allow: this.settings.allow });
-    const engineReq: ScrapeEngineRequest = { url: req.url, headers: req.headers, waitFor: req.waitFor, deadline };
+    const engineReq: ScrapeEngineRequest = {
+      url: req.url,
+      headers: req.headers,
+      waitFor: req.waitFor,
+      deadline,
+      tenant: req.tenant,
+    };
     const formats = new Set(req.formats);
     const { page, kind, digest } = await this.render(
       req.engine ?? this.settings.defaultEngine,

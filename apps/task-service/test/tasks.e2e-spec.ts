@@ -38,6 +38,7 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
   let receiver: SignedReceiver;
   let flaky: SignedReceiver;
   const scrapeCalls = new Map<string, number>();
+  const scrapeTenants = new Map<string, string | undefined>();
   let releaseMaps: () => void = () => undefined;
   const mapsGate = new Promise<void>((resolve) => (releaseMaps = resolve));
 
@@ -50,8 +51,9 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
 
     // Stand-in extractors on the real subjects: a page that scrapes, one that is not recognised, one that is slow.
     serveSubject(nc, SUBJECTS.scrapePage, async (data) => {
-      const { url } = data as { url: string };
+      const { url, tenant } = data as { url: string; tenant?: string };
       scrapeCalls.set(url, (scrapeCalls.get(url) ?? 0) + 1);
+      scrapeTenants.set(url, tenant);
       if (url.includes('/unrecognised')) throw new TrawlError('PAGE_NOT_RECOGNISED', 'not a page we know');
       if (url.includes('/slow')) await new Promise((r) => setTimeout(r, 1500));
       const result: ScrapeResult = {
@@ -133,6 +135,23 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
     }
     return n;
   }
+
+  it('asks extractor-scrape for a URL task with the submitting key as the tenant (ADR 0017), none without a key', async () => {
+    await submit({
+      kind: 'url',
+      request: { urls: ['https://example.com/tenant-of-key'], webhook: `${receiver.url}/hook`, type: 'scrape' },
+      apiKeyId: 'tenant-key',
+    });
+    await submit({
+      kind: 'url',
+      request: { urls: ['https://example.com/tenant-unknown'], webhook: `${receiver.url}/hook`, type: 'scrape' },
+    });
+    const asked = (path: string) => [...scrapeTenants].find(([url]) => url.startsWith(`https://example.com/${path}`));
+    for (let i = 0; i < 200 && !(asked('tenant-of-key') && asked('tenant-unknown')); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(asked('tenant-of-key')).toEqual([expect.any(String), 'tenant-key']);
+    expect(asked('tenant-unknown')).toEqual([expect.any(String), undefined]);
+  });
 
   it('answers a URL batch at once with one job object per URL, exactly as the spec lists (defaults applied)', async () => {
     const reply = await submit({

@@ -19,6 +19,7 @@ export * from './lib/dto/url-batch-request.dto.js';
 export * from './lib/dto/extract-request.dto.js';
 export * from './lib/dto/extract-url-request.dto.js';
 export * from './lib/dto/scrape-request.dto.js';
+export * from './lib/dto/scrape-page-request.dto.js';
 export * from './lib/dto/render-page-request.dto.js';
 export * from './lib/upstream-engine.js';
 export * from './lib/results/result-meta.js';

@@ -54,7 +54,7 @@ export class BrowserScrapeEngine {
           engine: 'browser' as const,
         };
       },
-      { deadline: req.deadline, headers: req.headers },
+      { deadline: req.deadline, headers: req.headers, tenant: req.tenant },
     );
   }
 }

@@ -20,4 +20,6 @@ export interface ScrapeEngineRequest {
   waitFor?: number;
   /** Epoch milliseconds by which the engine must be done. */
   deadline: number;
+  /** Who the scrape is for, as the platform said (ScrapePageRequestDto.tenant); the browser's tab reset follows it. */
+  tenant?: string;
 }

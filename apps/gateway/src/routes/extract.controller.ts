@@ -36,7 +36,7 @@ export class ExtractController {
     // The record is what is cached (maxAge); the response around it is made for each call.
     const { maxAge, ...request } = body;
     const data = await this.cache.serve('extract', req, res, request, maxAge, () =>
-      this.extractByType(body.type, url, body),
+      this.extractByType(body.type, url, body, req.principal?.id),
     );
     return {
       data,
@@ -56,6 +56,7 @@ export class ExtractController {
     type: ExtractType,
     url: string,
     body: ExtractRequestDto,
+    tenant: string | undefined,
   ): Promise<ExtractRecordByType[ExtractType]> {
     const call = extractUrlCall(type, {
       url,
@@ -63,6 +64,7 @@ export class ExtractController {
       params: body.params,
       meta: body.meta,
       engine: body.engine,
+      tenant, // the authenticated key; ExtractRequestDto has no such field
     });
     return this.messaging.send(call.subject, call.payload, { timeoutMs: body.timeout });
   }

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ScrapeRequestDto, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
+import { scrapePageRequest, ScrapeRequestDto, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
 import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import { ResultCacheService } from '../cache/result-cache.service.js';
@@ -24,8 +24,11 @@ export class ScrapeController {
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<ScrapeResult> {
     const { maxAge, ...request } = body;
+    // The tenant is the key the guard authenticated (the body cannot name one: unknown fields are refused).
     return this.cache.serve('scrape', req, res, request, maxAge, () =>
-      this.messaging.send(SUBJECTS.scrapePage, request, { timeoutMs: body.timeout }),
+      this.messaging.send(SUBJECTS.scrapePage, scrapePageRequest(request, req.principal?.id), {
+        timeoutMs: body.timeout,
+      }),
     );
   }
 }

@@ -97,6 +97,8 @@ export interface BrowserPoolStats {
   tasksCompleted: number;
   tasksFailed: number;
   contextsReused: number;
+  /** Tabs emptied between tasks (about:blank, history reset): after a task without a tenant, or on a change of tenant. */
+  tabsReset: number;
 }
 
 export const DEFAULT_POOL_OPTIONS = {

@@ -41,6 +41,12 @@ export interface RunOptions {
   /** Host language and country: the identity's locale, Accept-Language and time zone. */
   hl?: string;
   gl?: string;
+  /**
+   * Who the task is for: an opaque id set by the platform (the API key id), never by a caller. A reused tab is emptied
+   * (about:blank, history reset) only before a task of another tenant, or when either task's tenant is unknown; tasks
+   * of one tenant may follow each other on it (they can see their own previous page, never another tenant's).
+   */
+  tenant?: string;
 }
 
 /** A session: one identity and one upstream proxy, for up to sessionMaxTasks tasks and sessionMaxAgeMs. */
@@ -72,6 +78,11 @@ interface Slot {
   crashed: boolean;
   task: TaskState;
   session: Session;
+  /**
+   * The tenant of the task whose page the tab still shows, when it was kept for that tenant's next task; undefined
+   * when the tab is empty (a new tab, or reset after its last task).
+   */
+  shownFor?: string;
 }
 
 interface PooledBrowser {
@@ -130,6 +141,7 @@ export class BrowserPool {
     tasksCompleted: 0,
     tasksFailed: 0,
     contextsReused: 0,
+    tabsReset: 0,
   };
 
   constructor(options: Partial<BrowserPoolOptions> & Pick<BrowserPoolOptions, 'executablePath' | 'guard'>) {
@@ -190,7 +202,7 @@ export class BrowserPool {
         'the deadline passed while opening a session',
       );
       session.tasks++;
-      const taking = this.takeSlot(pb, headers, session);
+      const taking = this.takeSlot(pb, headers, session, options.tenant);
       slot = await raceDeadline(taking, deadline, 'the deadline passed while opening a browser page').catch(
         (e: unknown) => {
           taking.then(
@@ -208,7 +220,7 @@ export class BrowserPool {
     } finally {
       if (ok) this.counters.tasksCompleted++;
       else this.counters.tasksFailed++;
-      void this.release(pb, slot, ok);
+      void this.release(pb, slot, ok, options.tenant);
     }
   }
 
@@ -365,17 +377,19 @@ export class BrowserPool {
     pb: PooledBrowser,
     headers: Record<string, string> | undefined,
     session: Session,
+    tenant?: string,
   ): Promise<Slot> {
     const browser = await pb.ready;
     if (!headers && this.opts.reuseContexts) {
       const at = pb.idle.findLastIndex((s) => s.session === session);
       const reused = at >= 0 ? pb.idle.splice(at, 1)[0] : undefined;
-      if (reused) {
+      if (reused && (await this.readyFor(reused, tenant))) {
         if (reused.uses > 0) this.counters.contextsReused++; // 0: opened ahead by warmUp, first task
         reused.uses++;
         reused.task = { documentOrigins: new Set(), checks: [] };
         return reused;
       }
+      if (reused) void reused.context.close().catch(() => undefined);
     }
     // Other sessions' idle contexts beyond the page slots make room (oldest first).
     while (pb.idle.length > 0 && pb.active + pb.idle.length > this.opts.maxPagesPerBrowser) {
@@ -492,8 +506,12 @@ export class BrowserPool {
     );
   }
 
-  /** After a task: keep the context for reuse when it is provably clean, else close it. Holds the permit until done. */
-  private async release(pb: PooledBrowser, slot: Slot | undefined, ok: boolean): Promise<void> {
+  /**
+   * After a task: keep the context for reuse when it is provably clean, else close it. Holds the permit until done.
+   * A task with a tenant leaves its page in the tab (popups closed) for that tenant's next task; `readyFor` empties
+   * the tab before anyone else's. Without a tenant the tab is emptied now, as before tenants were known.
+   */
+  private async release(pb: PooledBrowser, slot: Slot | undefined, ok: boolean, tenant?: string): Promise<void> {
     try {
       if (slot) {
         if (
@@ -503,7 +521,11 @@ export class BrowserPool {
           this.sessions.get(slot.session.key) === slot.session &&
           (await this.isClean(slot))
         ) {
-          await this.forgetTask(slot);
+          if (tenant === undefined) await this.forgetTask(slot);
+          else {
+            await this.closePopups(slot);
+            slot.shownFor = tenant;
+          }
           if (slot.uses % this.opts.gcEveryTasks === 0) {
             slot.cdp ??= await slot.context.newCDPSession(slot.page);
             await slot.cdp.send('HeapProfiler.collectGarbage');
@@ -528,15 +550,46 @@ export class BrowserPool {
    * `history.length` tells the next task nothing of this one.
    */
   private async forgetTask(slot: Slot): Promise<void> {
+    await this.closePopups(slot);
+    await slot.page.goto('about:blank');
+    slot.cdp ??= await slot.context.newCDPSession(slot.page);
+    await slot.cdp.send('Page.resetNavigationHistory');
+    slot.shownFor = undefined;
+    this.counters.tabsReset++;
+  }
+
+  private async closePopups(slot: Slot): Promise<void> {
     await Promise.all(
       slot.context
         .pages()
         .filter((p) => p !== slot.page)
         .map((p) => p.close()),
     );
-    await slot.page.goto('about:blank');
-    slot.cdp ??= await slot.context.newCDPSession(slot.page);
-    await slot.cdp.send('Page.resetNavigationHistory');
+  }
+
+  /**
+   * Whether an idle context may serve a task of `tenant`. A tab kept showing a tenant's last page serves that tenant's
+   * next task as it is (no navigation: ~35 ms of CPU a page, BENCHMARKS.md, Scrape, run 4). Anyone else's task, or a
+   * task without a tenant, gets it emptied first (forgetTask) after the clean check has run again, on the kept page:
+   * that page went on running after its task's check, and what it stored since must not reach another tenant.
+   * False: the context is not fit for the task (the caller closes it and opens a new one).
+   */
+  private async readyFor(slot: Slot, tenant: string | undefined): Promise<boolean> {
+    if (slot.crashed || slot.page.isClosed()) return false; // the tab died while idle
+    if (slot.shownFor === undefined) return true; // empty tab: a new one, or emptied after its last task
+    if (tenant !== undefined && slot.shownFor === tenant) return true;
+    try {
+      await this.closePopups(slot); // opened while the tab was idle
+      if (slot.task.refused) return false;
+      // The kept task's state still collects the tab's requests: a document of another origin loaded since, a frame
+      // added or anything stored since its check, and the context is not handed to anyone else.
+      const unchanged = slot.task.documentOrigins.size <= 1 && slot.page.frames().length === 1;
+      if (!slot.session.named && !(unchanged && (await this.holdsNothing(slot)))) return false;
+      await this.forgetTask(slot);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** A context may serve the session's next task: a named session keeps its cookies and storage, the pool's own none. */
@@ -546,6 +599,12 @@ export class BrowserPool {
     if (slot.session.named) return true;
     if (slot.task.documentOrigins.size > 1) return false;
     if (slot.context.pages().length !== 1 || slot.page.frames().length !== 1) return false;
+    return this.holdsNothing(slot);
+  }
+
+  /** No cookies in the context and no storage in the page's origin (local, session, IndexedDB, CacheStorage). */
+  private async holdsNothing(slot: Slot): Promise<boolean> {
+    if (slot.page.isClosed()) return false;
     // The probe goes straight over the slot's CDP session (one Runtime.evaluate): Playwright's evaluate costs more.
     slot.cdp ??= await slot.context.newCDPSession(slot.page);
     const [cookies, probe] = await Promise.all([

@@ -47,4 +47,11 @@ describe('extractUrlCall: the one type → subject map', () => {
       engine: 'browser',
     });
   });
+
+  it("gives extractor-scrape the platform's tenant, and no other extractor", () => {
+    const fields = { url: 'https://a.test/', timeout: 5000, tenant: 'key-1' };
+    expect(extractUrlCall('scrape', fields).payload).toMatchObject({ tenant: 'key-1' });
+    expect(extractUrlCall('scrape', { ...fields, tenant: undefined }).payload).not.toHaveProperty('tenant');
+    expect(extractUrlCall('retail', fields).payload).not.toHaveProperty('tenant');
+  });
 });

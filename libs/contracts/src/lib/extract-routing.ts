@@ -1,4 +1,5 @@
-import type { ScrapeEngine, ScrapeFormat, ScrapeRequestDto } from './dto/scrape-request.dto.js';
+import type { ScrapePageRequestDto } from './dto/scrape-page-request.dto.js';
+import type { ScrapeEngine, ScrapeFormat } from './dto/scrape-request.dto.js';
 import type { ExtractType } from './extract-type.js';
 import type { ExtractUrlRequest, RpcSubject } from './rpc-contract.js';
 import { SUBJECTS } from './subjects.constants.js';
@@ -21,7 +22,7 @@ export type ExtractUrlCall =
       subject: Exclude<(typeof EXTRACT_SUBJECT_BY_TYPE)[ExtractType], typeof SUBJECTS.scrapePage>;
       payload: ExtractUrlRequest;
     }
-  | { subject: typeof SUBJECTS.scrapePage; payload: ScrapeRequestDto };
+  | { subject: typeof SUBJECTS.scrapePage; payload: ScrapePageRequestDto };
 
 /** The fields of one URL to extract (the URL with its `params` already appended). */
 export interface ExtractUrlFields {
@@ -30,6 +31,8 @@ export interface ExtractUrlFields {
   params?: ExtractUrlRequest['params'];
   meta?: boolean;
   engine?: UpstreamEngine;
+  /** Who the URL is extracted for (the authenticated API key id), never a caller's field: `scrape` carries it. */
+  tenant?: string;
 }
 
 /** How a `scrape`-type URL is scraped: the formats asked for, and the engine when the request names none. */
@@ -41,7 +44,7 @@ export interface ExtractScrapeOptions {
 /**
  * The request for one URL of `type`: `retail`, `mp-maps` and `mp-search` go to their upstream extractor with the URL,
  * timeout, params, meta and engine; `scrape` goes to extractor-scrape with the URL, `scrape.formats`, the timeout and
- * the engine (the request's, else `scrape.engine`). Used by the gateway (POST /extract) and task-service (URL tasks).
+ * the engine (the request's, else `scrape.engine`), and the tenant. Used by the gateway (POST /extract) and task-service (URL tasks).
  */
 export function extractUrlCall(
   type: ExtractType,
@@ -57,6 +60,7 @@ export function extractUrlCall(
         formats: [...scrape.formats],
         timeout: fields.timeout,
         ...(engine ? { engine } : {}),
+        ...(fields.tenant !== undefined ? { tenant: fields.tenant } : {}),
       },
     };
   }

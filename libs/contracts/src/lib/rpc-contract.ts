@@ -1,7 +1,7 @@
 import type { ExtractRequestDto } from './dto/extract-request.dto.js';
 import type { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
 import type { RenderPageReply, RenderPageRequestDto } from './dto/render-page-request.dto.js';
-import type { ScrapeRequestDto } from './dto/scrape-request.dto.js';
+import type { ScrapePageRequestDto } from './dto/scrape-page-request.dto.js';
 import type { WebSearchRequestDto } from './dto/web-search-request.dto.js';
 import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/maps-result.js';
 import type { RetailRecord } from './results/retail-result.js';
@@ -33,7 +33,7 @@ export interface RpcContract {
   [SUBJECTS.extractPlace]: { request: ExtractUrlRequest; reply: PlaceRecord };
   [SUBJECTS.extractMapsSearchUrl]: { request: ExtractUrlRequest; reply: MapsSearchData };
   [SUBJECTS.extractRetail]: { request: ExtractUrlRequest; reply: RetailRecord };
-  [SUBJECTS.scrapePage]: { request: ScrapeRequestDto; reply: ScrapeResult };
+  [SUBJECTS.scrapePage]: { request: ScrapePageRequestDto; reply: ScrapeResult };
   [SUBJECTS.renderPage]: { request: RenderPageRequestDto; reply: RenderPageReply };
   [SUBJECTS.taskSubmit]: { request: TaskSubmitRequest; reply: TaskSubmitReply };
   [SUBJECTS.taskGet]: { request: TaskGetRequest; reply: TaskRecord };

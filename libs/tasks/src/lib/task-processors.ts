@@ -157,7 +157,8 @@ export class TaskProcessors {
     const deadline = this.deadline(data.timeout);
     const call = extractUrlCall(
       data.type,
-      { url: data.url, timeout: data.timeout, params: data.params, engine: data.engine },
+      // The tenant is the key that submitted the job (stored by the platform, not a caller's field).
+      { url: data.url, timeout: data.timeout, params: data.params, engine: data.engine, tenant: data.apiKeyId },
       { formats: this.options.scrapeFormats, engine: this.options.scrapeEngine },
     );
     return this.extractors.send(call.subject, call.payload, deadline);

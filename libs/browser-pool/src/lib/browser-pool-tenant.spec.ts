@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
+import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
+import { BrowserPool } from './browser-pool.js';
+import { resolveChromiumPath } from './chromium-path.js';
+
+// The tab is emptied only between tenants (ADR 0017): tasks of one tenant may follow each other on a tab as it is;
+// another tenant's task, or one without a tenant, never reaches the page before it. Real Chromium; one page slot, so
+// consecutive tasks share a context and its tab.
+const allow = parseAllowList('127.0.0.1');
+const soon = () => Date.now() + 20_000;
+
+describe('BrowserPool tab reset per tenant (real Chromium)', () => {
+  let site: LoopbackServer;
+  const pools: BrowserPool[] = [];
+
+  const newPool = () => {
+    const pool = new BrowserPool({
+      executablePath: resolveChromiumPath(process.env.CHROMIUM_PATH),
+      guard: async (url) => void (await checkUrl(url, { allow })),
+      maxPagesPerBrowser: 1,
+    });
+    pools.push(pool);
+    return pool;
+  };
+
+  beforeAll(async () => {
+    site = await startLoopbackHttp(async (req, res) => {
+      const path = req.url ?? '/';
+      const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+      if (path.startsWith('/secret')) html(`<title>secret</title><p>tenant-A-secret ${path}</p>`);
+      else if (path === '/goes-back') html('<title>back</title><p>page B</p><script>history.back()</script>');
+      else if (path === '/goes-minus-one') html('<title>go</title><p>page B</p><script>history.go(-1)</script>');
+      else if (path === '/frames-back')
+        html('<title>frame</title><p>page B</p><iframe src="/frame-goes-back"></iframe>');
+      else if (path === '/frame-goes-back') html('<p>frame</p><script>history.back(); parent.history.go(-1)</script>');
+      else if (path === '/stores-late')
+        html('<title>late</title><p>A</p><script>setTimeout(() => localStorage.setItem("a", "1"), 150)</script>');
+      else if (path === '/reads-storage')
+        html('<title>read</title><script>document.title = String(localStorage.length)</script>');
+      else html(`<title>${path}</title><p>${path}</p>`);
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(pools.map((p) => p.close()));
+    await site?.close();
+  });
+
+  const visit = (pool: BrowserPool, path: string, tenant: string | undefined) =>
+    pool.run(
+      async ({ page }) => {
+        await page.goto(`${site.url}${path}`);
+        await page.waitForTimeout(300); // a history.back() in the page has had its chance to navigate
+        return { html: await page.content(), url: page.url() };
+      },
+      { deadline: soon(), tenant },
+    );
+
+  it('two tasks of the same tenant share the tab without a reset, and each gets its own page', async () => {
+    const pool = newPool();
+    const first = await visit(pool, '/own-1', 'tenant-a');
+    const second = await pool.run(
+      async ({ page }) => {
+        await page.goto(`${site.url}/own-2`);
+        const own = await page.content();
+        await page.goBack(); // the tab was kept: the tenant's own previous page is there
+        return { own, back: page.url() };
+      },
+      { deadline: soon(), tenant: 'tenant-a' },
+    );
+    expect(first.html).toContain('<p>/own-1</p>');
+    expect(second.own).toContain('<p>/own-2</p>');
+    expect(second.back).toBe(`${site.url}/own-1`);
+    expect(pool.stats()).toMatchObject({ tabsReset: 0, contextsReused: 1 });
+  });
+
+  for (const path of ['/goes-back', '/goes-minus-one', '/frames-back']) {
+    it(`tenant B's page (${path}) cannot reach tenant A's page in the same tab`, async () => {
+      const pool = newPool();
+      const secret = `/secret-of-a${path}`;
+      await visit(pool, secret, 'tenant-a');
+      const b = await visit(pool, path, 'tenant-b');
+      expect(b.html).not.toContain('tenant-A-secret');
+      expect(b.url).not.toContain('/secret');
+      expect(site.requests.filter((r) => r.url === secret)).toHaveLength(1);
+      expect(pool.stats()).toMatchObject({ tabsReset: 1, contextsReused: 1 }); // same context, emptied in between
+    });
+  }
+
+  for (const [before, after] of [
+    ['tenant-a', undefined],
+    [undefined, 'tenant-a'],
+    [undefined, undefined],
+  ] as const) {
+    it(`a task without a tenant empties the tab (${before ?? 'unknown'} then ${after ?? 'unknown'})`, async () => {
+      const pool = newPool();
+      const secret = `/secret-${before ?? 'unknown'}-${after ?? 'unknown'}`;
+      await visit(pool, secret, before);
+      const next = await visit(pool, '/goes-back', after);
+      expect(next.html).not.toContain('tenant-A-secret');
+      expect(site.requests.filter((r) => r.url === secret)).toHaveLength(1);
+      expect(pool.stats().tabsReset).toBeGreaterThanOrEqual(1);
+      expect(pool.stats().contextsReused).toBe(1);
+    });
+  }
+
+  it("what a kept page stores after its task's check does not reach the next tenant", async () => {
+    const pool = newPool();
+    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/stores-late`)), {
+      deadline: soon(),
+      tenant: 'tenant-a',
+    });
+    await new Promise((r) => setTimeout(r, 500)); // the kept page writes to localStorage while the tab is idle
+    const stored = await pool.run(
+      async ({ page }) => {
+        await page.goto(`${site.url}/reads-storage`);
+        return page.title();
+      },
+      { deadline: soon(), tenant: 'tenant-b' },
+    );
+    expect(stored).toBe('0');
+    expect(pool.stats().contextsReused).toBe(0); // the context was not fit for tenant B: a new one served it
+  });
+});
