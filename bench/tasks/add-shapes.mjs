@@ -2,18 +2,23 @@
 // How 10,000 URL jobs get into BullMQ, shape against shape, on a private redis-server (rounds alternate, queues
 // emptied between rounds): `Queue.addBulk` (BullMQ 6: a plain pipeline, not a transaction) and
 // `FlowProducer.addBulk` of childless flows (one MULTI: all jobs or none), and BullMQ's own per-job insert
-// (`queue.backend.addJobToTransaction`) on one MULTI of our own. Same job data and options as the
-// task-service's URL batch. Prints one JSON line: median ms per shape.
+// (`queue.backend.addJobToTransaction`) on one MULTI of our own, one script call per job (`ownMulti`) or batched
+// as `TaskQueues.addAllOrNothing` sends them (`batchedMulti`, ADR 0018; needs a build: `npm run build`). Same job data
+// and options as the task-service's URL batch. Prints one JSON line: median ms and Redis CPU ms per shape.
 //   node bench/tasks/add-shapes.mjs [--jobs 10000] [--rounds 7]
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FlowProducer, Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const batches = await import(join(root, 'dist/libs/tasks/src/lib/task-insert-batches.builder.js'));
 
 const { values } = parseArgs({
   options: { jobs: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '7' } },
@@ -74,19 +79,46 @@ try {
       for (const [err] of await multi.exec()) if (err) throw err;
       return jobs;
     },
+    batchedMulti: async () => {
+      const client = await queue.backend.client;
+      const jobs = Array.from({ length: N }, (_, i) => {
+        const o = opts();
+        return new Job(queue, 'scrape', data(i), o, o.jobId);
+      });
+      const recorder = batches.recordInserts();
+      await Promise.all(
+        jobs.map((job) => queue.backend.addJobToTransaction(recorder.transaction, job.asJSON(), job.id)),
+      );
+      batches.defineBatchedScripts(client, recorder.inserts);
+      const multi = client.multi();
+      const calls = batches.queueInserts(client, multi, recorder.inserts, 500);
+      for (const [err] of batches.jobReplies(calls, await multi.exec())) if (err) throw err;
+      return jobs;
+    },
     flowAddBulk: () =>
       flows.addBulk(
         Array.from({ length: N }, (_, i) => ({ name: 'scrape', queueName: 'scrape', data: data(i), opts: opts() })),
       ),
   };
   const ms = Object.fromEntries(Object.keys(shapes).map((k) => [k, []]));
+  const redisCpu = Object.fromEntries(Object.keys(shapes).map((k) => [k, []]));
+  /** utime + stime of redis-server, ms (10 ms resolution). */
+  const redisCpuMs = () => {
+    const f = readFileSync(`/proc/${redis.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  };
   for (let r = 0; r < ROUNDS + 1; r++) {
     for (const [k, fn] of Object.entries(shapes)) {
       await connection.flushall();
+      const c = redisCpuMs();
       const t = performance.now();
       const jobs = await fn();
       if (jobs.length !== N) throw new Error(`${k}: ${jobs.length} jobs`);
-      if (r > 0) ms[k].push(performance.now() - t); // round 0 warms up
+      if (r > 0) {
+        // round 0 warms up
+        ms[k].push(performance.now() - t);
+        redisCpu[k].push(redisCpuMs() - c);
+      }
       if ((await queue.getWaitingCount()) !== N) throw new Error(`${k}: not all jobs waiting`);
     }
   }
@@ -97,6 +129,7 @@ try {
       jobs: N,
       rounds: ROUNDS,
       medianMs: Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Math.round(median(v))])),
+      redisCpuMs: Object.fromEntries(Object.entries(redisCpu).map(([k, v]) => [k, median(v)])),
       load: loadavg()[0].toFixed(2),
     }),
   );

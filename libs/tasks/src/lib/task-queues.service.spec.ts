@@ -45,17 +45,25 @@ describe('TaskQueues.addAllOrNothing (real Redis)', () => {
 
   it('sends the inserts inside one MULTI … EXEC, so Redis applies all of them or none', async () => {
     const monitor = await admin.monitor();
-    const seen: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => seen.push(String(args[0]).toLowerCase()));
-    await queues.addAllOrNothing(QUEUES.scrape, jobsOf(5));
+    const seen: { command: string; args: string }[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) =>
+      seen.push({ command: String(args[0]).toLowerCase(), args: args.slice(1).join(' ') }),
+    );
+    const jobs = jobsOf(5);
+    await queues.addAllOrNothing(QUEUES.scrape, jobs);
     await new Promise((r) => setTimeout(r, 200));
     monitor.disconnect();
-    const inserts = seen.filter((c) => c === 'evalsha' || c === 'eval');
-    expect(inserts).toHaveLength(5);
-    const first = seen.indexOf('multi');
-    const exec = seen.indexOf('exec');
+    const isInsert = (c: { command: string }) => c.command === 'evalsha' || c.command === 'eval';
+    const first = seen.findIndex((c) => c.command === 'multi');
+    const exec = seen.findIndex((c) => c.command === 'exec');
     expect(first).toBeGreaterThanOrEqual(0);
-    expect(seen.slice(first + 1, exec).filter((c) => c === 'evalsha' || c === 'eval')).toHaveLength(5);
+    // Each of the 5 inserts (its job id) is sent between MULTI and EXEC, and none outside (ADR 0018: in batches).
+    const inside = seen.slice(first + 1, exec).filter(isInsert);
+    const outside = [...seen.slice(0, first), ...seen.slice(exec + 1)].filter(isInsert);
+    for (const job of jobs) {
+      expect(inside.filter((c) => c.args.includes(job.opts.jobId))).toHaveLength(1);
+      expect(outside.filter((c) => c.args.includes(job.opts.jobId))).toHaveLength(0);
+    }
   });
 
   it('creates no job and rejects when Redis refuses the transaction', async () => {

@@ -18,6 +18,7 @@ import type { QueryJobData, TaskJobData, TaskJobMeta } from './task-job-data.typ
 import { clampPriority, TaskAdmission } from './task-admission.service.js';
 import type { ReplicaAcks } from './replica-acks.service.js';
 import { submissionFingerprint, TaskIdempotency } from './task-idempotency.service.js';
+import { replyBytesOf, urlBatchReplyBytes } from './task-reply-size.policy.js';
 import { parseTaskSubmitRequest } from './task-submit-request.parser.js';
 import type { TaskQueues } from './task-queues.service.js';
 import { toBatchJob } from './task-views.mapper.js';
@@ -27,12 +28,17 @@ export type WebhookUrlCheck = (url: string) => Promise<void>;
 
 /** The spec's job options, as a fresh mutable object for BullMQ; `priority` (1 first) when given. */
 export function jobOptions(jobId: string, priority?: number): JobsOptions & { jobId: string } {
-  return {
-    ...DEFAULT_JOB_OPTIONS,
-    backoff: { ...DEFAULT_JOB_OPTIONS.backoff },
+  // Written out rather than spread (10,000 calls a batch); a test holds it equal to DEFAULT_JOB_OPTIONS.
+  const { attempts, removeOnComplete, removeOnFail, backoff } = DEFAULT_JOB_OPTIONS;
+  const opts: JobsOptions & { jobId: string } = {
+    attempts,
+    removeOnComplete,
+    removeOnFail,
+    backoff: { type: backoff.type, delay: backoff.delay },
     jobId,
-    ...(priority !== undefined ? { priority: clampPriority(priority) } : {}),
   };
+  if (priority !== undefined) opts.priority = clampPriority(priority);
+  return opts;
 }
 
 export interface TaskSubmitterOptions {
@@ -80,18 +86,16 @@ export class TaskSubmitter {
   }
 
   /**
-   * Refuses, before any job exists, a batch whose reply (its job objects) would exceed the transport's message size:
-   * the jobs would be created but the caller would never learn their ids.
+   * Refuses, before any job exists, a batch whose reply (its job objects, about `size` bytes for `count` jobs: see
+   * `replyBytesOf`) would exceed the transport's message size: the jobs would be created but the caller would never
+   * learn their ids.
    */
-  private assertReplyFits(data: TaskJobData[]): void {
+  private assertReplyFits(size: number, count: number): void {
     const limit = this.maxReplyBytes() - 4096;
-    // Per job: the data echo plus ~400 bytes of fixed fields (name, opts, 43-character id, timestamp, ...).
-    let size = 0;
-    for (const d of data) size += Buffer.byteLength(JSON.stringify(d)) + 400;
     if (size > limit) {
       throw new TrawlError(
         'PAYLOAD_TOO_LARGE',
-        `the reply to this batch (${data.length} jobs, about ${Math.ceil(size / 1024)} KB) exceeds the largest message (${Math.floor(limit / 1024)} KB); split the batch`,
+        `the reply to this batch (${count} jobs, about ${Math.ceil(size / 1024)} KB) exceeds the largest message (${Math.floor(limit / 1024)} KB); split the batch`,
         { field: 'body' },
       );
     }
@@ -131,20 +135,20 @@ export class TaskSubmitter {
 
   private async submitUrls(req: UrlBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const queue = URL_QUEUE_BY_TYPE[req.type];
-    const data = req.urls.map((url) => {
-      const data: TaskJobData = {
-        kind: 'url',
-        url: appendUrlParams(url, req.params),
-        timeout: req.timeout,
-        webhook: req.webhook,
-        type: req.type,
-        ...(req.params ? { params: req.params } : {}),
-        ...(req.engine ? { engine: req.engine } : {}),
-        ...meta,
-      };
-      return data;
-    });
-    this.assertReplyFits(data);
+    const urls = req.urls.map((url) => appendUrlParams(url, req.params));
+    // Every job's data is the template with its URL (the same keys in the same order).
+    const template: TaskJobData & { url: string } = {
+      kind: 'url',
+      url: '',
+      timeout: req.timeout,
+      webhook: req.webhook,
+      type: req.type,
+      ...(req.params ? { params: req.params } : {}),
+      ...(req.engine ? { engine: req.engine } : {}),
+      ...meta,
+    };
+    this.assertReplyFits(urlBatchReplyBytes(template, urls), urls.length);
+    const data: TaskJobData[] = urls.map((url) => ({ ...template, url }));
     const required = await this.requiredAcks();
     const holdMs = required > 0 ? this.holdMs() : undefined;
     const added = await this.admission.admit(meta.apiKeyId, data.length, cap, async (first, track) => {
@@ -286,7 +290,7 @@ export class TaskSubmitter {
     apiKeyId: string | undefined,
     cap: number | undefined,
   ): Promise<TaskSubmitReply> {
-    this.assertReplyFits([data]);
+    this.assertReplyFits(replyBytesOf([data]), 1);
     const parentId = newJobId(QUEUES.batch);
     const required = await this.requiredAcks();
     const holdMs = required > 0 ? this.holdMs() : undefined;
