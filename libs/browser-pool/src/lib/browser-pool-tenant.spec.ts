@@ -14,11 +14,11 @@ describe('BrowserPool tab reset per tenant (real Chromium)', () => {
   let site: LoopbackServer;
   const pools: BrowserPool[] = [];
 
-  const newPool = () => {
+  const newPool = (maxPagesPerBrowser = 1) => {
     const pool = new BrowserPool({
       executablePath: resolveChromiumPath(process.env.CHROMIUM_PATH),
       guard: async (url) => void (await checkUrl(url, { allow })),
-      maxPagesPerBrowser: 1,
+      maxPagesPerBrowser,
     });
     pools.push(pool);
     return pool;
@@ -72,6 +72,32 @@ describe('BrowserPool tab reset per tenant (real Chromium)', () => {
     expect(second.own).toContain('<p>/own-2</p>');
     expect(second.back).toBe(`${site.url}/own-1`);
     expect(pool.stats()).toMatchObject({ tabsReset: 0, contextsReused: 1 });
+  });
+
+  it("with tabs kept for two tenants, each tenant's next task gets its own tab back (no reset)", async () => {
+    const pool = newPool(2);
+    // Two tasks at once: one tab each, both kept afterwards (one shows A's page, the other B's).
+    await Promise.all([visit(pool, '/kept-a', 'tenant-a'), visit(pool, '/kept-b', 'tenant-b')]);
+    // A tab goes back to the pool just after its task returns: each task starts once both tabs are idle, so the pool
+    // chooses between them.
+    const bothIdle = async () => {
+      while (pool.stats().idleContexts < 2) await new Promise((r) => setTimeout(r, 20));
+    };
+    const again = async (path: string, tenant: string) => {
+      await bothIdle();
+      return pool.run(
+        async ({ page }) => {
+          const before = page.url(); // the page the tab still shows
+          await page.goto(`${site.url}${path}`);
+          return before;
+        },
+        { deadline: soon(), tenant },
+      );
+    };
+    expect(await again('/kept-a-2', 'tenant-a')).toBe(`${site.url}/kept-a`);
+    expect(await again('/kept-b-2', 'tenant-b')).toBe(`${site.url}/kept-b`);
+    expect(await again('/kept-a-3', 'tenant-a')).toBe(`${site.url}/kept-a-2`);
+    expect(pool.stats()).toMatchObject({ tabsReset: 0, contextsReused: 3 });
   });
 
   for (const path of ['/goes-back', '/goes-minus-one', '/frames-back']) {

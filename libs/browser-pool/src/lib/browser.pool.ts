@@ -381,7 +381,7 @@ export class BrowserPool {
   ): Promise<Slot> {
     const browser = await pb.ready;
     if (!headers && this.opts.reuseContexts) {
-      const at = pb.idle.findLastIndex((s) => s.session === session);
+      const at = this.idleSlotFor(pb, session, tenant);
       const reused = at >= 0 ? pb.idle.splice(at, 1)[0] : undefined;
       if (reused && (await this.readyFor(reused, tenant))) {
         if (reused.uses > 0) this.counters.contextsReused++; // 0: opened ahead by warmUp, first task
@@ -430,6 +430,18 @@ export class BrowserPool {
       slot.task.abort?.(new TrawlError('UPSTREAM_ERROR', 'the page crashed the browser tab'));
     });
     return slot;
+  }
+
+  /**
+   * The idle tab of `session` that serves a task of `tenant` at the least cost (-1: none): one that still shows this
+   * tenant's last page (no reset), else an empty one, else another tenant's (reset first). Most recent first.
+   */
+  private idleSlotFor(pb: PooledBrowser, session: Session, tenant: string | undefined): number {
+    const mine = (s: Slot) => s.session === session;
+    const kept = tenant === undefined ? -1 : pb.idle.findLastIndex((s) => mine(s) && s.shownFor === tenant);
+    if (kept >= 0) return kept;
+    const empty = pb.idle.findLastIndex((s) => mine(s) && s.shownFor === undefined);
+    return empty >= 0 ? empty : pb.idle.findLastIndex(mine);
   }
 
   /** Every request of the context: blocked types are aborted, the rest must pass the SSRF guard. */
