@@ -1,4 +1,4 @@
-import type { ScrapePageRequestDto } from './dto/scrape-page-request.dto.js';
+import { scrapePageRequest, type ScrapePageRequestDto } from './dto/scrape-page-request.dto.js';
 import type { ScrapeEngine, ScrapeFormat } from './dto/scrape-request.dto.js';
 import type { ExtractType } from './extract-type.constants.js';
 import type { ExtractUrlRequest, RpcSubject } from './rpc-contract.types.js';
@@ -55,13 +55,10 @@ export function extractUrlCall(
     const engine = fields.engine ?? scrape.engine;
     return {
       subject: SUBJECTS.scrapePage,
-      payload: {
-        url: fields.url,
-        formats: [...scrape.formats],
-        timeout: fields.timeout,
-        ...(engine ? { engine } : {}),
-        ...(fields.tenant !== undefined ? { tenant: fields.tenant } : {}),
-      },
+      payload: scrapePageRequest(
+        { url: fields.url, formats: [...scrape.formats], timeout: fields.timeout, ...(engine ? { engine } : {}) },
+        fields.tenant,
+      ),
     };
   }
   return {
