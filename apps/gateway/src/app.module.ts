@@ -12,6 +12,7 @@ import { KeyLimitsGuard } from './limits/key-limits.guard.js';
 import { DtoValidationPipe } from './validation/dto-validation.pipe.js';
 import { EnvelopeExceptionFilter } from './envelope/envelope-exception.filter.js';
 import { EnvelopeInterceptor } from './envelope/envelope.interceptor.js';
+import { CrawlController } from './routes/crawl.controller.js';
 import { ExtractController } from './routes/extract.controller.js';
 import { HealthController } from './routes/health.controller.js';
 import { MetricsController } from './routes/metrics.controller.js';
@@ -37,6 +38,7 @@ export class AppModule {
         ExtractController,
         ScrapeController,
         TasksController,
+        CrawlController,
         HealthController,
         MetricsController,
       ],

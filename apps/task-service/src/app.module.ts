@@ -1,13 +1,18 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { TASK_SERVICE_DEFAULT_REDIS_URL, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth } from '@trawl/messaging';
-import { redisTopologyFromEnv } from '@trawl/redis';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { CrawlDocumentsStore, CrawlService, CrawlStore, SiteMapper } from '@trawl/crawl';
+import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth, streamReplicas } from '@trawl/messaging';
+import { createRedisClient, redisTopologyFromEnv, type RedisClient } from '@trawl/redis';
+import { parseAllowList } from '@trawl/safe-fetch';
 import { ReplicaAcks, TaskCanceller, TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
 import { TaskRuntimeService } from './task-runtime.service.js';
-import { TASK_METRICS, TASK_SERVICE_ENV } from './task-service.tokens.js';
+import { CrawlController } from './crawl.controller.js';
+import { CrawlRuntimeService } from './crawl-runtime.service.js';
+import { CRAWL_REDIS, TASK_METRICS, TASK_SERVICE_ENV } from './task-service.tokens.js';
 import { TasksController } from './tasks.controller.js';
 
 /** task-service: batch submission and lookup over NATS, BullMQ workers, outcome publishing. */
@@ -25,7 +30,7 @@ export class AppModule {
           ...(metrics ? { observe: metrics.nats.observer } : {}),
         }),
       ],
-      controllers: [TasksController],
+      controllers: [TasksController, CrawlController],
       providers: [
         // Every NATS handler continues the caller's trace (a SERVER span named after the subject).
         NATS_TRACING,
@@ -71,6 +76,53 @@ export class AppModule {
         { provide: TaskReader, useFactory: (queues: TaskQueues) => new TaskReader(queues), inject: [TaskQueues] },
         { provide: TaskCanceller, useFactory: (queues: TaskQueues) => new TaskCanceller(queues), inject: [TaskQueues] },
         TaskRuntimeService,
+        // Crawls and maps (ADR 0026): their state in the task Redis, their documents in JetStream.
+        {
+          provide: CRAWL_REDIS,
+          useFactory: () => {
+            const topology = redisTopologyFromEnv(env, { defaultUrl: TASK_SERVICE_DEFAULT_REDIS_URL });
+            if (!topology) throw new Error('task-service needs Redis');
+            return createRedisClient(topology, { name: 'trawl-crawl', role: 'command' });
+          },
+        },
+        {
+          provide: CrawlStore,
+          useFactory: (redis: RedisClient) =>
+            new CrawlStore(redis, { retentionSec: Math.ceil(env.CRAWL_RETENTION_MS / 1000) }),
+          inject: [CRAWL_REDIS],
+        },
+        {
+          provide: CrawlDocumentsStore,
+          useFactory: async (nc: NatsConnection) =>
+            new CrawlDocumentsStore(jetstream(nc), await jetstreamManager(nc), {
+              maxBytes: env.CRAWL_DOCUMENTS_MAX_BYTES,
+              maxAgeMs: env.CRAWL_RETENTION_MS,
+              maxDocumentBytes: nc.info?.max_payload ?? 1024 * 1024,
+              duplicateWindowMs: Math.min(env.CRAWL_RETENTION_MS, 2 * 60 * 60 * 1000),
+              replicas: streamReplicas(nc, env.NATS_STREAM_REPLICAS, env.NATS_URL).count,
+            }),
+          inject: [NATS_CONNECTION],
+        },
+        {
+          provide: CrawlService,
+          useFactory: (store: CrawlStore, documents: CrawlDocumentsStore, guard: WebhookUrlGuard, nc: NatsConnection) =>
+            new CrawlService(store, documents, {
+              // A page of documents fits a reply: three quarters of the payload limit, the rest for the frame.
+              maxReplyBytes: () => Math.floor(0.75 * (nc.info?.max_payload ?? 1024 * 1024)),
+              maxPageDocuments: 1000,
+              checkWebhook: async (url) => {
+                await guard.check(url);
+              },
+            }),
+          inject: [CrawlStore, CrawlDocumentsStore, WebhookUrlGuard, NATS_CONNECTION],
+        },
+        {
+          provide: SiteMapper,
+          useFactory: (redis: RedisClient) =>
+            new SiteMapper(redis, { allow: parseAllowList(env.SSRF_ALLOW_HOSTS), robotsAgent: env.CRAWL_ROBOTS_AGENT }),
+          inject: [CRAWL_REDIS],
+        },
+        CrawlRuntimeService,
       ],
     };
   }

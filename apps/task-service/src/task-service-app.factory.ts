@@ -6,6 +6,7 @@ import { natsAuth, natsServerOptions } from '@trawl/messaging';
 import { NEST_LOG_LEVELS } from '@trawl/service-runtime';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
+import { CrawlRuntimeService } from './crawl-runtime.service.js';
 import { TaskRuntimeService } from './task-runtime.service.js';
 
 export interface TaskServiceAppOptions {
@@ -37,5 +38,6 @@ export async function createTaskServiceApp(
  */
 export async function closeTaskServiceApp(app: INestMicroservice): Promise<void> {
   const workers = app.get(TaskRuntimeService).stopWorkers();
-  await Promise.all([workers, app.close()]);
+  const crawlWorkers = app.get(CrawlRuntimeService).stopWorkers();
+  await Promise.all([workers, crawlWorkers, app.close()]);
 }

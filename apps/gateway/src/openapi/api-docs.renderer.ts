@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { MessagingClient } from '@trawl/messaging';
 import { ResultCacheService } from '../cache/result-cache.service.js';
+import { CrawlController } from '../routes/crawl.controller.js';
 import { ExtractController } from '../routes/extract.controller.js';
 import { ScrapeController } from '../routes/scrape.controller.js';
 import { SearchController } from '../routes/search.controller.js';
@@ -15,7 +16,7 @@ import { API_PREFIX, buildOpenApiDocument, serializeOpenApi } from './openapi-do
  * controllers' routes, DTOs and decorators are what the document is made of; their dependencies are never called.
  */
 @Module({
-  controllers: [SearchController, ExtractController, ScrapeController, TasksController],
+  controllers: [SearchController, ExtractController, ScrapeController, TasksController, CrawlController],
   providers: [
     { provide: MessagingClient, useValue: {} },
     { provide: ResultCacheService, useValue: {} },

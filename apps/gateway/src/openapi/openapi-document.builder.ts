@@ -63,7 +63,7 @@ const CACHE_HEADERS = {
   },
 };
 
-/** The nine operations: `data` and the error codes of each. The test checks every path here is served. */
+/** The operations: `data` and the error codes of each. The test checks every path here is served. */
 export const OPERATIONS: Record<string, OperationDoc> = {
   'post /extract/search': { data: ref('WebSearchResult'), errors: [...COMMON, ...UPSTREAM], cached: true },
   'post /extract/search/maps': { data: ref('MapsSearchResponse'), errors: [...COMMON, ...UPSTREAM], cached: true },
@@ -91,6 +91,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'get /extractTask/{jobId}': { data: ref('TaskRecord'), errors: BY_ID },
   'delete /extractTask/{jobId}': { data: ref('TaskRecord'), errors: [...BY_ID, 'TASK_FINISHED'] },
+  'post /crawl': { data: ref('CrawlStartReply'), errors: [...COMMON, 'URL_NOT_ALLOWED'] },
+  'get /crawl/{id}': { data: ref('CrawlStatus'), errors: BY_ID },
+  'delete /crawl/{id}': { data: ref('CrawlStatus'), errors: BY_ID },
+  'post /map': { data: ref('MapSiteReply'), errors: [...COMMON, 'URL_NOT_ALLOWED', ...UPSTREAM] },
 };
 
 /** Every bound the API enforces and what happens beyond it: the README's table, and the document's description. */

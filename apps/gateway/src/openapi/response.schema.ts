@@ -1,4 +1,5 @@
 import {
+  CRAWL_STATUSES,
   ERROR_CODES,
   EXTRACT_TYPES,
   TASK_EVENTS,
@@ -6,6 +7,11 @@ import {
   UPSTREAM_ENGINES,
   type BatchJob,
   type BatchJobOpts,
+  type CrawlDocument,
+  type CrawlStartReply,
+  type CrawlStatusResult,
+  type MapLink,
+  type MapSiteReply,
   type Envelope,
   type ErrorData,
   type ExtractResponse,
@@ -299,6 +305,41 @@ const scrapeResult = shape<ScrapeResult>(
   ['html', 'markdown'],
 );
 
+/** A crawl's page: what /scrape answers, with the URL the crawl asked for. */
+const crawlDocument = shape<CrawlDocument>(
+  {
+    ...(scrapeResult.properties as Record<keyof ScrapeResult, JsonSchema>),
+    metadata: shape<CrawlDocument['metadata']>({
+      title: str(),
+      url: str('Final URL after redirects.'),
+      engine: enumOf(['browser', 'http']),
+      contentType: nullable(str()),
+      sourceURL: str('The URL the crawl found and asked for (normalised).'),
+      statusCode: int('HTTP status of the page.'),
+    }),
+  },
+  ['html', 'markdown'],
+);
+
+const crawlStartReply = shape<CrawlStartReply>({ id: str('The crawl’s id (32 hex digits).') });
+
+const crawlStatus = shape<CrawlStatusResult>(
+  {
+    id: str(),
+    status: enumOf(CRAWL_STATUSES),
+    total: int('URLs the crawl took in (at most its limit).'),
+    completed: int('URLs settled: scraped, found a duplicate, or failed.'),
+    documents: int('Documents stored so far.'),
+    error: shape<{ code: string; message: string }>({ code: str(), message: str() }),
+    data: arr(ref('CrawlDocument')),
+    next: nullable(str('URL of the next page of documents; null when none remain and the crawl has ended.')),
+  },
+  ['error'],
+);
+
+const mapLink = shape<MapLink>({ url: str(), title: str() }, ['title']);
+const mapSiteReply = shape<MapSiteReply>({ links: arr(ref('MapLink')) });
+
 const urlParams: JsonSchema = {
   type: 'object',
   additionalProperties: { type: ['string', 'number', 'boolean'] },
@@ -469,6 +510,11 @@ export const RESPONSE_SCHEMAS: Record<string, JsonSchema> = {
   SearchBatchJob: batchJob('SearchBatchJobData'),
   UrlBatchJob: batchJob('UrlJobData'),
   WebhookPayload: webhookPayload,
+  CrawlDocument: crawlDocument,
+  CrawlStartReply: crawlStartReply,
+  CrawlStatus: crawlStatus,
+  MapLink: mapLink,
+  MapSiteReply: mapSiteReply,
 };
 
 export { ref };

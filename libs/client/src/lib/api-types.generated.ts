@@ -10,6 +10,66 @@ export type BatchJobOpts = {
   removeOnFail: number;
 };
 
+export type CrawlDocument = {
+  edgeId: string;
+  html?: string;
+  markdown?: string;
+  metadata: {
+    contentType: string | null;
+    engine: "browser" | "http";
+    sourceURL: string;
+    statusCode: number;
+    title: string;
+    url: string;
+  };
+  rawStatus: number;
+  sourceURL: string;
+  status: number;
+  taskId: string;
+};
+
+export type CrawlRequest = {
+  allowExternalLinks?: boolean;
+  allowSubdomains?: boolean;
+  delay?: number;
+  excludePaths?: string[];
+  ignoreQueryParameters?: boolean;
+  includePaths?: string[];
+  limit?: number;
+  maxConcurrency?: number;
+  maxDepth?: number;
+  scrapeOptions?: CrawlScrapeOptions;
+  sitemap?: "include" | "skip" | "only";
+  url: string;
+  webhook?: string;
+};
+
+export type CrawlScrapeOptions = {
+  engine?: "browser" | "http" | "auto";
+  formats?: Array<"markdown" | "html">;
+  headers?: Record<string, string>;
+  timeout?: number;
+  waitFor?: number;
+};
+
+export type CrawlStartReply = {
+  id: string;
+};
+
+export type CrawlStatus = {
+  completed: number;
+  data: CrawlDocument[];
+  documents: number;
+  error?: {
+    code: string;
+    message: string;
+  };
+  id: string;
+  next: string | null;
+  status: "scraping" | "completed" | "failed" | "cancelled";
+  total: number;
+};
+
 export type ErrorData = {
   error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
   field?: string;
@@ -78,6 +138,24 @@ export type ExtractResponse_scrape = {
   stacktrace: string;
   status: string;
   taskId: string;
+};
+
+export type MapLink = {
+  title?: string;
+  url: string;
+};
+
+export type MapRequest = {
+  includeSubdomains?: boolean;
+  limit?: number;
+  search?: string;
+  sitemap?: "include" | "skip" | "only";
+  timeout?: number;
+  url: string;
+};
+
+export type MapSiteReply = {
+  links: MapLink[];
 };
 
 export type MapsBatchJob = {

@@ -1,9 +1,14 @@
 import type {
+  CrawlRequest,
+  CrawlStartReply,
+  CrawlStatus,
   ExtractRequest,
   ExtractResponse_mp_maps,
   ExtractResponse_mp_search,
   ExtractResponse_retail,
   ExtractResponse_scrape,
+  MapRequest,
+  MapSiteReply,
   MapsBatchJob,
   MapsBatchRequest,
   MapsSearchRequest,
@@ -29,7 +34,7 @@ export interface ExtractResponseByType {
 }
 export type ExtractType = keyof ExtractResponseByType;
 
-/** The nine operations: method and path under the base URL (a test checks them against openapi.json). */
+/** The operations: method and path under the base URL (a test checks them against openapi.json). */
 export const CLIENT_OPERATIONS = {
   search: { method: 'POST', path: '/extract/search' },
   maps: { method: 'POST', path: '/extract/search/maps' },
@@ -40,6 +45,10 @@ export const CLIENT_OPERATIONS = {
   submitUrlBatch: { method: 'POST', path: '/extractTask/batch' },
   getTask: { method: 'GET', path: '/extractTask/{jobId}' },
   cancelTask: { method: 'DELETE', path: '/extractTask/{jobId}' },
+  crawl: { method: 'POST', path: '/crawl' },
+  getCrawl: { method: 'GET', path: '/crawl/{id}' },
+  cancelCrawl: { method: 'DELETE', path: '/crawl/{id}' },
+  map: { method: 'POST', path: '/map' },
 } as const;
 
 /** Options of a batch submission. */
@@ -145,15 +154,48 @@ export class TrawlClient {
     return this.call('cancelTask', undefined, init, { jobId });
   }
 
+  /** POST /crawl: starts a crawl; answers its id at once. */
+  crawl(body: CrawlRequest, init?: RequestInit): Promise<CrawlStartReply> {
+    return this.call('crawl', body, init);
+  }
+
+  /**
+   * GET /crawl/{id}: the crawl's status and one page of its documents. Pass the previous page's `next` as `next` to
+   * read the following page (it is a URL of the same server).
+   */
+  async getCrawl(id: string, options: { next?: string; init?: RequestInit } = {}): Promise<CrawlStatus> {
+    const cursor = options.next ? new URL(options.next).searchParams.get('cursor') : null;
+    return this.call(
+      'getCrawl',
+      undefined,
+      options.init,
+      { id },
+      cursor ? `?cursor=${encodeURIComponent(cursor)}` : '',
+    );
+  }
+
+  /** DELETE /crawl/{id}: no new page starts; pages in flight end. */
+  cancelCrawl(id: string, init?: RequestInit): Promise<CrawlStatus> {
+    return this.call('cancelCrawl', undefined, init, { id });
+  }
+
+  /** POST /map: the site's URLs from its sitemaps and links, without scraping every page. */
+  map(body: MapRequest, init?: RequestInit): Promise<MapSiteReply> {
+    return this.call('map', body, init);
+  }
+
   private async call<R>(
     operation: keyof typeof CLIENT_OPERATIONS,
     body: unknown,
     init: RequestInit | undefined,
     pathParams: Record<string, string> = {},
+    query = '',
   ): Promise<R> {
     const { method, path } = CLIENT_OPERATIONS[operation];
     const url =
-      this.baseUrl + path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
+      this.baseUrl +
+      path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? '')) +
+      query;
     const headers: Record<string, string> = { 'x-api-key': this.options.apiKey, ...this.options.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await this.fetchImpl(url, {

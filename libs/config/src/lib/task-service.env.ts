@@ -141,4 +141,47 @@ export class TaskServiceEnv extends withRedisEnv(NatsServiceEnv) {
   @Min(50)
   @Max(60_000)
   TASK_FLEET_PROBE_INTERVAL_MS: number = 1000;
+
+  /** Crawl pages worked on at once by this replica, over all crawls (ADR 0026). 0: this replica runs no crawl. */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  CRAWL_CONCURRENCY: number = 8;
+
+  /** A crawl page's lease, ms: a page whose replica died is taken again after it (renewed while worked on). */
+  @IsInt()
+  @Min(500)
+  CRAWL_LEASE_MS: number = 60_000;
+
+  /** Leases of one crawl URL before it ends in an error (its worker kept dying or it kept failing retryably). */
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  CRAWL_MAX_TRIES: number = 3;
+
+  /** robots.txt product token crawls obey (the group for it, else `*`). */
+  @IsString()
+  @Matches(/^[A-Za-z_-]{1,64}$/, { message: 'CRAWL_ROBOTS_AGENT must be a robots.txt product token' })
+  CRAWL_ROBOTS_AGENT: string = 'Trawl';
+
+  /** Largest robots.txt Crawl-delay honoured, ms. */
+  @IsInt()
+  @Min(0)
+  CRAWL_MAX_CRAWL_DELAY_MS: number = 30_000;
+
+  /** How long an ended crawl's record (status, counters) and its documents are kept, ms. */
+  @IsInt()
+  @Min(60_000)
+  CRAWL_RETENTION_MS: number = 24 * 60 * 60 * 1000;
+
+  /** Most bytes of documents the CRAWL_DOCUMENTS stream keeps over all crawls (the oldest go first). */
+  @IsInt()
+  @Min(1024 * 1024)
+  CRAWL_DOCUMENTS_MAX_BYTES: number = 10 * 1024 * 1024 * 1024;
+
+  /** A pause of a crawl worker with nothing to do, ms. */
+  @IsInt()
+  @Min(5)
+  @Max(10_000)
+  CRAWL_IDLE_MS: number = 200;
 }

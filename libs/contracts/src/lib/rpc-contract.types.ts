@@ -1,3 +1,12 @@
+import type {
+  CrawlCancelRequest,
+  CrawlGetRequest,
+  CrawlStartReply,
+  CrawlStartRequest,
+  CrawlStatusReply,
+  MapSiteReply,
+  MapSiteRequest,
+} from './crawl.types.js';
 import type { ExtractRequestDto } from './dto/extract-request.dto.js';
 import type { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
 import type { RenderPageReply, RenderPageRequestDto } from './dto/render-page-request.dto.js';
@@ -44,6 +53,10 @@ export interface RpcContract {
   [SUBJECTS.taskSubmit]: { request: TaskSubmitRequest; reply: TaskSubmitReply };
   [SUBJECTS.taskGet]: { request: TaskGetRequest; reply: TaskRecord };
   [SUBJECTS.taskCancel]: { request: TaskCancelRequest; reply: TaskRecord };
+  [SUBJECTS.crawlStart]: { request: CrawlStartRequest; reply: CrawlStartReply };
+  [SUBJECTS.crawlGet]: { request: CrawlGetRequest; reply: CrawlStatusReply };
+  [SUBJECTS.crawlCancel]: { request: CrawlCancelRequest; reply: CrawlStatusReply };
+  [SUBJECTS.mapSite]: { request: MapSiteRequest; reply: MapSiteReply };
 }
 
 export type RpcSubject = keyof RpcContract;

@@ -31,6 +31,19 @@ export const SUBJECTS = {
    * task-service; replies the task record.
    */
   taskCancel: 'task.cancel.v1',
+  /** Start a crawl (POST /crawl): replies its id at once; task-service's crawl workers run it. */
+  crawlStart: 'crawl.start.v1',
+  /** A crawl's status and one page of its documents (GET /crawl/{id}). Served by task-service. */
+  crawlGet: 'crawl.get.v1',
+  /** Stop a crawl (DELETE /crawl/{id}): pages in flight end, no new page starts. Served by task-service. */
+  crawlCancel: 'crawl.cancel.v1',
+  /** A site's URLs from its sitemaps and links (POST /map). Served by task-service. */
+  mapSite: 'map.site.v1',
+  /**
+   * A crawl's documents, one message per page, subject `crawl.document.v1.<crawl id>`. JetStream (CRAWL_DOCUMENTS),
+   * published and read back by task-service. This is the prefix; `crawlDocumentSubject(id)` names one crawl's.
+   */
+  crawlDocument: 'crawl.document.v1',
   /** A task reached its final state. JetStream, published by task-service, consumed by webhook-dispatcher. */
   taskFinished: 'task.finished.v1',
   /** A task outcome whose webhook delivery gave up. JetStream, published and replayed by webhook-dispatcher. */
@@ -53,9 +66,16 @@ export const STREAMS = {
   taskOutcomes: { name: 'TASK_OUTCOMES', subjects: [SUBJECTS.taskFinished] },
   /** Dead letters: outcomes the dispatcher could not deliver; listed and replayed by its CLI. */
   webhookDeadLetters: { name: 'WEBHOOK_DEAD_LETTERS', subjects: [SUBJECTS.taskDeliveryFailed] },
+  /** Crawls' documents, bounded by bytes and age (docs/decisions/0026-crawl-and-map.md). */
+  crawlDocuments: { name: 'CRAWL_DOCUMENTS', subjects: [`${SUBJECTS.crawlDocument}.>`] },
 } as const;
 
 /** Durable JetStream consumer names. */
 export const CONSUMERS = {
   webhookDispatcher: 'webhook-dispatcher',
 } as const;
+
+/** The JetStream subject of one crawl's documents. */
+export function crawlDocumentSubject(crawlId: string): string {
+  return `${SUBJECTS.crawlDocument}.${crawlId}`;
+}

@@ -60,6 +60,10 @@ const SERVICE_OF_SUBJECT: Record<RpcSubject, string> = {
   'task.submit.v1': 'task-service',
   'task.get.v1': 'task-service',
   'task.cancel.v1': 'task-service',
+  'crawl.start.v1': 'task-service',
+  'crawl.get.v1': 'task-service',
+  'crawl.cancel.v1': 'task-service',
+  'map.site.v1': 'task-service',
 };
 
 /**

@@ -87,7 +87,7 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
       expect(DENIED_IPV6).toContain(cidr);
   });
 
-  it('gives Redis egress only to gateway, task-service and webhook-dispatcher; internet only to extractors and the dispatcher', () => {
+  it('gives Redis egress only to gateway, task-service and webhook-dispatcher; internet only to extractors, the dispatcher and task-service (robots.txt, sitemaps, maps: ADR 0026)', () => {
     const reachesRedis = SERVICE_CATALOG.filter((s) => egressNamespaces(policy(objects, s.name)).includes('redis')).map(
       (s) => s.name,
     );
@@ -95,7 +95,7 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     const reachesInternet = SERVICE_CATALOG.filter((s) =>
       (policy(objects, s.name).spec?.egress ?? []).some((r) => r.to?.some((t) => t.ipBlock)),
     ).map((s) => s.name);
-    expect(reachesInternet).toEqual(['webhook-dispatcher', ...EXTRACTORS]);
+    expect(reachesInternet).toEqual(['task-service', 'webhook-dispatcher', ...EXTRACTORS]);
     for (const s of SERVICE_CATALOG) expect(egressNamespaces(policy(objects, s.name))).toContain('nats');
   });
 

@@ -25,6 +25,8 @@ const EXTRACTOR_SUBJECTS = [
   SUBJECTS.extractRetail,
   SUBJECTS.scrapePage,
 ];
+/** Crawls and maps (ADR 0026): asked by the gateway, served by task-service. */
+const CRAWL_SUBJECTS = [SUBJECTS.crawlStart, SUBJECTS.crawlGet, SUBJECTS.crawlCancel, SUBJECTS.mapSite];
 
 /** What the manifests need to know about each service; queue and stream names come from the wire contract. */
 export interface ServiceSpec {
@@ -79,7 +81,10 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     secretKeys: ['API_KEYS'],
     redis: true,
     queues: [],
-    nats: { publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskSubmit, SUBJECTS.taskGet], subscribe: [INBOX] },
+    nats: {
+      publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskSubmit, SUBJECTS.taskGet, ...CRAWL_SUBJECTS],
+      subscribe: [INBOX],
+    },
     internet: false,
     // Key store, rate and concurrency counters, key revocations (pub/sub). BullMQ's keys are task-service's alone.
     redisAcl: () => '~trawl:apikey:* ~trawl:rl:* ~trawl:inflight:* resetchannels &trawl:apikey:*',
@@ -94,10 +99,11 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     // Its workers take every queue.
     queues: Object.values(QUEUES),
     nats: {
-      publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskFinished, ...JETSTREAM_API],
-      subscribe: [SUBJECTS.taskSubmit, SUBJECTS.taskGet, INBOX],
+      publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskFinished, ...STREAMS.crawlDocuments.subjects, ...JETSTREAM_API],
+      subscribe: [SUBJECTS.taskSubmit, SUBJECTS.taskGet, ...CRAWL_SUBJECTS, INBOX],
     },
-    internet: false,
+    // Crawls and maps read robots.txt, sitemaps and (maps) pages themselves, through the SSRF guard (ADR 0026).
+    internet: true,
     redisAcl: (queues) => `~${queues} ~trawl:* allchannels`,
   },
   {

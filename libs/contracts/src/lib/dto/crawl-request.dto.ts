@@ -1,0 +1,170 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  Max,
+  Min,
+  Validate,
+  ValidateNested,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
+import { LIMITS } from '../limits.constants.js';
+import { IsHttpUrl } from './http-url.validator.js';
+import { IsHeaderMap } from './url-params.validator.js';
+import { SCRAPE_ENGINES, SCRAPE_FORMATS, type ScrapeEngine, type ScrapeFormat } from './scrape-request.dto.js';
+
+/** Bounds of a crawl and of a map (docs/decisions/0026-crawl-and-map.md). */
+export const CRAWL_LIMITS = {
+  defaultLimit: 100,
+  maxLimit: 100_000,
+  defaultMaxDepth: 10,
+  maxMaxDepth: 100,
+  defaultMaxConcurrency: 2,
+  maxMaxConcurrency: 50,
+  maxDelayMs: 60_000,
+  maxPatterns: 50,
+  maxPatternLength: 512,
+  defaultMapLimit: 5000,
+  maxMapLimit: 100_000,
+} as const;
+
+/** Where a crawl's or a map's URLs come from: the sitemaps and the links (`include`), the links only, the sitemaps only. */
+export const SITEMAP_MODES = ['include', 'skip', 'only'] as const;
+export type SitemapMode = (typeof SITEMAP_MODES)[number];
+
+/** A regular expression that compiles (include/exclude patterns, as Firecrawl's, matched against the URL's path). */
+@ValidatorConstraint({ name: 'isRegexList' })
+export class IsRegexList implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (!Array.isArray(value)) return false;
+    return value.every((p) => {
+      if (typeof p !== 'string' || p.length === 0 || p.length > CRAWL_LIMITS.maxPatternLength) return false;
+      try {
+        new RegExp(p);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  }
+
+  defaultMessage(): string {
+    return `each pattern must be a valid regular expression of 1-${CRAWL_LIMITS.maxPatternLength} characters`;
+  }
+}
+
+/** `scrapeOptions` of a crawl: how each page is scraped, as POST /scrape's body without its URL. */
+export class CrawlScrapeOptionsDto {
+  @ApiPropertyOptional({ enum: SCRAPE_FORMATS, isArray: true, default: ['markdown'] })
+  @IsArray()
+  @ArrayMaxSize(SCRAPE_FORMATS.length)
+  @IsIn(SCRAPE_FORMATS, { each: true, message: `formats must contain only: ${SCRAPE_FORMATS.join(', ')}` })
+  formats: ScrapeFormat[] = ['markdown'];
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @IsOptional()
+  @Validate(IsHeaderMap)
+  headers?: Record<string, string>;
+
+  @ApiPropertyOptional({ description: 'Milliseconds for each page.', default: LIMITS.defaultTimeoutMs })
+  @IsInt()
+  @Min(LIMITS.minTimeoutMs)
+  @Max(LIMITS.maxTimeoutMs)
+  timeout: number = LIMITS.defaultTimeoutMs;
+
+  @ApiPropertyOptional({ default: 0 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(LIMITS.maxWaitForMs)
+  waitFor?: number;
+
+  @ApiPropertyOptional({ enum: SCRAPE_ENGINES, description: 'Defaults to the service configuration.' })
+  @IsOptional()
+  @IsIn(SCRAPE_ENGINES, { message: `engine must be one of: ${SCRAPE_ENGINES.join(', ')}` })
+  engine?: ScrapeEngine;
+}
+
+/** POST /crawl: every page of a site within a scope (field names as Firecrawl's crawl). */
+export class CrawlRequestDto {
+  @ApiProperty({
+    description: 'Where the crawl starts; its host is the crawl’s scope.',
+    example: 'https://example.com/',
+  })
+  @IsHttpUrl()
+  url!: string;
+
+  @ApiPropertyOptional({ description: 'Most pages crawled.', default: CRAWL_LIMITS.defaultLimit })
+  @IsInt()
+  @Min(1)
+  @Max(CRAWL_LIMITS.maxLimit)
+  limit: number = CRAWL_LIMITS.defaultLimit;
+
+  @ApiPropertyOptional({
+    description: 'Most link hops from the start URL (sitemap URLs are at depth 0).',
+    default: CRAWL_LIMITS.defaultMaxDepth,
+  })
+  @IsInt()
+  @Min(0)
+  @Max(CRAWL_LIMITS.maxMaxDepth)
+  maxDepth: number = CRAWL_LIMITS.defaultMaxDepth;
+
+  @ApiPropertyOptional({ type: [String], description: 'Path regexes a URL must match one of (empty: all).' })
+  @IsArray()
+  @ArrayMaxSize(CRAWL_LIMITS.maxPatterns)
+  @Validate(IsRegexList)
+  includePaths: string[] = [];
+
+  @ApiPropertyOptional({ type: [String], description: 'Path regexes that exclude a URL.' })
+  @IsArray()
+  @ArrayMaxSize(CRAWL_LIMITS.maxPatterns)
+  @Validate(IsRegexList)
+  excludePaths: string[] = [];
+
+  @ApiPropertyOptional({ enum: SITEMAP_MODES, default: 'include' })
+  @IsIn(SITEMAP_MODES, { message: `sitemap must be one of: ${SITEMAP_MODES.join(', ')}` })
+  sitemap: SitemapMode = 'include';
+
+  @ApiPropertyOptional({ default: false })
+  @IsBoolean()
+  allowSubdomains: boolean = false;
+
+  @ApiPropertyOptional({ default: false })
+  @IsBoolean()
+  allowExternalLinks: boolean = false;
+
+  @ApiPropertyOptional({ description: 'URLs differing only in their query are one page.', default: false })
+  @IsBoolean()
+  ignoreQueryParameters: boolean = false;
+
+  @ApiPropertyOptional({
+    description: 'Most requests in flight to one host, across the fleet.',
+    default: CRAWL_LIMITS.defaultMaxConcurrency,
+  })
+  @IsInt()
+  @Min(1)
+  @Max(CRAWL_LIMITS.maxMaxConcurrency)
+  maxConcurrency: number = CRAWL_LIMITS.defaultMaxConcurrency;
+
+  @ApiPropertyOptional({ description: 'Least milliseconds between two requests to one host.', default: 0 })
+  @IsInt()
+  @Min(0)
+  @Max(CRAWL_LIMITS.maxDelayMs)
+  delay: number = 0;
+
+  @ApiPropertyOptional({ type: () => CrawlScrapeOptionsDto })
+  @ValidateNested()
+  @Type(() => CrawlScrapeOptionsDto)
+  scrapeOptions: CrawlScrapeOptionsDto = new CrawlScrapeOptionsDto();
+
+  @ApiPropertyOptional({ description: 'Receives crawl.started, crawl.page, crawl.completed / crawl.failed.' })
+  @IsOptional()
+  @IsHttpUrl()
+  webhook?: string;
+}

@@ -1,0 +1,198 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { CrawlRequestDto, encodeScrapeHtml, parseDto, type ScrapeResult } from '@trawl/contracts';
+import { connectNats } from '@trawl/messaging';
+import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@trawl/redis';
+import { parseAllowList, safeFetch } from '@trawl/safe-fetch';
+import { startCrawlTrapSite, startNats, startRedis, type CrawlTrapSite, type TestServer } from '@trawl/testing';
+import { CrawlDocumentsStore } from './crawl-documents.store.js';
+import { CrawlStore } from './crawl.store.js';
+import { CrawlWorkers, type PageScraper } from './crawl-workers.service.js';
+import { HostBudgetLimiter } from './host-budget.limiter.js';
+import { extractPageLinks } from './page-links.extractor.js';
+
+const allow = parseAllowList(['127.0.0.1']);
+
+/** A scraper that fetches the page itself (what extractor-scrape's HTTP engine answers, without NATS). */
+const httpScraper: PageScraper = async (request) => {
+  const res = await safeFetch(request.url, { allow, timeoutMs: request.timeout });
+  const text = res.text();
+  const title = extractPageLinks(text, res.url).title ?? '';
+  return {
+    sourceURL: request.url,
+    taskId: 't',
+    edgeId: 'spec',
+    status: 200,
+    rawStatus: res.status,
+    html: encodeScrapeHtml(text),
+    markdown: `# ${title}`,
+    metadata: { title, url: res.url, engine: 'http', contentType: res.headers['content-type'] ?? null },
+  } satisfies ScrapeResult;
+};
+
+describe('CrawlWorkers (real Redis and NATS JetStream, a local site of traps)', () => {
+  let redisServer: TestServer;
+  let natsServer: TestServer;
+  let redis: RedisClient;
+  let nc: NatsConnection;
+  let site: CrawlTrapSite;
+  let store: CrawlStore;
+  let documents: CrawlDocumentsStore;
+  let workers: CrawlWorkers | undefined;
+
+  beforeAll(async () => {
+    redisServer = await startRedis({ persist: false });
+    natsServer = await startNats();
+    redis = createRedisClient(standaloneRedisTopology(redisServer.url), { name: 'crawl-spec', role: 'command' });
+    nc = await connectNats([natsServer.url], 'crawl-spec');
+    documents = new CrawlDocumentsStore(jetstream(nc), await jetstreamManager(nc), {
+      maxBytes: 64 * 1024 * 1024,
+      maxAgeMs: 60 * 60 * 1000,
+      maxDocumentBytes: 4 * 1024 * 1024,
+      duplicateWindowMs: 10 * 60 * 1000,
+    });
+    await documents.ensureStream();
+    store = new CrawlStore(redis, { retentionSec: 3600 });
+  });
+
+  afterEach(async () => {
+    await workers?.close();
+    workers = undefined;
+    await site?.close();
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    redis?.disconnect();
+    await natsServer?.stop();
+    await redisServer?.stop();
+  });
+
+  function startWorkers(scrape: PageScraper, concurrency = 4): CrawlWorkers {
+    const w = new CrawlWorkers(
+      store,
+      new HostBudgetLimiter(redis),
+      documents,
+      scrape,
+      (url) => safeFetch(url, { allow, timeoutMs: 5000 }),
+      {
+        concurrency,
+        leaseMs: 5000,
+        maxTries: 3,
+        fleetMaxWaitMs: 60_000,
+        fleetProbeMs: 50,
+        idleMs: 20,
+        robotsAgent: 'Trawl',
+        maxCrawlDelayMs: 1000,
+      },
+    );
+    w.start();
+    return w;
+  }
+
+  async function until(id: string, statuses: string[]): Promise<void> {
+    for (;;) {
+      const status = await store.status(id);
+      if (status && statuses.includes(status)) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  async function allDocuments(id: string) {
+    const page = await documents.page(id, 1, 64 * 1024 * 1024, 100_000);
+    return page.documents;
+  }
+
+  it('crawls each real page once: robots obeyed, sitemaps and links followed, traps ended, scope kept', async () => {
+    site = await startCrawlTrapSite();
+    const request = parseDto(CrawlRequestDto, { url: `${site.url}/`, limit: 100, maxDepth: 3, maxConcurrency: 2 });
+    await store.create('a'.repeat(32), 'key-1', request);
+    workers = startWorkers(httpScraper);
+    await until('a'.repeat(32), ['completed']);
+    const docs = await allDocuments('a'.repeat(32));
+    const titles = docs.map((d) => d.metadata.title).sort();
+    const expected = site.realPages(3).map((p) => `${site.url}${p}`);
+    expect(titles).toEqual(
+      ['Home', 'About', 'Hidden one', 'Hidden two', 'Doc 1', 'Doc 2', 'Doc 3', 'Product']
+        .concat(['Calendar 0', 'Calendar 1', 'Calendar 2', 'Calendar -1', 'Calendar -2'])
+        .sort(),
+    );
+    expect(docs).toHaveLength(expected.length);
+    expect(site.requests.filter((p) => p.startsWith('/private/'))).toEqual([]);
+    expect(site.otherRequests).toEqual([]);
+    expect(site.requests.filter((p) => p === '/robots.txt')).toHaveLength(1);
+    expect(site.maxInFlight()).toBeLessThanOrEqual(2);
+    // Every document names the URL the crawl asked for; the page of the session-id links is stored once.
+    for (const d of docs) expect(d.metadata.sourceURL.startsWith(site.url)).toBe(true);
+    const meta = await store.meta('a'.repeat(32));
+    expect(meta).toMatchObject({ status: 'completed', documents: docs.length });
+    expect(meta!.completed).toBe(meta!.total);
+    // The redirect loop is an error for its URL, tried a bounded number of times.
+    expect(meta!.failed).toBe(1);
+  });
+
+  it('stops at the limit however many links the site has', async () => {
+    site = await startCrawlTrapSite({ delayMs: 0 });
+    const id = 'b'.repeat(32);
+    const request = parseDto(CrawlRequestDto, { url: `${site.url}/`, limit: 5, sitemap: 'skip', maxConcurrency: 4 });
+    await store.create(id, undefined, request);
+    workers = startWorkers(httpScraper);
+    await until(id, ['completed']);
+    const meta = await store.meta(id);
+    expect(meta!.total).toBe(5);
+    expect((await allDocuments(id)).length).toBeLessThanOrEqual(5);
+  });
+
+  it('a crawl cancelled starts no new page, and its keys but the record are gone', async () => {
+    site = await startCrawlTrapSite({ delayMs: 50 });
+    const id = 'c'.repeat(32);
+    const request = parseDto(CrawlRequestDto, { url: `${site.url}/`, limit: 100, maxDepth: 50, maxConcurrency: 1 });
+    await store.create(id, undefined, request);
+    let scraped = 0;
+    let release: () => void = () => undefined;
+    const third = new Promise<void>((r) => (release = r));
+    workers = startWorkers(async (r, t) => {
+      scraped += 1;
+      if (scraped === 3) release();
+      return httpScraper(r, t);
+    });
+    await third;
+    expect(await store.end(id, 'cancelled')).toBe(true);
+    const seen = scraped;
+    await until(id, ['cancelled']);
+    for (;;) {
+      if ((await redis.exists(`trawl:{crawl:${id}}:leases`)) === 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(scraped).toBeLessThanOrEqual(seen + 1);
+    expect(await redis.exists(`trawl:{crawl:${id}}:frontier`, `trawl:{crawl:${id}}:seen`)).toBe(0);
+    expect(await redis.ttl(`trawl:{crawl:${id}}:meta`)).toBeGreaterThan(0);
+  });
+
+  it('a page whose worker died is worked on again, and its document is stored once', async () => {
+    site = await startCrawlTrapSite({ delayMs: 0 });
+    const id = 'd'.repeat(32);
+    const request = parseDto(CrawlRequestDto, { url: `${site.url}/`, limit: 100, maxDepth: 1, sitemap: 'skip' });
+    await store.create(id, undefined, request);
+    // A "replica" that stores the home page's document and dies before settling its lease.
+    const lease = await store.lease(id, 200);
+    if (typeof lease === 'string') throw new Error(`no seed: ${lease}`);
+    await store.admit(id, 100, [`${site.url}/`], 0);
+    await store.settle(id, lease, 'dropped');
+    const page = await store.lease(id, 200);
+    if (typeof page === 'string') throw new Error(`no page: ${page}`);
+    const home = await httpScraper({ url: `${site.url}/`, formats: ['markdown'], timeout: 5000 }, 5000);
+    expect(await store.claimDocument(id, `${site.url}/`, `${site.url}/`)).toBe('new');
+    await documents.put(id, `${site.url}/`, {
+      ...home,
+      metadata: { ...home.metadata, sourceURL: home.sourceURL, statusCode: 200 },
+    });
+    // Its lease lapses; a live replica takes the page again.
+    workers = startWorkers(httpScraper, 2);
+    await until(id, ['completed']);
+    const docs = await allDocuments(id);
+    expect(docs.filter((d) => d.metadata.title === 'Home')).toHaveLength(1);
+    expect((await store.meta(id))!.documents).toBe(docs.length);
+  });
+});

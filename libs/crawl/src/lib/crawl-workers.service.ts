@@ -1,0 +1,386 @@
+import { randomUUID } from 'node:crypto';
+import {
+  decodeScrapeHtml,
+  SCRAPE_FORMATS,
+  TrawlError,
+  type CrawlDocument,
+  type CrawlRequestDto,
+  type ScrapePageRequestDto,
+  type ScrapeResult,
+} from '@trawl/contracts';
+import { FleetUnavailableError } from '@trawl/messaging';
+import type { SafeFetchResponse } from '@trawl/safe-fetch';
+import type { CrawlDocumentsStore } from './crawl-documents.store.js';
+import { crawlScope, isUrlInScope, type CrawlScope } from './crawl-scope.policy.js';
+import { NO_OWNER, type CrawlStore, type Lease } from './crawl.store.js';
+import { normalizeCrawlUrl } from './crawl-url.policy.js';
+import { sleep, type HostBudgetLimiter } from './host-budget.limiter.js';
+import { extractPageLinks } from './page-links.extractor.js';
+import { robotsRules, robotsUrlOf, type RobotsRecord, type RobotsRules } from './robots-rules.policy.js';
+import { DEFAULT_SITEMAP_BOUNDS, readRobots, readSitemaps, type SitemapBounds } from './site-discovery.reader.js';
+
+/** Scrapes one page through the extractors (scrape.page.v1); throws FleetUnavailableError when none serves. */
+export type PageScraper = (request: ScrapePageRequestDto, timeoutMs: number) => Promise<ScrapeResult>;
+/** Fetches robots.txt or a sitemap through the SSRF guard. */
+export type GuardedFetch = (url: string) => Promise<SafeFetchResponse>;
+
+export interface CrawlWorkersOptions {
+  /** Pages worked on at once by this replica (over all crawls). */
+  concurrency: number;
+  /** A lease's length, ms: an item whose worker died goes back to the frontier after it. Renewed while worked on. */
+  leaseMs: number;
+  /** Leases of one URL before it ends in an error (its worker keeps dying, or it keeps failing retryably). */
+  maxTries: number;
+  /** Longest a crawl waits for its extractor fleet before it fails with SERVICE_UNAVAILABLE, ms. */
+  fleetMaxWaitMs: number;
+  /** While the fleet is away, how long a worker waits before trying again, ms. */
+  fleetProbeMs: number;
+  /** Pause of a worker with nothing to do, ms. */
+  idleMs: number;
+  /** robots.txt product token the crawl obeys. */
+  robotsAgent: string;
+  /** Largest Crawl-delay honoured, ms (a robots.txt asking for a day is read as this). */
+  maxCrawlDelayMs: number;
+  sitemapBounds?: SitemapBounds;
+  onError?: (message: string, error: unknown) => void;
+  /** A crawl ended (completed, failed, cancelled) as seen by this replica. */
+  onEnded?: (id: string) => void;
+}
+
+interface CrawlContext {
+  request: CrawlRequestDto;
+  owner: string;
+  scope: CrawlScope;
+}
+
+/** How many crawls' requests (and robots rules) a replica keeps at hand. */
+const CONTEXT_CACHE = 256;
+const RULES_CACHE = 1024;
+
+/**
+ * The crawl workers of one task-service replica (ADR 0026). `concurrency` loops take leased items from the active
+ * crawls' frontiers in Redis, so every replica works on every crawl; each page takes a slot of its host's budget,
+ * is scraped through scrape.page.v1 (the extractors' queue group, the browser fleet), its links are admitted to the
+ * frontier and its document is claimed and stored once. A worker holds one page at a time: memory does not grow with
+ * a crawl's size.
+ */
+export class CrawlWorkers {
+  private readonly contexts = new Map<string, CrawlContext>();
+  private readonly rules = new Map<string, RobotsRules>();
+  private readonly stop = new AbortController();
+  private loops: Promise<void>[] = [];
+
+  constructor(
+    private readonly store: CrawlStore,
+    private readonly budget: HostBudgetLimiter,
+    private readonly documents: CrawlDocumentsStore,
+    private readonly scrape: PageScraper,
+    private readonly fetch: GuardedFetch,
+    private readonly options: CrawlWorkersOptions,
+  ) {}
+
+  start(): void {
+    for (let i = 0; i < this.options.concurrency; i++) this.loops.push(this.loop());
+  }
+
+  /** Stops taking items and waits for the pages in flight. */
+  async close(): Promise<void> {
+    this.stop.abort();
+    await Promise.all(this.loops);
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stop.signal.aborted) {
+      let worked = false;
+      try {
+        worked = await this.step();
+      } catch (e) {
+        this.options.onError?.('crawl worker', e);
+      }
+      if (!worked) await sleep(this.options.idleMs * (0.5 + Math.random()), this.stop.signal);
+    }
+  }
+
+  /** Takes one item of some active crawl and works on it; false when there was nothing to do. */
+  private async step(): Promise<boolean> {
+    const ids = await this.store.active();
+    const offset = Math.floor(Math.random() * ids.length);
+    for (let i = 0; i < ids.length; i++) {
+      if (this.stop.signal.aborted) return false;
+      const id = ids[(offset + i) % ids.length]!;
+      const lease = await this.store.lease(id, this.options.leaseMs);
+      if (lease === 'ended') {
+        await this.store.deactivate(id);
+        this.forget(id);
+        continue;
+      }
+      if (lease === 'idle' || lease === 'busy') continue;
+      await this.withRenewal(id, lease, (ended) => this.work(id, lease, ended));
+      return true;
+    }
+    return false;
+  }
+
+  /** Keeps the lease while `fn` runs, and aborts its waits once the crawl no longer runs. */
+  private async withRenewal(id: string, lease: Lease, fn: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    const ended = new AbortController();
+    const every = Math.max(200, Math.floor(this.options.leaseMs / 3));
+    const timer = setInterval(() => {
+      void (async () => {
+        if ((await this.store.status(id)) !== 'scraping') ended.abort();
+        else await this.store.renew(id, lease, this.options.leaseMs);
+      })().catch((e: unknown) => this.options.onError?.(`renewing a lease of crawl ${id}`, e));
+    }, every);
+    try {
+      await fn(ended.signal);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private async work(id: string, lease: Lease, ended: AbortSignal): Promise<void> {
+    const crawl = await this.context(id);
+    if (!crawl) {
+      await this.store.settle(id, lease, 'dropped');
+      return;
+    }
+    const item = lease.item;
+    if (item.k === 'seed') return this.seed(id, crawl, lease);
+    if (lease.tries > this.options.maxTries) {
+      await this.ended(id, await this.store.settle(id, lease, 'error'));
+      return;
+    }
+    const url = item.u;
+    const host = new URL(url).host;
+    const rules = await this.rulesFor(id, crawl, url);
+    if (!rules.allowed(url)) {
+      await this.ended(id, await this.store.settle(id, lease, 'none'));
+      return;
+    }
+    const options = crawl.request.scrapeOptions;
+    const signal = AbortSignal.any([this.stop.signal, ended]);
+    const token = await this.budget.acquire(
+      {
+        host,
+        maxConcurrency: crawl.request.maxConcurrency,
+        delayMs: Math.max(crawl.request.delay, rules.crawlDelayMs ?? 0),
+        slotMs: options.timeout + 10_000,
+        signal,
+      },
+      randomUUID(),
+    );
+    // A crawl cancelled while this page waited for its slot starts no new page.
+    if (!token || (await this.store.status(id)) !== 'scraping') {
+      if (token) await this.budget.release(host, token);
+      await this.store.requeue(id, lease, 'outage');
+      return;
+    }
+    let result: ScrapeResult;
+    try {
+      const request: ScrapePageRequestDto = {
+        url,
+        // The page's links come from its HTML: asked for always, kept in the document only when asked for.
+        formats: SCRAPE_FORMATS.filter((f) => f === 'html' || options.formats.includes(f)),
+        timeout: options.timeout,
+        ...(options.headers ? { headers: options.headers } : {}),
+        ...(options.waitFor !== undefined ? { waitFor: options.waitFor } : {}),
+        ...(options.engine ? { engine: options.engine } : {}),
+        ...(crawl.owner !== NO_OWNER ? { tenant: crawl.owner } : {}),
+      };
+      result = await this.scrape(request, options.timeout);
+    } catch (e) {
+      await this.failed(id, lease, e);
+      return;
+    } finally {
+      await this.budget.release(host, token).catch(() => undefined);
+    }
+    await this.store.fleetBack(id);
+    if (result.rawStatus === 429) {
+      // The host asks to slow down: no request to it for a while, and the page again later.
+      await this.budget.slowDown(host, Math.min(60_000, Math.max(1000, 2 * crawl.request.delay) * 2 ** lease.tries));
+      if (lease.tries >= this.options.maxTries) await this.ended(id, await this.store.settle(id, lease, 'error'));
+      else await this.store.requeue(id, lease, 'retry');
+      return;
+    }
+    await this.page(id, crawl, lease, item.d, url, result);
+  }
+
+  /** A scraped page: its links admitted, its document claimed and stored once, its lease settled. */
+  private async page(
+    id: string,
+    crawl: CrawlContext,
+    lease: Lease,
+    depth: number,
+    url: string,
+    result: ScrapeResult,
+  ): Promise<void> {
+    const { request, scope } = crawl;
+    const ignoreQuery = request.ignoreQueryParameters;
+    const finalUrl = normalizeCrawlUrl(result.metadata.url || url, undefined, ignoreQuery) ?? url;
+    if (!isUrlInScope(finalUrl, scope)) {
+      // Redirected off the crawl's scope: not one of its pages.
+      await this.ended(id, await this.store.settle(id, lease, 'none'));
+      return;
+    }
+    const html = result.html !== undefined ? decodeScrapeHtml(result.html) : '';
+    const read = extractPageLinks(html, finalUrl, { ignoreQuery });
+    if (depth < request.maxDepth && !read.nofollow) {
+      const next = await this.admissible(id, crawl, read.links);
+      await this.store.admit(id, request.limit, next, depth + 1);
+    }
+    const canonical = read.canonical && isUrlInScope(read.canonical, scope) ? read.canonical : undefined;
+    const key = canonical ?? finalUrl;
+    const claim = await this.store.claimDocument(id, key, url);
+    if (claim === 'duplicate') {
+      await this.ended(id, await this.store.settle(id, lease, 'none'));
+      return;
+    }
+    if (claim === 'new') await this.documents.put(id, key, documentOf(result, url, request.scrapeOptions.formats));
+    await this.ended(id, await this.store.settle(id, lease, 'document', key));
+  }
+
+  /** Of a page's links, those the crawl may take: in scope and allowed by their host's robots.txt. */
+  private async admissible(id: string, crawl: CrawlContext, links: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const link of links) {
+      if (!isUrlInScope(link, crawl.scope)) continue;
+      if ((await this.rulesFor(id, crawl, link)).allowed(link)) out.push(link);
+    }
+    return out;
+  }
+
+  /** The seed: robots.txt of the start host, the start URL, then the sitemaps' URLs (in scope, allowed). */
+  private async seed(id: string, crawl: CrawlContext, lease: Lease): Promise<void> {
+    const { request } = crawl;
+    const start = normalizeCrawlUrl(request.url, undefined, request.ignoreQueryParameters) ?? request.url;
+    const rules = await this.rulesFor(id, crawl, start);
+    if (request.sitemap !== 'only' && rules.allowed(start)) await this.store.admit(id, request.limit, [start], 0);
+    if (request.sitemap !== 'skip') {
+      const bounds = this.options.sitemapBounds ?? DEFAULT_SITEMAP_BOUNDS;
+      const urls = await readSitemaps(
+        (u) => this.politeFetch(crawl, u, rules),
+        start,
+        rules.sitemaps,
+        { ...bounds, maxUrls: Math.min(bounds.maxUrls, 2 * request.limit + 1000) },
+        request.ignoreQueryParameters,
+      );
+      const inScope = await this.admissible(id, crawl, urls);
+      await this.store.admit(id, request.limit, inScope, 0);
+    }
+    await this.ended(id, await this.store.settle(id, lease, 'dropped'));
+  }
+
+  /** A discovery fetch (robots.txt, sitemap) through the guard, holding a slot of the host's budget like a page. */
+  private async politeFetch(crawl: CrawlContext, url: string, rules?: RobotsRules): Promise<SafeFetchResponse> {
+    const host = new URL(url).host;
+    const token = await this.budget.acquire(
+      {
+        host,
+        maxConcurrency: crawl.request.maxConcurrency,
+        delayMs: Math.max(crawl.request.delay, rules?.crawlDelayMs ?? 0),
+        slotMs: crawl.request.scrapeOptions.timeout + 10_000,
+        signal: this.stop.signal,
+      },
+      randomUUID(),
+    );
+    if (!token) throw new TrawlError('SERVICE_UNAVAILABLE', 'the crawl worker is stopping');
+    try {
+      const res = await this.fetch(url);
+      if (res.status === 429 || res.status === 503) {
+        const after = retryAfterMs(res.headers['retry-after']);
+        if (after !== undefined) await this.budget.slowDown(host, Math.min(after, 60_000));
+      }
+      return res;
+    } finally {
+      await this.budget.release(host, token).catch(() => undefined);
+    }
+  }
+
+  /** robots.txt rules of a URL's host for this crawl: from this replica's cache, the crawl's record, or fetched. */
+  private async rulesFor(id: string, crawl: CrawlContext, url: string): Promise<RobotsRules> {
+    const host = new URL(url).host;
+    const cacheKey = `${id} ${host}`;
+    const cached = this.rules.get(cacheKey);
+    if (cached) return cached;
+    const robotsUrl = robotsUrlOf(url);
+    const stored = await this.store.robots(id, host);
+    let record: RobotsRecord;
+    if (stored) record = JSON.parse(stored) as RobotsRecord;
+    else {
+      record = await readRobots((u) => this.politeFetch(crawl, u), robotsUrl);
+      await this.store.saveRobots(id, host, JSON.stringify(record));
+    }
+    const rules = robotsRules(robotsUrl, record, this.options.robotsAgent);
+    const bounded: RobotsRules =
+      rules.crawlDelayMs !== undefined
+        ? { ...rules, crawlDelayMs: Math.min(rules.crawlDelayMs, this.options.maxCrawlDelayMs) }
+        : rules;
+    remember(this.rules, cacheKey, bounded, RULES_CACHE);
+    return bounded;
+  }
+
+  /** A page that did not scrape: an outage waits (bounded), a retryable error is tried again, others settle. */
+  private async failed(id: string, lease: Lease, e: unknown): Promise<void> {
+    if (e instanceof FleetUnavailableError) {
+      await this.store.requeue(id, lease, 'outage');
+      const since = await this.store.fleetAway(id);
+      if (Date.now() - since > this.options.fleetMaxWaitMs) {
+        const message = `the crawl waited ${this.options.fleetMaxWaitMs} ms for its extractors: ${e.message}`;
+        if (await this.store.end(id, 'failed', { code: 'SERVICE_UNAVAILABLE', message })) this.ended(id, 'ended');
+        return;
+      }
+      await sleep(this.options.fleetProbeMs, this.stop.signal);
+      return;
+    }
+    const retryable = e instanceof TrawlError ? e.retryable : false;
+    if (!(e instanceof TrawlError)) this.options.onError?.(`a page of crawl ${id}`, e);
+    if (retryable && lease.tries < this.options.maxTries) await this.store.requeue(id, lease, 'retry');
+    else await this.ended(id, await this.store.settle(id, lease, 'error'));
+  }
+
+  private ended(id: string, outcome: 'ok' | 'lost' | 'ended'): void {
+    if (outcome !== 'ended') return;
+    void this.store.deactivate(id).catch((e: unknown) => this.options.onError?.(`deactivating crawl ${id}`, e));
+    this.forget(id);
+    this.options.onEnded?.(id);
+  }
+
+  private forget(id: string): void {
+    this.contexts.delete(id);
+    for (const key of this.rules.keys()) if (key.startsWith(`${id} `)) this.rules.delete(key);
+  }
+
+  private async context(id: string): Promise<CrawlContext | undefined> {
+    const cached = this.contexts.get(id);
+    if (cached) return cached;
+    const meta = await this.store.meta(id);
+    if (!meta) return undefined;
+    const context = { request: meta.request, owner: meta.owner, scope: crawlScope(meta.request) };
+    remember(this.contexts, id, context, CONTEXT_CACHE);
+    return context;
+  }
+}
+
+/** The document of a page: the scrape's result with the formats asked for, and the URL the crawl asked for. */
+export function documentOf(result: ScrapeResult, sourceURL: string, formats: readonly string[]): CrawlDocument {
+  const { html, markdown, metadata, ...rest } = result;
+  return {
+    ...rest,
+    ...(formats.includes('markdown') && markdown !== undefined ? { markdown } : {}),
+    ...(formats.includes('html') && html !== undefined ? { html } : {}),
+    metadata: { ...metadata, sourceURL, statusCode: result.rawStatus },
+  };
+}
+
+/** `Retry-After` as ms: seconds or an HTTP date. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  if (map.size >= max) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+}

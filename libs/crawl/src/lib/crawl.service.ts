@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import {
+  CRAWL_ID_PATTERN,
+  CrawlRequestDto,
+  parseDto,
+  TrawlError,
+  type CrawlCancelRequest,
+  type CrawlGetRequest,
+  type CrawlStartReply,
+  type CrawlStatusReply,
+} from '@trawl/contracts';
+import type { CrawlDocumentsStore } from './crawl-documents.store.js';
+import { NO_OWNER, type CrawlMeta, type CrawlStore } from './crawl.store.js';
+
+export interface CrawlServiceOptions {
+  /** Largest reply, bytes (the NATS payload limit, less room for the frame): a page of documents stops before it. */
+  maxReplyBytes: () => number;
+  /** Most documents in one page. */
+  maxPageDocuments: number;
+  /** Checks a webhook URL before the crawl starts (the SSRF guard of webhooks); throws URL_NOT_ALLOWED. */
+  checkWebhook?: (url: string) => Promise<void>;
+}
+
+/**
+ * The crawl operations task-service serves over NATS (crawl.start.v1, crawl.get.v1, crawl.cancel.v1): payloads
+ * validated again here, a crawl found only by the key that started it (another key: TASK_NOT_FOUND, as tasks).
+ */
+export class CrawlService {
+  constructor(
+    private readonly store: CrawlStore,
+    private readonly documents: CrawlDocumentsStore,
+    private readonly options: CrawlServiceOptions,
+  ) {}
+
+  async start(payload: unknown): Promise<CrawlStartReply> {
+    const p = objectOf(payload);
+    const request = parseDto(CrawlRequestDto, p.request);
+    if (request.webhook) await this.options.checkWebhook?.(request.webhook);
+    const id = randomBytes(16).toString('hex');
+    await this.store.create(id, ownerOf(p.apiKeyId), request);
+    return { id };
+  }
+
+  async get(payload: unknown): Promise<CrawlStatusReply> {
+    const p = objectOf(payload) as Partial<CrawlGetRequest>;
+    const meta = await this.owned(p.id, p.apiKeyId);
+    const cursor = p.cursor === undefined ? 1 : p.cursor;
+    if (!Number.isSafeInteger(cursor) || cursor < 1) {
+      throw new TrawlError('VALIDATION_FAILED', 'cursor must be a positive integer', { field: 'cursor' });
+    }
+    const page = await this.documents.page(
+      meta.id,
+      cursor,
+      Math.max(64 * 1024, this.options.maxReplyBytes()),
+      this.options.maxPageDocuments,
+    );
+    const more = page.more || meta.status === 'scraping';
+    return { ...this.view(meta), data: page.documents, cursor: more ? page.next : null };
+  }
+
+  /** Stops a scraping crawl (no new page starts; pages in flight end); an ended crawl is answered as it is. */
+  async cancel(payload: unknown): Promise<CrawlStatusReply> {
+    const p = objectOf(payload) as Partial<CrawlCancelRequest>;
+    const meta = await this.owned(p.id, p.apiKeyId);
+    if (meta.status === 'scraping') await this.store.end(meta.id, 'cancelled');
+    const now = (await this.store.meta(meta.id)) ?? meta;
+    return { ...this.view(now), data: [], cursor: null };
+  }
+
+  private view(meta: CrawlMeta): Omit<CrawlStatusReply, 'data' | 'cursor'> {
+    return {
+      id: meta.id,
+      status: meta.status,
+      total: meta.total,
+      completed: meta.completed,
+      documents: meta.documents,
+      ...(meta.error ? { error: meta.error } : {}),
+    };
+  }
+
+  private async owned(id: unknown, apiKeyId: unknown): Promise<CrawlMeta> {
+    if (typeof id !== 'string' || !CRAWL_ID_PATTERN.test(id)) {
+      throw new TrawlError('VALIDATION_FAILED', 'id must be a crawl id (32 hex digits)', { field: 'id' });
+    }
+    const meta = await this.store.meta(id);
+    if (!meta || meta.owner !== ownerOf(apiKeyId)) throw new TrawlError('TASK_NOT_FOUND', `crawl ${id} not found`);
+    return meta;
+  }
+}
+
+function objectOf(payload: unknown): Record<string, unknown> {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw new TrawlError('VALIDATION_FAILED', 'payload must be an object');
+  }
+  return payload as Record<string, unknown>;
+}
+
+function ownerOf(apiKeyId: unknown): string {
+  return typeof apiKeyId === 'string' && apiKeyId !== '' ? apiKeyId : NO_OWNER;
+}
