@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually, startCrawlTrapSite, type CrawlTrapSite, type RunningProcess } from '@trawl/testing';
+import { API_KEY, callApi, startStack, type ApiBody, type Stack } from './support/stack.js';
+
+const OTHER_KEY = 'system-e2e-other-key';
+const MAX_DEPTH = 3;
+const MAX_CONCURRENCY = 2;
+/** How long a crawl waits for its extractors here before it fails. */
+const FLEET_MAX_WAIT_MS = 30_000;
+
+/** The titles of the pages a crawl of the trap site must store, each once. */
+const EXPECTED_TITLES = [
+  'Home',
+  'About',
+  'Hidden one',
+  'Hidden two',
+  'Doc 1',
+  'Doc 2',
+  'Doc 3',
+  'Product',
+  ...Array.from({ length: MAX_DEPTH }, (_, m) => `Calendar ${m}`),
+  ...Array.from({ length: MAX_DEPTH - 1 }, (_, m) => `Calendar ${-(m + 1)}`),
+].sort();
+
+/**
+ * Issue 23, "must show" 1-3: crawls and maps of a local site full of traps (robots.txt disallowing a folder, sitemaps
+ * missing pages, pages reachable only by links, an endless calendar, session ids with a canonical, fragments, a
+ * redirect loop, a second host on 127.0.0.2) through the whole stack: gateway, task-service, two extractor-scrape
+ * replicas with Chromium, real Redis and NATS.
+ */
+describe('crawl and map across the fleet (processes, real Redis, NATS and Chromium)', () => {
+  let stack: Stack;
+  const scrapers: RunningProcess[] = [];
+
+  beforeAll(async () => {
+    stack = await startStack(['gateway', 'task-service', 'extractor-scrape'], {
+      // Both loopback hosts pass the SSRF guard: only the crawl's scope keeps it off the second host.
+      SSRF_ALLOW_HOSTS: '127.0.0.1,127.0.0.2',
+      API_KEYS: `${API_KEY},${OTHER_KEY}`,
+      CRAWL_LEASE_MS: '3000',
+      CRAWL_IDLE_MS: '50',
+      TASK_FLEET_PROBE_INTERVAL_MS: '200',
+      TASK_FLEET_MAX_WAIT_MS: String(FLEET_MAX_WAIT_MS),
+    });
+    scrapers.push(stack.services.get('extractor-scrape')!);
+    scrapers.push(await stack.startService('extractor-scrape', { INSTANCE_ID: 'extractor-scrape-e2e-2' }));
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(scrapers.map((p) => p.stop()));
+    await stack?.stop();
+  });
+
+  async function startCrawl(site: CrawlTrapSite, extra: Record<string, unknown> = {}): Promise<string> {
+    const res = await callApi(stack, 'POST', '/crawl', {
+      url: `${site.url}/`,
+      limit: 100,
+      maxDepth: MAX_DEPTH,
+      maxConcurrency: MAX_CONCURRENCY,
+      ...extra,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.id).toMatch(/^[0-9a-f]{32}$/);
+    return res.body.data.id as string;
+  }
+
+  async function get(url: string, key = API_KEY): Promise<{ status: number; body: ApiBody }> {
+    const res = await fetch(url, { headers: { 'x-api-key': key } });
+    return { status: res.status, body: (await res.json()) as ApiBody };
+  }
+
+  async function remove(id: string, key = API_KEY): Promise<{ status: number; body: ApiBody }> {
+    const res = await fetch(`${stack.baseUrl}/crawl/${id}`, { method: 'DELETE', headers: { 'x-api-key': key } });
+    return { status: res.status, body: (await res.json()) as ApiBody };
+  }
+
+  /** Waits for the crawl's final state (task-service may be away meanwhile), then reads every page of documents. */
+  async function finished(id: string, timeoutMs = 240_000) {
+    const first = await eventually(
+      async () => {
+        const res = await get(`${stack.baseUrl}/crawl/${id}`).catch(() => undefined);
+        return res?.status === 200 && res.body.data.status !== 'scraping' ? res.body.data : undefined;
+      },
+      timeoutMs,
+      250,
+    );
+    const documents = [...first.data];
+    let next: string | null = first.next;
+    while (next) {
+      expect(next.startsWith(`${stack.baseUrl}/crawl/${id}?cursor=`)).toBe(true);
+      const page = await get(next);
+      expect(page.status).toBe(200);
+      documents.push(...page.body.data.data);
+      next = page.body.data.next;
+    }
+    return { ...first, documents };
+  }
+
+  it('crawls each real page once, obeys robots.txt, keeps to the host and to maxConcurrency with two extractors', async () => {
+    const site = await startCrawlTrapSite({ delayMs: 30 });
+    try {
+      const id = await startCrawl(site);
+      const crawl = await finished(id);
+      expect(crawl.status).toBe('completed');
+      const titles = crawl.documents.map((d: { metadata: { title: string } }) => d.metadata.title).sort();
+      expect(titles).toEqual(EXPECTED_TITLES);
+      for (const d of crawl.documents) {
+        expect(d.metadata.sourceURL.startsWith(`${site.url}/`)).toBe(true);
+        expect(typeof d.markdown).toBe('string');
+        expect(d.html).toBeUndefined();
+      }
+      // Nothing disallowed, nothing of the other host, never more than maxConcurrency at once across the fleet.
+      expect(site.requests.filter((p) => p.startsWith('/private/'))).toEqual([]);
+      expect(site.otherRequests).toEqual([]);
+      expect(site.maxInFlight()).toBeLessThanOrEqual(MAX_CONCURRENCY);
+      // Both extractor replicas took pages (queue group; 15 pages all to one of two: 1 in 16,000).
+      expect(new Set(crawl.documents.map((d: { edgeId: string }) => d.edgeId)).size).toBe(2);
+      expect(crawl.completed).toBe(crawl.total);
+      // A crawl belongs to its key; cancelling an ended crawl answers it as it is.
+      expect((await get(`${stack.baseUrl}/crawl/${id}`, OTHER_KEY)).status).toBe(404);
+      expect((await remove(id, OTHER_KEY)).status).toBe(404);
+      const cancelled = await remove(id);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.data).toMatchObject({ id, status: 'completed', next: null, data: [] });
+    } finally {
+      await site.close();
+    }
+  }, 300_000);
+
+  it('loses nothing and stores nothing twice when task-service and an extractor are SIGKILLed mid-crawl', async () => {
+    const site = await startCrawlTrapSite({ delayMs: 200 });
+    try {
+      const id = await startCrawl(site);
+      await eventually(async () => {
+        const res = await get(`${stack.baseUrl}/crawl/${id}`);
+        return res.body.data.documents >= 3 && res.body.data.status === 'scraping';
+      }, 120_000);
+      await Promise.all([stack.services.get('task-service')!.stop('SIGKILL'), scrapers[0]!.stop('SIGKILL')]);
+      await stack.startService('task-service');
+      scrapers[0] = await stack.startService('extractor-scrape');
+      const crawl = await finished(id);
+      expect(crawl.status).toBe('completed');
+      const titles = crawl.documents.map((d: { metadata: { title: string } }) => d.metadata.title).sort();
+      expect(titles).toEqual(EXPECTED_TITLES);
+      expect(site.requests.filter((p) => p.startsWith('/private/'))).toEqual([]);
+      expect(site.otherRequests).toEqual([]);
+      expect(site.maxInFlight()).toBeLessThanOrEqual(MAX_CONCURRENCY);
+    } finally {
+      await site.close();
+    }
+  }, 360_000);
+
+  it('maps the sitemaps’ pages and those found by links, nothing disallowed or off-host', async () => {
+    const site = await startCrawlTrapSite({ delayMs: 5 });
+    try {
+      const res = await callApi(stack, 'POST', '/map', { url: `${site.url}/` });
+      expect(res.status).toBe(200);
+      const links: { url: string; title?: string }[] = res.body.data.links;
+      const urls = links.map((l) => l.url);
+      for (const p of [...site.sitemapPages, ...site.linkOnlyPages]) expect(urls).toContain(`${site.url}${p}`);
+      expect(urls.filter((u) => !u.startsWith(`${site.url}/`))).toEqual([]);
+      expect(urls.filter((u) => u.includes('/private/'))).toEqual([]);
+      expect(new Set(urls).size).toBe(urls.length);
+      expect(links.find((l) => l.url === `${site.url}/about`)?.title).toBe('About');
+      expect(site.requests.filter((p) => p.startsWith('/private/'))).toEqual([]);
+      expect(site.otherRequests).toEqual([]);
+      const searched = await callApi(stack, 'POST', '/map', { url: `${site.url}/`, search: 'hidden' });
+      expect(searched.body.data.links.map((l: { url: string }) => l.url).sort()).toEqual([
+        `${site.url}/hidden/1`,
+        `${site.url}/hidden/2`,
+      ]);
+    } finally {
+      await site.close();
+    }
+  }, 120_000);
+
+  it('a crawl whose extractors are away waits for them, and fails in bounded time if they stay away', async () => {
+    const site = await startCrawlTrapSite({ delayMs: 5 });
+    try {
+      await Promise.all(scrapers.map((p) => p.stop()));
+      // Started while no extractor serves: it waits (no page fails), and completes once one is back.
+      const waiting = await startCrawl(site, { sitemap: 'skip', maxDepth: 1 });
+      await eventually(async () => {
+        const res = await get(`${stack.baseUrl}/crawl/${waiting}`);
+        return res.body.data.total > 0 && res.body.data.status === 'scraping' && res.body.data.completed === 0;
+      }, 30_000);
+      scrapers[0] = await stack.startService('extractor-scrape');
+      const done = await finished(waiting);
+      expect(done.status).toBe('completed');
+      expect(done.documents.map((d: { metadata: { title: string } }) => d.metadata.title)).toContain('Home');
+      // With no extractor at all, a crawl fails once the fleet wait is over, with the cause.
+      await scrapers[0].stop();
+      const failing = await startCrawl(site, { sitemap: 'skip' });
+      const failed = await finished(failing, FLEET_MAX_WAIT_MS + 60_000);
+      expect(failed.status).toBe('failed');
+      expect(failed.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(failed.error.message).toContain('extractor-scrape');
+    } finally {
+      await site.close();
+    }
+  }, 240_000);
+});
