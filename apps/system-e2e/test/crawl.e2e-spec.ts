@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { eventually, startCrawlTrapSite, type CrawlTrapSite, type RunningProcess } from '@trawl/testing';
-import { API_KEY, callApi, startStack, type ApiBody, type Stack } from './support/stack.js';
+import { API_KEY, callApi, SIGNING_SECRET, startStack, type ApiBody, type Stack } from './support/stack.js';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const OTHER_KEY = 'system-e2e-other-key';
 const MAX_DEPTH = 3;
@@ -30,10 +31,11 @@ const EXPECTED_TITLES = [
  */
 describe('crawl and map across the fleet (processes, real Redis, NATS and Chromium)', () => {
   let stack: Stack;
+  let receiver: WebhookReceiver;
   const scrapers: RunningProcess[] = [];
 
   beforeAll(async () => {
-    stack = await startStack(['gateway', 'task-service', 'extractor-scrape'], {
+    stack = await startStack(['gateway', 'task-service', 'extractor-scrape', 'webhook-dispatcher'], {
       // Both loopback hosts pass the SSRF guard: only the crawl's scope keeps it off the second host.
       SSRF_ALLOW_HOSTS: '127.0.0.1,127.0.0.2',
       API_KEYS: `${API_KEY},${OTHER_KEY}`,
@@ -42,6 +44,7 @@ describe('crawl and map across the fleet (processes, real Redis, NATS and Chromi
       TASK_FLEET_PROBE_INTERVAL_MS: '200',
       TASK_FLEET_MAX_WAIT_MS: String(FLEET_MAX_WAIT_MS),
     });
+    receiver = await startWebhookReceiver(SIGNING_SECRET);
     scrapers.push(stack.services.get('extractor-scrape')!);
     scrapers.push(await stack.startService('extractor-scrape', { INSTANCE_ID: 'extractor-scrape-e2e-2' }));
   }, 180_000);
@@ -49,6 +52,7 @@ describe('crawl and map across the fleet (processes, real Redis, NATS and Chromi
   afterAll(async () => {
     await Promise.all(scrapers.map((p) => p.stop()));
     await stack?.stop();
+    await receiver?.close();
   });
 
   async function startCrawl(site: CrawlTrapSite, extra: Record<string, unknown> = {}): Promise<string> {
@@ -99,9 +103,27 @@ describe('crawl and map across the fleet (processes, real Redis, NATS and Chromi
   it('crawls each real page once, obeys robots.txt, keeps to the host and to maxConcurrency with two extractors', async () => {
     const site = await startCrawlTrapSite({ delayMs: 30 });
     try {
-      const id = await startCrawl(site);
+      const id = await startCrawl(site, { webhook: `${receiver.url}/crawl` });
       const crawl = await finished(id);
       expect(crawl.status).toBe('completed');
+      // Webhooks, signed: crawl.started, one crawl.page per document, crawl.completed.
+      const events = await eventually(() => {
+        const mine = receiver.deliveries.filter((d) => d.body?.id === id);
+        return mine.some((d) => d.body.event === 'crawl.completed') &&
+          mine.filter((d) => d.body.event === 'crawl.page').length >= crawl.documents.length
+          ? mine
+          : undefined;
+      }, 60_000);
+      expect(events.every((d) => d.verified)).toBe(true);
+      expect(events.filter((d) => d.body.event === 'crawl.started')).toHaveLength(1);
+      const pages = events.filter((d) => d.body.event === 'crawl.page');
+      expect(pages.map((d) => d.body.data[0].metadata.title).sort()).toEqual(EXPECTED_TITLES);
+      expect(new Set(pages.map((d) => d.id)).size).toBe(pages.length);
+      expect(events.find((d) => d.body.event === 'crawl.completed')?.body).toMatchObject({
+        id,
+        status: 'completed',
+        documents: EXPECTED_TITLES.length,
+      });
       const titles = crawl.documents.map((d: { metadata: { title: string } }) => d.metadata.title).sort();
       expect(titles).toEqual(EXPECTED_TITLES);
       for (const d of crawl.documents) {

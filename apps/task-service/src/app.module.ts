@@ -2,7 +2,7 @@ import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { TASK_SERVICE_DEFAULT_REDIS_URL, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { CrawlDocumentsStore, CrawlService, CrawlStore, SiteMapper } from '@trawl/crawl';
+import { CrawlDocumentsStore, CrawlEventsPublisher, CrawlService, CrawlStore, SiteMapper } from '@trawl/crawl';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth, streamReplicas } from '@trawl/messaging';
 import { createRedisClient, redisTopologyFromEnv, type RedisClient } from '@trawl/redis';
 import { parseAllowList } from '@trawl/safe-fetch';
@@ -104,8 +104,26 @@ export class AppModule {
           inject: [NATS_CONNECTION],
         },
         {
+          // Crawl webhook events go out on the outcome stream, as task outcomes do (the dispatcher signs and retries).
+          provide: CrawlEventsPublisher,
+          useFactory: (nc: NatsConnection) =>
+            new CrawlEventsPublisher(jetstream(nc), {
+              attempts: 5,
+              retryDelayMs: 200,
+              timeoutMs: 5000,
+              maxPayloadBytes: () => nc.info?.max_payload ?? 1024 * 1024,
+            }),
+          inject: [NATS_CONNECTION],
+        },
+        {
           provide: CrawlService,
-          useFactory: (store: CrawlStore, documents: CrawlDocumentsStore, guard: WebhookUrlGuard, nc: NatsConnection) =>
+          useFactory: (
+            store: CrawlStore,
+            documents: CrawlDocumentsStore,
+            guard: WebhookUrlGuard,
+            nc: NatsConnection,
+            events: CrawlEventsPublisher,
+          ) =>
             new CrawlService(store, documents, {
               // A page of documents fits a reply: three quarters of the payload limit, the rest for the frame.
               maxReplyBytes: () => Math.floor(0.75 * (nc.info?.max_payload ?? 1024 * 1024)),
@@ -113,8 +131,9 @@ export class AppModule {
               checkWebhook: async (url) => {
                 await guard.check(url);
               },
+              events,
             }),
-          inject: [CrawlStore, CrawlDocumentsStore, WebhookUrlGuard, NATS_CONNECTION],
+          inject: [CrawlStore, CrawlDocumentsStore, WebhookUrlGuard, NATS_CONNECTION, CrawlEventsPublisher],
         },
         {
           provide: SiteMapper,

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { TaskServiceEnv } from '@trawl/config';
 import { SUBJECTS } from '@trawl/contracts';
-import { CrawlDocumentsStore, CrawlStore, CrawlWorkers, HostBudgetLimiter } from '@trawl/crawl';
+import { CrawlDocumentsStore, CrawlEventsPublisher, CrawlStore, CrawlWorkers, HostBudgetLimiter } from '@trawl/crawl';
 import { MessagingClient } from '@trawl/messaging';
 import type { RedisClient } from '@trawl/redis';
 import { parseAllowList, safeFetch } from '@trawl/safe-fetch';
@@ -30,6 +30,7 @@ export class CrawlRuntimeService implements OnApplicationBootstrap, BeforeApplic
     private readonly messaging: MessagingClient,
     private readonly store: CrawlStore,
     private readonly documents: CrawlDocumentsStore,
+    private readonly events: CrawlEventsPublisher,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -59,6 +60,7 @@ export class CrawlRuntimeService implements OnApplicationBootstrap, BeforeApplic
         maxCrawlDelayMs: env.CRAWL_MAX_CRAWL_DELAY_MS,
         onError: (message, e) => this.logger.error(`${message}: ${e instanceof Error ? e.message : String(e)}`),
         onEnded: (id) => this.logger.log(`crawl ${id} ended`),
+        events: this.events,
       },
     );
     this.workers.start();

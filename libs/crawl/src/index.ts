@@ -11,3 +11,4 @@ export * from './lib/crawl-documents.store.js';
 export * from './lib/crawl-workers.service.js';
 export * from './lib/crawl.service.js';
 export * from './lib/site.mapper.js';
+export * from './lib/crawl-events.publisher.js';

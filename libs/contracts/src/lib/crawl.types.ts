@@ -1,7 +1,7 @@
 import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
 import type { ScrapeResult } from './results/scrape-result.types.js';
-import type { TraceCarrier } from './task.types.js';
+import type { TaskFinishedEvent, TraceCarrier } from './task.types.js';
 
 /** A crawl's state: `scraping` until its frontier is empty, then `completed`; `failed` (its fleet stayed away, its
  * start page failed) or `cancelled` (DELETE) end it too. */
@@ -85,3 +85,37 @@ export interface MapLink {
 export interface MapSiteReply {
   links: MapLink[];
 }
+
+/** A crawl's webhook events (Firecrawl's names): started, one per document, and its end. */
+export const CRAWL_EVENTS = ['crawl.started', 'crawl.page', 'crawl.completed', 'crawl.failed'] as const;
+export type CrawlEventName = (typeof CRAWL_EVENTS)[number];
+
+/** The body of a crawl webhook besides `event`: the crawl's state, and on `crawl.page` its document. */
+export interface CrawlEventBody {
+  id: string;
+  status: CrawlStatus;
+  total?: number;
+  completed?: number;
+  documents?: number;
+  error?: { code: string; message: string };
+  /** `crawl.page`: the page's document (one). */
+  data?: CrawlDocument[];
+}
+
+/**
+ * A crawl event on its way to the crawl's webhook: published by task-service on `task.finished.v1` (the outcome
+ * stream, ADR 0026) and delivered, signed and retried, by webhook-dispatcher like a task's outcome.
+ */
+export interface CrawlWebhookEvent {
+  /** Stable id (the webhook's `webhook-id`): the same on every re-publish, so JetStream stores it once. */
+  eventId: string;
+  event: CrawlEventName;
+  webhook: string;
+  apiKeyId?: string;
+  crawl: CrawlEventBody;
+  trace?: TraceCarrier;
+  occurredAt: number;
+}
+
+/** What the outcome stream carries to the dispatcher: a task's final outcome or a crawl's event. */
+export type OutcomeEvent = TaskFinishedEvent | CrawlWebhookEvent;

@@ -1,3 +1,4 @@
+import type { OutcomeEvent } from './crawl.types.js';
 import type { ExtractType } from './extract-type.constants.js';
 import type { WireError } from './error-codes.constants.js';
 import type { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
@@ -176,7 +177,7 @@ export interface BatchTaskResult<T = unknown> {
 
 /** JetStream payload of `task.delivery-failed.v1`: an outcome whose webhook delivery gave up. */
 export interface WebhookDeadLetter {
-  outcome: TaskFinishedEvent;
+  outcome: OutcomeEvent;
   reason: string;
   attempts: number;
   lastStatus: number | null;

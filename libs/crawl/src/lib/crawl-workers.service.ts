@@ -11,6 +11,7 @@ import {
 import { FleetUnavailableError } from '@trawl/messaging';
 import type { SafeFetchResponse } from '@trawl/safe-fetch';
 import type { CrawlDocumentsStore } from './crawl-documents.store.js';
+import type { CrawlEventsPublisher } from './crawl-events.publisher.js';
 import { crawlScope, isUrlInScope, type CrawlScope } from './crawl-scope.policy.js';
 import { NO_OWNER, type CrawlStore, type Lease } from './crawl.store.js';
 import { normalizeCrawlUrl } from './crawl-url.policy.js';
@@ -45,6 +46,8 @@ export interface CrawlWorkersOptions {
   onError?: (message: string, error: unknown) => void;
   /** A crawl ended (completed, failed, cancelled) as seen by this replica. */
   onEnded?: (id: string) => void;
+  /** Publishes the crawls' webhook events (crawl.page, crawl.completed / crawl.failed); none without it. */
+  events?: CrawlEventsPublisher;
 }
 
 interface CrawlContext {
@@ -110,8 +113,7 @@ export class CrawlWorkers {
       const id = ids[(offset + i) % ids.length]!;
       const lease = await this.store.lease(id, this.options.leaseMs);
       if (lease === 'ended') {
-        await this.store.deactivate(id);
-        this.forget(id);
+        await this.finish(id);
         continue;
       }
       if (lease === 'idle' || lease === 'busy') continue;
@@ -235,7 +237,16 @@ export class CrawlWorkers {
       await this.ended(id, await this.store.settle(id, lease, 'none'));
       return;
     }
-    if (claim === 'new') await this.documents.put(id, key, documentOf(result, url, request.scrapeOptions.formats));
+    const document = documentOf(result, url, request.scrapeOptions.formats);
+    if (claim === 'new') await this.documents.put(id, key, document);
+    // Before the settle: a worker that dies here leaves the page to another, which publishes the same event id.
+    if (request.webhook) {
+      await this.options.events?.page(
+        { id, owner: crawl.owner === NO_OWNER ? undefined : crawl.owner, webhook: request.webhook },
+        key,
+        { id, status: 'scraping', data: [document] },
+      );
+    }
     await this.ended(id, await this.store.settle(id, lease, 'document', key));
   }
 
@@ -326,7 +337,7 @@ export class CrawlWorkers {
       const since = await this.store.fleetAway(id);
       if (Date.now() - since > this.options.fleetMaxWaitMs) {
         const message = `the crawl waited ${this.options.fleetMaxWaitMs} ms for its extractors: ${e.message}`;
-        if (await this.store.end(id, 'failed', { code: 'SERVICE_UNAVAILABLE', message })) this.ended(id, 'ended');
+        if (await this.store.end(id, 'failed', { code: 'SERVICE_UNAVAILABLE', message })) await this.ended(id, 'ended');
         return;
       }
       await sleep(this.options.fleetProbeMs, this.stop.signal);
@@ -338,9 +349,20 @@ export class CrawlWorkers {
     else await this.ended(id, await this.store.settle(id, lease, 'error'));
   }
 
-  private ended(id: string, outcome: 'ok' | 'lost' | 'ended'): void {
-    if (outcome !== 'ended') return;
-    void this.store.deactivate(id).catch((e: unknown) => this.options.onError?.(`deactivating crawl ${id}`, e));
+  private async ended(id: string, outcome: 'ok' | 'lost' | 'ended'): Promise<void> {
+    if (outcome === 'ended') await this.finish(id);
+  }
+
+  /**
+   * An ended crawl leaves the active set once its end event is published: whichever worker finds it ended first
+   * publishes (again, after a crash: the event id is stable) and only then removes it, so the event is never lost.
+   */
+  private async finish(id: string): Promise<void> {
+    const meta = await this.store.meta(id);
+    if (meta && meta.status !== 'scraping' && meta.request.webhook && this.options.events) {
+      await this.options.events.ended(meta, meta.owner === NO_OWNER ? undefined : meta.owner);
+    }
+    await this.store.deactivate(id);
     this.forget(id);
     this.options.onEnded?.(id);
   }

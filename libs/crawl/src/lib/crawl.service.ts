@@ -10,6 +10,7 @@ import {
   type CrawlStatusReply,
 } from '@trawl/contracts';
 import type { CrawlDocumentsStore } from './crawl-documents.store.js';
+import type { CrawlEventsPublisher } from './crawl-events.publisher.js';
 import { NO_OWNER, type CrawlMeta, type CrawlStore } from './crawl.store.js';
 
 export interface CrawlServiceOptions {
@@ -19,6 +20,8 @@ export interface CrawlServiceOptions {
   maxPageDocuments: number;
   /** Checks a webhook URL before the crawl starts (the SSRF guard of webhooks); throws URL_NOT_ALLOWED. */
   checkWebhook?: (url: string) => Promise<void>;
+  /** Publishes `crawl.started` to the crawl's webhook. */
+  events?: CrawlEventsPublisher;
 }
 
 /**
@@ -37,7 +40,9 @@ export class CrawlService {
     const request = parseDto(CrawlRequestDto, p.request);
     if (request.webhook) await this.options.checkWebhook?.(request.webhook);
     const id = randomBytes(16).toString('hex');
-    await this.store.create(id, ownerOf(p.apiKeyId), request);
+    const owner = ownerOf(p.apiKeyId);
+    await this.store.create(id, owner, request);
+    await this.options.events?.started({ id, owner, request }, owner === NO_OWNER ? undefined : owner);
     return { id };
   }
 

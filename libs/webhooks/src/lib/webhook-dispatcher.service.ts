@@ -11,7 +11,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
-import { CONSUMERS, STREAMS, SUBJECTS, type TaskFinishedEvent, type WebhookDeadLetter } from '@trawl/contracts';
+import { CONSUMERS, STREAMS, SUBJECTS, type OutcomeEvent, type WebhookDeadLetter } from '@trawl/contracts';
 import {
   ensureOutcomeStream,
   ensureStream,
@@ -77,7 +77,7 @@ const MAX_DEFERRALS_REMEMBERED = 100_000;
 
 interface Pending {
   m: JsMsg;
-  event: TaskFinishedEvent;
+  event: OutcomeEvent;
   attempt: number;
 }
 
@@ -329,7 +329,7 @@ export class WebhookDispatcher {
   /** The outcome of a message and its attempt number, or undefined (not JSON: dropped). */
   private read(m: JsMsg): Pending | undefined {
     try {
-      const event = JSON.parse(this.decoder.decode(m.data)) as TaskFinishedEvent;
+      const event = JSON.parse(this.decoder.decode(m.data)) as OutcomeEvent;
       return { m, event, attempt: this.attemptOf(m) };
     } catch (e) {
       this.options.log?.('error', `outcome #${m.seq} is not JSON; dropped`, e);
@@ -446,7 +446,7 @@ export class WebhookDispatcher {
    * One delivery attempt; with tracing on, a CLIENT span in the outcome's trace (the message headers' context, else the
    * event's `trace`), whose context the POST carries as `traceparent`.
    */
-  private deliver(m: JsMsg, event: TaskFinishedEvent, attempt: number): ReturnType<WebhookSender['deliver']> {
+  private deliver(m: JsMsg, event: OutcomeEvent, attempt: number): ReturnType<WebhookSender['deliver']> {
     if (!tracingActive()) return this.sender.deliver(event);
     const carrier = m.headers?.get('traceparent') ? m.headers : event.trace;
     return withExtractedContext(carrier, () =>
@@ -459,7 +459,7 @@ export class WebhookDispatcher {
 
   private async deadLetter(
     m: JsMsg,
-    outcome: TaskFinishedEvent,
+    outcome: OutcomeEvent,
     reason: string,
     attempts: number,
     lastStatus: number | null,

@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { TrawlError, type TaskFinishedEvent } from '@trawl/contracts';
+import { TrawlError, type OutcomeEvent } from '@trawl/contracts';
 import { injectTraceHeaders } from '@trawl/telemetry';
 import { parseRetryAfter } from './retry-schedule.policy.js';
 import { WebhookSigner } from './webhook-signer.service.js';
@@ -28,9 +28,11 @@ export interface WebhookSenderOptions {
   userAgent?: string;
 }
 
-/** The JSON body of a delivery: the task record with the event name. */
-export function webhookBody(event: TaskFinishedEvent): string {
-  return JSON.stringify({ event: event.event, ...event.task });
+/** The JSON body of a delivery: the task record (or a crawl's state, ADR 0026) with the event name. */
+export function webhookBody(event: OutcomeEvent): string {
+  return JSON.stringify(
+    'task' in event ? { event: event.event, ...event.task } : { event: event.event, ...event.crawl },
+  );
 }
 
 /**
@@ -54,7 +56,7 @@ export class WebhookSender {
     });
   }
 
-  async deliver(event: TaskFinishedEvent, now = Date.now()): Promise<DeliveryResult> {
+  async deliver(event: OutcomeEvent, now = Date.now()): Promise<DeliveryResult> {
     try {
       await this.guard.check(event.webhook);
     } catch (e) {
