@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { CrawlDocument } from '@trawl/contracts';
+import { connectNats } from '@trawl/messaging';
+import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@trawl/redis';
+import { startNats, startRedis, type TestServer } from '@trawl/testing';
+import { CrawlDocumentsStore } from './crawl-documents.store.js';
+import { CrawlService } from './crawl.service.js';
+import { CrawlStore } from './crawl.store.js';
+
+const doc = (n: number): CrawlDocument => ({
+  sourceURL: `http://h/${n}`,
+  taskId: 't',
+  edgeId: 'e',
+  status: 200,
+  rawStatus: 200,
+  markdown: `# ${n} ${'x'.repeat(1000)}`,
+  metadata: {
+    title: `P${n}`,
+    url: `http://h/${n}`,
+    engine: 'http',
+    contentType: 'text/html',
+    sourceURL: `http://h/${n}`,
+    statusCode: 200,
+  },
+});
+
+describe('CrawlService (real Redis and NATS JetStream)', () => {
+  let redisServer: TestServer;
+  let natsServer: TestServer;
+  let redis: RedisClient;
+  let nc: NatsConnection;
+  let store: CrawlStore;
+  let documents: CrawlDocumentsStore;
+  let service: CrawlService;
+
+  beforeAll(async () => {
+    redisServer = await startRedis({ persist: false });
+    natsServer = await startNats();
+    redis = createRedisClient(standaloneRedisTopology(redisServer.url), {
+      name: 'crawl-service-spec',
+      role: 'command',
+    });
+    nc = await connectNats([natsServer.url], 'crawl-service-spec');
+    documents = new CrawlDocumentsStore(jetstream(nc), await jetstreamManager(nc), {
+      maxBytes: 16 * 1024 * 1024,
+      maxAgeMs: 60 * 60 * 1000,
+      maxDocumentBytes: 1024 * 1024,
+      duplicateWindowMs: 60_000,
+    });
+    await documents.ensureStream();
+    store = new CrawlStore(redis, { retentionSec: 3600 });
+    // Replies of at most 64 KB: a page of documents stops before it.
+    service = new CrawlService(store, documents, { maxReplyBytes: () => 64 * 1024, maxPageDocuments: 1000 });
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    redis?.disconnect();
+    await natsServer?.stop();
+    await redisServer?.stop();
+  });
+
+  it('finds a crawl only for the key that started it', async () => {
+    const { id } = await service.start({ request: { url: 'http://h/' }, apiKeyId: 'key-a' });
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    await expect(service.get({ id, apiKeyId: 'key-a' })).resolves.toMatchObject({ id, status: 'scraping' });
+    await expect(service.get({ id, apiKeyId: 'key-b' })).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    await expect(service.get({ id })).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    await expect(service.cancel({ id, apiKeyId: 'key-b' })).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    await expect(service.get({ id: 'nope', apiKeyId: 'key-a' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(service.start({ request: { url: 'http://h/', limit: -1 } })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'limit',
+    });
+  });
+
+  it('pages through the documents with a cursor, each once, and has no next once the crawl ended and all were read', async () => {
+    const { id } = await service.start({ request: { url: 'http://h/' }, apiKeyId: 'key-a' });
+    for (let n = 0; n < 150; n++) await documents.put(id, `http://h/${n}`, doc(n));
+    // Stored again (a retry after a crash): still once.
+    await documents.put(id, 'http://h/7', doc(7));
+    const read: string[] = [];
+    let cursor: number | null = 1;
+    let pagesRead = 0;
+    while (cursor !== null) {
+      const page = await service.get({ id, apiKeyId: 'key-a', cursor });
+      read.push(...page.data.map((d) => d.metadata.title));
+      pagesRead += 1;
+      if (page.data.length === 0 && page.status === 'scraping') {
+        // Caught up while the crawl still runs: the cursor stays; cancelling ends it.
+        expect(page.cursor).toBe(cursor);
+        const cancelled = await service.cancel({ id, apiKeyId: 'key-a' });
+        expect(cancelled.status).toBe('cancelled');
+      }
+      cursor = page.cursor;
+    }
+    expect(read).toEqual(Array.from({ length: 150 }, (_, n) => `P${n}`));
+    expect(pagesRead).toBeGreaterThan(2);
+  });
+});
