@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
  *   domain     pure logic (parsers): the contract's types only, and no framework;
  *   infra      messaging, safe-fetch, browser pool and identity, telemetry, config, redis, service runtime:
  *              infrastructure and contracts only;
- *   feature    tasks, webhooks, keys, upstream: infrastructure, domain and contracts, never another feature;
+ *   feature    tasks, crawl, webhooks, keys, upstream: infrastructure, domain and contracts, never another feature;
  *   app        composition roots: any lib, never another app.
  * Off to the side: `layer:sdk` (libs/client, published on its own: contracts only), `layer:tool` (tools/) and
  * `layer:e2e` (apps/system-e2e), and the test harness `layer:testing` (libs/testing: infrastructure that tests

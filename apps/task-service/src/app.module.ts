@@ -2,7 +2,14 @@ import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { TASK_SERVICE_DEFAULT_REDIS_URL, type TaskServiceEnv } from '@trawl/config';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { CrawlDocumentsStore, CrawlEventsPublisher, CrawlService, CrawlStore, SiteMapper } from '@trawl/crawl';
+import {
+  CrawlDocumentsStore,
+  CrawlEventsPublisher,
+  CrawlService,
+  CrawlStore,
+  refuseDisallowed,
+  SiteMapper,
+} from '@trawl/crawl';
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth, streamReplicas } from '@trawl/messaging';
 import { createRedisClient, redisTopologyFromEnv, type RedisClient } from '@trawl/redis';
 import { parseAllowList } from '@trawl/safe-fetch';
@@ -128,6 +135,7 @@ export class AppModule {
               // A page of documents fits a reply: three quarters of the payload limit, the rest for the frame.
               maxReplyBytes: () => Math.floor(0.75 * (nc.info?.max_payload ?? 1024 * 1024)),
               maxPageDocuments: 1000,
+              checkUrl: (url) => refuseDisallowed(url, parseAllowList(env.SSRF_ALLOW_HOSTS)),
               checkWebhook: async (url) => {
                 await guard.check(url);
               },

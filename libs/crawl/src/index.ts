@@ -12,3 +12,4 @@ export * from './lib/crawl-workers.service.js';
 export * from './lib/crawl.service.js';
 export * from './lib/site.mapper.js';
 export * from './lib/crawl-events.publisher.js';
+export * from './lib/disallowed-url.guard.js';

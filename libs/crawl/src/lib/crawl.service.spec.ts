@@ -4,8 +4,11 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { CrawlDocument } from '@trawl/contracts';
 import { connectNats } from '@trawl/messaging';
 import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@trawl/redis';
+import { EMPTY_ALLOW_LIST } from '@trawl/safe-fetch';
 import { startNats, startRedis, type TestServer } from '@trawl/testing';
+import { ACTIVE_CRAWLS_KEY } from './crawl-redis-keys.constants.js';
 import { CrawlDocumentsStore } from './crawl-documents.store.js';
+import { refuseDisallowed } from './disallowed-url.guard.js';
 import { CrawlService } from './crawl.service.js';
 import { CrawlStore } from './crawl.store.js';
 
@@ -98,5 +101,21 @@ describe('CrawlService (real Redis and NATS JetStream)', () => {
     }
     expect(read).toEqual(Array.from({ length: 150 }, (_, n) => `P${n}`));
     expect(pagesRead).toBeGreaterThan(2);
+  });
+
+  it('refuses a start URL the SSRF guard refuses, recording nothing', async () => {
+    const guarded = new CrawlService(store, documents, {
+      maxReplyBytes: () => 64 * 1024,
+      maxPageDocuments: 1000,
+      checkUrl: (url) => refuseDisallowed(url, EMPTY_ALLOW_LIST),
+    });
+    const before = await redis.scard(ACTIVE_CRAWLS_KEY);
+    await expect(guarded.start({ request: { url: 'http://127.0.0.1:9/' } })).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+    });
+    await expect(guarded.start({ request: { url: 'http://169.254.169.254/' } })).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+    });
+    expect(await redis.scard(ACTIVE_CRAWLS_KEY)).toBe(before);
   });
 });

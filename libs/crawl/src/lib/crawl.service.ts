@@ -20,6 +20,8 @@ export interface CrawlServiceOptions {
   maxPageDocuments: number;
   /** Checks a webhook URL before the crawl starts (the SSRF guard of webhooks); throws URL_NOT_ALLOWED. */
   checkWebhook?: (url: string) => Promise<void>;
+  /** Refuses a start URL the SSRF guard refuses (URL_NOT_ALLOWED), before any crawl is recorded. */
+  checkUrl?: (url: string) => Promise<void>;
   /** Publishes `crawl.started` to the crawl's webhook. */
   events?: CrawlEventsPublisher;
 }
@@ -38,6 +40,7 @@ export class CrawlService {
   async start(payload: unknown): Promise<CrawlStartReply> {
     const p = objectOf(payload);
     const request = parseDto(CrawlRequestDto, p.request);
+    await this.options.checkUrl?.(request.url);
     if (request.webhook) await this.options.checkWebhook?.(request.webhook);
     const id = randomBytes(16).toString('hex');
     const owner = ownerOf(p.apiKeyId);

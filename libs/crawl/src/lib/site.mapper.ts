@@ -3,6 +3,7 @@ import { MapRequestDto, parseDto, TrawlError, type MapLink, type MapSiteReply } 
 import type { RedisClient } from '@trawl/redis';
 import { safeFetch, type AllowList, type SafeFetchResponse } from '@trawl/safe-fetch';
 import { crawlScope, isUrlInScope } from './crawl-scope.policy.js';
+import { refuseDisallowed } from './disallowed-url.guard.js';
 import { normalizeCrawlUrl } from './crawl-url.policy.js';
 import { HostBudgetLimiter } from './host-budget.limiter.js';
 import { extractPageLinks } from './page-links.extractor.js';
@@ -43,6 +44,7 @@ export class SiteMapper {
     const deadline = Date.now() + request.timeout - 250;
     const start = normalizeCrawlUrl(request.url);
     if (!start) throw new TrawlError('VALIDATION_FAILED', 'url must be an http(s) URL', { field: 'url' });
+    await refuseDisallowed(start, this.options.allow);
     const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
     const fetch = (url: string) => this.fetch(url, deadline, signal);
     const scope = crawlScope({
