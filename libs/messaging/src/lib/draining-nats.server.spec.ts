@@ -6,7 +6,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { eventually, startNats, type TestServer } from '@trawl/testing';
 import { DrainingNatsServer } from './draining-nats.server.js';
-import { MessagingClient } from './messaging.client.js';
+import { FleetUnavailableError, MessagingClient } from './messaging.client.js';
 import { connectNats } from './nats-connection.factory.js';
 import { natsServerOptions } from './nats-server.options.js';
 
@@ -125,6 +125,29 @@ describe('DrainingNatsServer (real nats-server)', () => {
     const seen = new Set(await Promise.all(outcomes));
     expect([...seen].filter((o) => o !== 'done' && o !== 'SERVICE_UNAVAILABLE')).toEqual([]);
     expect(seen.has('done')).toBe(true);
+  });
+
+  it('answers a request it could not finish within its grace period at once, as a replica gone, not at the deadline', async () => {
+    closeGate();
+    const { app, server } = await startServer(50);
+    // A deadline far past the test's own timeout: only the replica's answer can settle this request in time.
+    const held = client
+      .send(
+        SUBJECTS.scrapePage,
+        { url: 'http://a.test/held', formats: ['markdown'], timeout: 30_000 },
+        { timeoutMs: 600_000, rideOutMs: 0 },
+      )
+      .catch((e: unknown) => e);
+    await eventually(() => gate.entered === 1);
+    await app.close(); // the handler is still waiting at the gate when the grace period runs out
+    const err = await held;
+    expect(err).toBeInstanceOf(FleetUnavailableError);
+    expect((err as FleetUnavailableError).reason).toBe('shut_down');
+    expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
+    expect(server.requestsInFlight).toBe(1);
+    // The handler finishing afterwards publishes nothing on the closed connection.
+    gate.open();
+    await eventually(() => server.requestsInFlight === 0);
   });
 
   it('closes an idle server at once instead of sleeping out its grace period', async () => {

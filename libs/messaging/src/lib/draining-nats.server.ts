@@ -1,7 +1,15 @@
-import { ServerNats, type NatsOptions } from '@nestjs/microservices';
-import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { ServerNats, type NatsContext, type NatsOptions } from '@nestjs/microservices';
+import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import type { WireError } from '@trawl/contracts';
 
 type ServerOptions = Required<NatsOptions>['options'];
+
+/**
+ * NATS header on the reply a replica sends, as it closes, to a request it had taken but could not finish within its
+ * grace period: the request met a replica going away, not a failure of its own (MessagingClient answers it as
+ * FleetUnavailableError, reason `shut_down`, which the task workers do not count as an attempt).
+ */
+export const REPLICA_SHUT_DOWN_HEADER = 'Trawl-Replica-Shut-Down';
 
 /**
  * Nest's NATS server with two changes. `listen()` resolves only once the NATS server holds the subscriptions (one
@@ -10,13 +18,18 @@ type ServerOptions = Required<NatsOptions>['options'];
  * waits for the work, not for the clock: on close it drains its subscriptions (the NATS server stops routing to
  * this replica, and a request already on its way here is still handled rather than dropped; new requests go to
  * the other replicas of the queue group, or meet "no responders"), waits until every request being handled has
- * sent its reply, at most `gracePeriodMs`, flushes the replies, and closes. Nest's own graceful
- * shutdown sleeps the whole grace period even when idle, and drops any reply still running when it ends.
+ * sent its reply, at most `gracePeriodMs`, flushes the replies, and closes. A request still unanswered when the grace
+ * period runs out is answered SERVICE_UNAVAILABLE (marked REPLICA_SHUT_DOWN_HEADER) before the connection closes:
+ * its caller learns at once that the replica went away instead of waiting out its whole deadline for a reply that
+ * can no longer come. Nest's own graceful shutdown sleeps the whole grace period even when idle, and drops any reply
+ * still running when it ends (its callers wait out their deadlines).
  */
 export class DrainingNatsServer extends ServerNats {
   private inFlight = 0;
   private accepting = true;
   private readonly idleWaiters = new Set<() => void>();
+  /** Requests taken and not answered yet: their message (to answer) and Nest's packet id. */
+  private readonly unanswered = new Set<{ msg: Msg; id: string }>();
 
   constructor(
     options: ServerOptions,
@@ -44,6 +57,19 @@ export class DrainingNatsServer extends ServerNats {
     });
   }
 
+  /** Nest's reply publisher, wrapped to know which requests are still unanswered (see `close`). */
+  override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: unknown) => unknown {
+    const publish = super.getPublisher(natsMsg, id, ctx) as (response: unknown) => unknown;
+    if (!natsMsg.reply) return publish;
+    const entry = { msg: natsMsg, id };
+    this.unanswered.add(entry);
+    return (response) => {
+      // Answered already: by an earlier packet of the same reply, or by close() when the grace period ran out.
+      if (!this.unanswered.delete(entry)) return undefined;
+      return publish(response);
+    };
+  }
+
   /** Requests being handled now (their replies not yet sent). */
   get requestsInFlight(): number {
     return this.inFlight;
@@ -64,26 +90,48 @@ export class DrainingNatsServer extends ServerNats {
     this.accepting = false;
     // A request delivered in the last moment of the drain enters its handler (and the in-flight count) on the next tick.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await this.whenIdle();
+    const finished = await this.whenIdle();
     // The last replies are published on the tick after their stream ends; let them out before the connection closes.
     await new Promise<void>((resolve) => setImmediate(resolve));
+    if (!finished) this.answerUnfinished();
     await this.connection()
       ?.flush()
       .catch(() => undefined);
     await super.close();
   }
 
-  private async whenIdle(): Promise<void> {
-    if (this.inFlight === 0) return;
+  /** Answers every request still unanswered (the grace period ran out) with SERVICE_UNAVAILABLE. */
+  private answerUnfinished(): void {
+    const err: WireError = {
+      code: 'SERVICE_UNAVAILABLE',
+      message: `the replica shut down before it finished the request (grace period of ${this.gracePeriodMs} ms)`,
+      retryable: true,
+    };
+    const hdrs = natsHeaders();
+    hdrs.set(REPLICA_SHUT_DOWN_HEADER, '1');
+    for (const entry of this.unanswered) {
+      this.unanswered.delete(entry);
+      try {
+        entry.msg.respond(JSON.stringify({ id: entry.id, err, isDisposed: true }), { headers: hdrs });
+      } catch {
+        // The connection is gone already: nothing can reach the caller, who meets the outage as a lost connection.
+      }
+    }
+  }
+
+  /** Waits until no request is being handled (true), or the grace period has run out first (false). */
+  private async whenIdle(): Promise<boolean> {
+    if (this.inFlight === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     let wake: () => void = () => undefined;
-    await new Promise<void>((resolve) => {
-      wake = resolve;
+    const idle = await new Promise<boolean>((resolve) => {
+      wake = () => resolve(true);
       this.idleWaiters.add(wake);
-      timer = setTimeout(resolve, this.gracePeriodMs);
+      timer = setTimeout(() => resolve(false), this.gracePeriodMs);
     });
     this.idleWaiters.delete(wake);
     clearTimeout(timer);
+    return idle;
   }
 
   private connection(): NatsConnection | undefined {

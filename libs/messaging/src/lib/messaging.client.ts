@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errors, headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { isWireError, TrawlError, type RpcReply, type RpcRequest, type RpcSubject } from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, startSpan } from '@trawl/telemetry';
+import { REPLICA_SHUT_DOWN_HEADER } from './draining-nats.server.js';
 import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.types.js';
 
 export interface SendOptions {
@@ -28,14 +29,15 @@ export type RequestObserver = (
 export const NO_RESPONDERS_BACKOFF_MS = { first: 25, max: 500 } as const;
 
 /**
- * SERVICE_UNAVAILABLE because the infrastructure is not there (nothing serves the subject, or the NATS connection was
- * lost while the request waited), as opposed to an extractor that answered SERVICE_UNAVAILABLE itself. The task
- * workers do not count these as attempts.
+ * SERVICE_UNAVAILABLE because the infrastructure is not there (nothing serves the subject, the NATS connection was
+ * lost while the request waited, or the replica that took the request shut down before it finished: `shut_down`),
+ * as opposed to an extractor that answered SERVICE_UNAVAILABLE itself. The task workers do not count these as
+ * attempts.
  */
 export class FleetUnavailableError extends TrawlError {
   constructor(
     readonly subject: RpcSubject,
-    readonly reason: 'no_responders' | 'disconnected',
+    readonly reason: 'no_responders' | 'disconnected' | 'shut_down',
     message: string,
     cause: unknown,
   ) {
@@ -190,6 +192,12 @@ export class MessagingClient {
     const frame = JSON.parse(text) as NatsReplyPacket<RpcReply<S>>;
     if (frame.err !== undefined && frame.err !== null) {
       this.observe(subject, 'error', ms);
+      // The replica went away with the request unfinished (DrainingNatsServer's grace period ran out): the fleet's
+      // doing, not the request's, and said at once rather than after the whole deadline.
+      if (reply.headers?.get(REPLICA_SHUT_DOWN_HEADER)) {
+        const message = `${SERVICE_OF_SUBJECT[subject]} shut down before it finished the request on ${subject}`;
+        throw new FleetUnavailableError(subject, 'shut_down', message, frame.err);
+      }
       if (isWireError(frame.err)) throw TrawlError.fromWire(frame.err);
       throw new TrawlError('INTERNAL', `${SERVICE_OF_SUBJECT[subject]} failed without a known error code`);
     }
