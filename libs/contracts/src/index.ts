@@ -1,4 +1,5 @@
 export * from './lib/subjects.constants.js';
+export * from './lib/wire-payload.schema.js';
 export * from './lib/queues.constants.js';
 export * from './lib/extract-type.constants.js';
 export * from './lib/job-id.constants.js';
@@ -21,6 +22,11 @@ export * from './lib/dto/extract-url-request.dto.js';
 export * from './lib/dto/scrape-request.dto.js';
 export * from './lib/dto/scrape-page-request.dto.js';
 export * from './lib/dto/render-page-request.dto.js';
+export * from './lib/dto/task-lookup-request.dto.js';
+export * from './lib/dto/trace-carrier.validator.js';
+export * from './lib/dto/task-finished-event.dto.js';
+export * from './lib/dto/webhook-dead-letter.dto.js';
+export * from './lib/task-submit-request.parser.js';
 export * from './lib/upstream-engine.constants.js';
 export * from './lib/results/result-meta.types.js';
 export * from './lib/results/web-search-result.types.js';

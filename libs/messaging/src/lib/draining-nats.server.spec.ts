@@ -5,7 +5,7 @@ import { MessagePattern, Payload, type MicroserviceOptions } from '@nestjs/micro
 import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { eventually, startNats, type TestServer } from '@trawl/testing';
-import { DrainingNatsServer } from './draining-nats.server.js';
+import { DrainingNatsServer, servedSubjectsProblem } from './draining-nats.server.js';
 import { FleetUnavailableError, MessagingClient } from './messaging.client.js';
 import { connectNats } from './nats-connection.factory.js';
 import { natsServerOptions } from './nats-server.options.js';
@@ -156,5 +156,23 @@ describe('DrainingNatsServer (real nats-server)', () => {
     const { app } = await startServer(600_000); // ten minutes: only the drain can end close() within the test
     expect((await scrape('http://a.test/quick')).markdown).toBe('done');
     await app.close();
+  });
+});
+
+describe('servedSubjectsProblem: a service serves exactly its rows of the subject table', () => {
+  it('accepts a service whose handlers are its rows, in any order, and a test queue that is no service', () => {
+    expect(
+      servedSubjectsProblem('extractor-maps', ['extract.place.v1', 'extract.maps.v1', 'extract.maps-url.v1']),
+    ).toBeUndefined();
+    expect(servedSubjectsProblem('draining-test', ['anything'])).toBeUndefined();
+  });
+
+  it('names a row without a handler and a handler without a row', () => {
+    expect(servedSubjectsProblem('task-service', ['task.submit.v1', 'task.get.v1'])).toMatch(
+      /no handler for task\.cancel\.v1/,
+    );
+    expect(servedSubjectsProblem('extractor-retail', ['extract.retail.v1', 'extract.search.v1'])).toMatch(
+      /handlers for subjects it does not serve: extract\.search\.v1/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { ServerNats, type NatsContext, type NatsOptions } from '@nestjs/microservices';
 import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
-import type { WireError } from '@trawl/contracts';
+import { SERVICE_NAMES, subjectsServedBy, type ServiceName, type WireError } from '@trawl/contracts';
 
 type ServerOptions = Required<NatsOptions>['options'];
 
@@ -32,11 +32,11 @@ export class DrainingNatsServer extends ServerNats {
   private readonly unanswered = new Set<{ msg: Msg; id: string }>();
 
   constructor(
-    options: ServerOptions,
+    private readonly serverOptions: ServerOptions,
     private readonly gracePeriodMs: number,
   ) {
     // Nest's fixed-sleep shutdown is replaced by close() below.
-    super({ ...options, gracefulShutdown: false });
+    super({ ...serverOptions, gracefulShutdown: false });
     // Nest runs these around every request handler, from its start until its reply stream is finished.
     this.setOnProcessingStartHook((_transport, _context, done) => {
       this.inFlight += 1;
@@ -46,6 +46,17 @@ export class DrainingNatsServer extends ServerNats {
       this.inFlight -= 1;
       if (this.inFlight === 0) for (const wake of this.idleWaiters) wake();
     });
+  }
+
+  /**
+   * Refuses to start a Trawl service (its queue group is a service name) whose handlers are not exactly the subjects
+   * SUBJECT_TABLE says it serves: a missing one would answer "no responders" forever, an extra one would be refused by
+   * the deploy's NATS permissions.
+   */
+  override async listen(callback: (err?: unknown, ...optionalParams: unknown[]) => void): Promise<void> {
+    const problem = servedSubjectsProblem(this.serverOptions.queue, [...this.messageHandlers.keys()]);
+    if (problem) return callback(new Error(problem));
+    return super.listen(callback);
   }
 
   override start(callback: (err?: unknown, ...optionalParams: unknown[]) => void): void {
@@ -141,4 +152,22 @@ export class DrainingNatsServer extends ServerNats {
       return undefined; // never listened
     }
   }
+}
+
+/**
+ * Why the handlers `patterns` of the service whose queue group is `queue` are not the subjects its rows of
+ * SUBJECT_TABLE say it serves, or undefined when they are (or `queue` is no Trawl service: a test's own group).
+ */
+export function servedSubjectsProblem(queue: string | undefined, patterns: readonly string[]): string | undefined {
+  if (!(SERVICE_NAMES as readonly string[]).includes(queue ?? '')) return undefined;
+  const service = queue as ServiceName;
+  const rows = subjectsServedBy(service);
+  const missing = rows.filter((s) => !patterns.includes(s));
+  const extra = patterns.filter((s) => !rows.includes(s));
+  if (missing.length === 0 && extra.length === 0) return undefined;
+  return [
+    `${service} does not serve exactly its subjects (SUBJECT_TABLE in libs/contracts):`,
+    ...(missing.length ? [`no handler for ${missing.join(', ')}`] : []),
+    ...(extra.length ? [`handlers for subjects it does not serve: ${extra.join(', ')}`] : []),
+  ].join(' ');
 }

@@ -1,11 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { QUEUES } from '@trawl/contracts';
+import { QUEUES, SUBJECT_TABLE } from '@trawl/contracts';
 import { standaloneRedisTopology } from '@trawl/redis';
 import { startRedis, type TestServer } from '@trawl/testing';
 import { clampPriority, MAX_JOB_PRIORITY, releaseOutstanding } from './task-admission.service.js';
 import { TaskQueues } from './task-queues.service.js';
 import { outstandingSetKey, prefixOfJobId } from './task-redis-keys.constants.js';
+
 import { TaskSubmitter } from './task-submitter.service.js';
+
+/** Submits as task-service's handler does: the payload checked against its row first (SUBJECT_TABLE.taskSubmit). */
+async function submitOverWire(submitter: TaskSubmitter, payload: unknown): ReturnType<TaskSubmitter['submit']> {
+  return submitter.submit(SUBJECT_TABLE.taskSubmit.request.parse(payload));
+}
 
 const WEBHOOK = 'https://hooks.test/h';
 const urlBatch = (apiKeyId: string | undefined, n: number, tag = 'p') => ({
@@ -40,51 +46,51 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
   };
 
   it("numbers each key's jobs from its outstanding count, so keys interleave (B's first job ahead of A's second)", async () => {
-    const a = await submitter.submit(urlBatch('fair-a', 5));
-    const b = await submitter.submit(urlBatch('fair-b', 2));
+    const a = await submitOverWire(submitter, urlBatch('fair-a', 5));
+    const b = await submitOverWire(submitter, urlBatch('fair-b', 2));
     expect(a.jobs.map((j) => j.priority)).toEqual([1, 2, 3, 4, 5]);
     expect(b.jobs.map((j) => j.priority)).toEqual([1, 2]);
     // A's next batch continues after its outstanding jobs.
-    expect((await submitter.submit(urlBatch('fair-a', 2, 'q'))).jobs.map((j) => j.priority)).toEqual([6, 7]);
+    expect((await submitOverWire(submitter, urlBatch('fair-a', 2, 'q'))).jobs.map((j) => j.priority)).toEqual([6, 7]);
     expect(await submitter.admission.outstanding('fair-a')).toBe(7);
     expect(await queues.queue(QUEUES.scrape).getJobState(a.jobs[0].id)).toBe('prioritized');
   });
 
   it('refuses whole a batch that would pass the cap: RATE_LIMITED, no job created, nothing counted', async () => {
-    await submitter.submit(urlBatch('capped', 8));
+    await submitOverWire(submitter, urlBatch('capped', 8));
     const before = await scrapeCount();
-    await expect(submitter.submit(urlBatch('capped', 3, 'more'))).rejects.toMatchObject({
+    await expect(submitOverWire(submitter, urlBatch('capped', 3, 'more'))).rejects.toMatchObject({
       code: 'RATE_LIMITED',
       retryable: true,
     });
     expect(await scrapeCount()).toBe(before);
     expect(await submitter.admission.outstanding('capped')).toBe(8);
     // Up to the cap is fine; a maps batch counts as one job.
-    expect((await submitter.submit(urlBatch('capped', 1, 'one'))).jobs).toHaveLength(1);
+    expect((await submitOverWire(submitter, urlBatch('capped', 1, 'one'))).jobs).toHaveLength(1);
     const maps = {
       kind: 'maps',
       request: { querys: ['a', 'b', 'c'], ll: '@40.7,-74.0,14z', webhook: WEBHOOK },
       apiKeyId: 'capped',
     };
-    expect((await submitter.submit(maps)).jobs).toHaveLength(1);
+    expect((await submitOverWire(submitter, maps)).jobs).toHaveLength(1);
     expect(await submitter.admission.outstanding('capped')).toBe(10);
-    await expect(submitter.submit(maps)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    await expect(submitOverWire(submitter, maps)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
   });
 
   it("applies a key's own cap (maxOutstanding, from the key store through the gateway) instead of the default", async () => {
-    await expect(submitter.submit({ ...urlBatch('own-cap', 4), maxOutstanding: 3 })).rejects.toMatchObject({
+    await expect(submitOverWire(submitter, { ...urlBatch('own-cap', 4), maxOutstanding: 3 })).rejects.toMatchObject({
       code: 'RATE_LIMITED',
       message: expect.stringMatching(/at most 3/),
     });
-    expect((await submitter.submit({ ...urlBatch('own-cap', 12), maxOutstanding: 50 })).jobs).toHaveLength(12);
-    await expect(submitter.submit({ ...urlBatch('own-cap', 1), maxOutstanding: 0 })).rejects.toMatchObject({
+    expect((await submitOverWire(submitter, { ...urlBatch('own-cap', 12), maxOutstanding: 50 })).jobs).toHaveLength(12);
+    await expect(submitOverWire(submitter, { ...urlBatch('own-cap', 1), maxOutstanding: 0 })).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       field: 'maxOutstanding',
     });
   });
 
   it('a job in its final state stops counting, once however often its outcome is published', async () => {
-    const { jobs } = await submitter.submit(urlBatch('released', 3));
+    const { jobs } = await submitOverWire(submitter, urlBatch('released', 3));
     await releaseOutstanding(queues.connection, 'released', jobs[0].id);
     await releaseOutstanding(queues.connection, 'released', jobs[0].id);
     expect(await submitter.admission.outstanding('released')).toBe(2);
@@ -94,16 +100,16 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
   });
 
   it('before refusing, forgets jobs that are gone (removed by hand) so the count does not drift up', async () => {
-    const { jobs } = await submitter.submit(urlBatch('drift', 10));
-    await expect(submitter.submit(urlBatch('drift', 1, 'x'))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    const { jobs } = await submitOverWire(submitter, urlBatch('drift', 10));
+    await expect(submitOverWire(submitter, urlBatch('drift', 1, 'x'))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     for (const job of jobs.slice(0, 4)) await queues.queue(QUEUES.scrape).remove(job.id);
-    expect((await submitter.submit(urlBatch('drift', 4, 'y'))).jobs).toHaveLength(4);
+    expect((await submitOverWire(submitter, urlBatch('drift', 4, 'y'))).jobs).toHaveLength(4);
     expect(await submitter.admission.outstanding('drift')).toBe(10);
   });
 
   it("serialises one key's concurrent submissions in a process, so together they do not pass the cap", async () => {
     const results = await Promise.allSettled(
-      Array.from({ length: 5 }, (_, i) => submitter.submit(urlBatch('racing', 3, `r${i}`))),
+      Array.from({ length: 5 }, (_, i) => submitOverWire(submitter, urlBatch('racing', 3, `r${i}`))),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(await submitter.admission.outstanding('racing')).toBe(9);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Job } from 'bullmq';
+import { SUBJECT_TABLE } from '@trawl/contracts';
 import { startRedis, type TestServer } from '@trawl/testing';
 import { standaloneRedisTopology } from '@trawl/redis';
 import { TaskCanceller } from './task-canceller.service.js';
@@ -7,6 +8,11 @@ import type { TaskJobData } from './task-job-data.types.js';
 import { TaskProcessors, type ExtractorClient } from './task-processors.service.js';
 import { TaskQueues } from './task-queues.service.js';
 import { TaskSubmitter } from './task-submitter.service.js';
+
+/** Submits as task-service's handler does: the payload checked against its row first (SUBJECT_TABLE.taskSubmit). */
+async function submitOverWire(submitter: TaskSubmitter, payload: unknown): ReturnType<TaskSubmitter['submit']> {
+  return submitter.submit(SUBJECT_TABLE.taskSubmit.request.parse(payload));
+}
 
 const WEBHOOK = 'https://hooks.test/h';
 
@@ -42,7 +48,7 @@ describe('TaskCanceller and the processors (real Redis)', () => {
   });
 
   const submitUrl = async (url: string, apiKeyId = 'key-a') => {
-    const { jobs } = await submitter.submit({
+    const { jobs } = await submitOverWire(submitter, {
       kind: 'url',
       request: { urls: [url], webhook: WEBHOOK, type: 'scrape' },
       apiKeyId,
@@ -91,7 +97,7 @@ describe('TaskCanceller and the processors (real Redis)', () => {
   });
 
   it("cancelling a batch cancels its queries; another key's task is not found, as lookup answers", async () => {
-    const { jobs } = await submitter.submit({
+    const { jobs } = await submitOverWire(submitter, {
       kind: 'search',
       request: { querys: ['a', 'b'], webhook: WEBHOOK },
       apiKeyId: 'key-a',
@@ -110,10 +116,12 @@ describe('TaskCanceller and the processors (real Redis)', () => {
     expect(await canceller.isCancelled(parent)).toBe(true);
   });
 
-  it('refuses a malformed id, naming the field', async () => {
-    await expect(canceller.cancel({ jobId: 'a b' })).rejects.toMatchObject({
-      code: 'VALIDATION_FAILED',
-      field: 'jobId',
-    });
+  it('refuses a malformed id before the canceller sees it (by the row DTO), naming the field', () => {
+    expect(() => SUBJECT_TABLE.taskCancel.request.parse({ jobId: 'a b' })).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        field: 'jobId',
+      }),
+    );
   });
 });

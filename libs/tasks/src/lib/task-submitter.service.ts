@@ -19,7 +19,7 @@ import { clampPriority, TaskAdmission } from './task-admission.service.js';
 import type { ReplicaAcks } from './replica-acks.service.js';
 import { submissionFingerprint, TaskIdempotency } from './task-idempotency.service.js';
 import { replyBytesOf, urlBatchReplyBytes } from './task-reply-size.policy.js';
-import { parseTaskSubmitRequest } from './task-submit-request.parser.js';
+
 import type { TaskQueues } from './task-queues.service.js';
 import { toBatchJob } from './task-views.mapper.js';
 
@@ -101,8 +101,8 @@ export class TaskSubmitter {
     }
   }
 
-  async submit(payload: unknown): Promise<TaskSubmitReply> {
-    const req = parseTaskSubmitRequest(payload);
+  /** Submits a `task.submit.v1` request, already checked against its row (SUBJECT_TABLE.taskSubmit). */
+  async submit(req: TaskSubmitRequest): Promise<TaskSubmitReply> {
     await this.checkWebhook(req.request.webhook);
     // With an Idempotency-Key, a replay of the same request answers the first reply and creates nothing.
     if (req.idempotencyKey !== undefined) {
