@@ -183,7 +183,7 @@ export class MessagingClient {
       // The replica went away with the request unfinished (DrainingNatsServer's grace period ran out): the fleet's
       // doing, not the request's, and said at once rather than after the whole deadline.
       if (reply.headers?.get(REPLICA_SHUT_DOWN_HEADER)) {
-        const message = `${SERVICE_OF_SUBJECT[subject]} shut down before it finished the request on ${subject}`;
+        const message = `${serviceOfSubject(subject)} shut down before it finished the request on ${subject}`;
         throw new FleetUnavailableError(subject, 'shut_down', message, frame.err);
       }
       if (isWireError(frame.err)) throw TrawlError.fromWire(frame.err);
