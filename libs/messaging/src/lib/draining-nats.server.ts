@@ -29,7 +29,7 @@ export class DrainingNatsServer extends ServerNats {
   private accepting = true;
   private readonly idleWaiters = new Set<() => void>();
   /** Requests taken and not answered yet: their message (to answer) and Nest's packet id. */
-  private readonly unanswered = new Set<{ msg: Msg; id: string }>();
+  private readonly unanswered = new Set<{ msg: Msg; id: string; cutOff: boolean }>();
 
   constructor(
     private readonly serverOptions: ServerOptions,
@@ -72,11 +72,12 @@ export class DrainingNatsServer extends ServerNats {
   override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: unknown) => unknown {
     const publish = super.getPublisher(natsMsg, id, ctx) as (response: unknown) => unknown;
     if (!natsMsg.reply) return publish;
-    const entry = { msg: natsMsg, id };
+    const entry = { msg: natsMsg, id, cutOff: false };
     this.unanswered.add(entry);
     return (response) => {
-      // Answered already: by an earlier packet of the same reply, or by close() when the grace period ran out.
-      if (!this.unanswered.delete(entry)) return undefined;
+      // close() answered it already when the grace period ran out: the caller has its answer, the connection is gone.
+      if (entry.cutOff) return undefined;
+      this.unanswered.delete(entry);
       return publish(response);
     };
   }
@@ -122,6 +123,7 @@ export class DrainingNatsServer extends ServerNats {
     hdrs.set(REPLICA_SHUT_DOWN_HEADER, '1');
     for (const entry of this.unanswered) {
       this.unanswered.delete(entry);
+      entry.cutOff = true;
       try {
         entry.msg.respond(JSON.stringify({ id: entry.id, err, isDisposed: true }), { headers: hdrs });
       } catch {
