@@ -35,4 +35,5 @@ export * from './lib/results/retail-result.types.js';
 export * from './lib/results/scrape-result.types.js';
 export * from './lib/results/extract-result.types.js';
 export * from './lib/dto.parser.js';
+export * from './lib/canonical-json.serializer.js';
 export * from './lib/results/retail-record.schema.js';

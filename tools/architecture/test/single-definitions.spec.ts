@@ -105,8 +105,13 @@ describe('each rule defined once', () => {
   it('defines the job-id pattern and the engine names once', () => {
     expect(filesMatching(/JOB_ID_PATTERN\s*=/)).toEqual(['libs/contracts/src/lib/job-id.constants.ts']);
     expect(filesMatching(/\[\s*'(http|browser|auto)',\s*'(http|browser|auto)',\s*'(http|browser|auto)'\s*\]/)).toEqual([
-      'libs/contracts/src/lib/dto/scrape-request.dto.ts',
       'libs/contracts/src/lib/upstream-engine.constants.ts',
     ]);
+  });
+
+  it('defines canonical JSON once, where the gateway and task-service both may import it', () => {
+    // A key sort inside a recursive serializer: the rule behind the cache key and the idempotency fingerprint.
+    expect(filesMatching(/\.sort\(\(\[a\], \[b\]\)/)).toEqual(['libs/contracts/src/lib/canonical-json.serializer.ts']);
+    expect(filesMatching(/function canonicalJson\b/)).toEqual(['libs/contracts/src/lib/canonical-json.serializer.ts']);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@trawl/contracts';
 
 /** The synchronous operations whose results are cached (`maxAge`). */
 export const CACHED_OPERATIONS = ['search', 'maps', 'extract', 'scrape'] as const;
@@ -24,16 +25,6 @@ export interface CachedResult<T> {
   value: T;
   /** ms since the stored result was fetched; null: fetched now. */
   ageMs: number | null;
-}
-
-/** JSON with object keys sorted at every level, `undefined` members left out. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
 /**

@@ -59,6 +59,16 @@ describe('openapi.json', () => {
     },
   );
 
+  it.each(Object.keys(OPERATIONS))(
+    '%s: lists 504 UPSTREAM_TIMEOUT, which the gateway answers when the service behind it misses its deadline',
+    (key) => {
+      const [method, path] = key.split(' ') as [string, string];
+      const op = doc.paths[`/${API_PREFIX}${path}`][method] as Json;
+      const schema = op.responses['504']?.content['application/json'].schema as Json;
+      expect(schema?.properties.data.allOf[1].properties.error.enum).toEqual(['UPSTREAM_TIMEOUT']);
+    },
+  );
+
   it('types integers as integers, with the bounds, patterns and defaults the DTOs enforce', () => {
     const search = doc.components.schemas.WebSearchRequestDto as Json;
     expect(search.additionalProperties).toBe(false);

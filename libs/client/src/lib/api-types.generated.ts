@@ -286,7 +286,7 @@ export type RetailRecord = {
 };
 
 export type ScrapeRequest = {
-  engine?: "browser" | "http" | "auto";
+  engine?: "http" | "browser" | "auto";
   formats?: Array<"markdown" | "html">;
   headers?: Record<string, string>;
   maxAge?: number;

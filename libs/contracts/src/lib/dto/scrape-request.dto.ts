@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
+import { UPSTREAM_ENGINES } from '../upstream-engine.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
 import { IsHeaderMap } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
@@ -8,8 +9,11 @@ import { IsMaxAge } from './max-age.validator.js';
 export const SCRAPE_FORMATS = ['markdown', 'html'] as const;
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
 
-/** `browser`: Chromium renders the page. `http`: a plain fetch, no scripts. `auto`: fetch first, browser if needed. */
-export const SCRAPE_ENGINES = ['browser', 'http', 'auto'] as const;
+/**
+ * `browser`: Chromium renders the page. `http`: a plain fetch, no scripts. `auto`: fetch first, browser if needed.
+ * The same engines as the upstream extractors' (one list: UPSTREAM_ENGINES).
+ */
+export const SCRAPE_ENGINES = UPSTREAM_ENGINES;
 export type ScrapeEngine = (typeof SCRAPE_ENGINES)[number];
 
 /** POST /scrape. Field names follow Firecrawl's scrape API (see docs/decisions/0002-scrape-request.md). */

@@ -36,10 +36,16 @@ export class IsHeaderMap implements ValidatorConstraintInterface {
 
 export type UrlParams = Record<string, string | number | boolean>;
 
-/** Appends `params` to `url` as query parameters (existing ones of the same name are replaced). */
+/**
+ * Appends `params` to `url` as query parameters, after the URL's own query and before its fragment. The URL's own
+ * text is kept as it was sent (its encoding, its parameters, one of the same name included: the spec appends, it does
+ * not replace); only the appended pairs are encoded (`application/x-www-form-urlencoded`, as URLSearchParams).
+ */
 export function appendUrlParams(url: string, params: UrlParams | undefined): string {
   if (!params || Object.keys(params).length === 0) return url;
-  const u = new URL(url);
-  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));
-  return u.toString();
+  const appended = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+  const hash = url.indexOf('#');
+  const [base, fragment] = hash === -1 ? [url, ''] : [url.slice(0, hash), url.slice(hash)];
+  const separator = !base.includes('?') ? '?' : /[?&]$/.test(base) ? '' : '&';
+  return `${base}${separator}${appended}${fragment}`;
 }
