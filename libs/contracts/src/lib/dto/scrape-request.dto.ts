@@ -4,6 +4,7 @@ import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
 import { IsHeaderMap } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
+import { IsStoreInCache } from './store-in-cache.validator.js';
 
 export const SCRAPE_FORMATS = ['markdown', 'html'] as const;
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
@@ -54,4 +55,7 @@ export class ScrapeRequestDto {
 
   @IsMaxAge()
   maxAge?: number;
+
+  @IsStoreInCache()
+  storeInCache?: boolean;
 }
