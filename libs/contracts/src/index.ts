@@ -11,6 +11,7 @@ export * from './lib/task.types.js';
 export * from './lib/rpc-contract.types.js';
 export * from './lib/dto/http-url.validator.js';
 export * from './lib/dto/max-age.validator.js';
+export * from './lib/dto/store-in-cache.validator.js';
 export * from './lib/dto/url-params.validator.js';
 export * from './lib/dto/maps-search-request.dto.js';
 export * from './lib/dto/web-search-request.dto.js';

@@ -39,8 +39,9 @@ export function cacheKey(operation: CachedOperation, tenant: string, request: ob
 
 /**
  * Results of the synchronous operations kept in their own Redis for `maxAge`: a stored result younger than the
- * caller's `maxAge` is answered without asking the upstream; otherwise the upstream is asked and its result stored
- * (also with `maxAge: 0`, so that a later call may use it). Entries are `{ at, value }` JSON with a TTL; larger than
+ * caller's `maxAge` is answered without asking the upstream; otherwise the upstream is asked, and its result stored
+ * when the call says so (`cacheUse`: only what a caller or the operator asked to keep, ADR 0021). Entries are
+ * `{ at, value }` JSON with a TTL; larger than
  * `maxEntryBytes` they are not stored. The cache never fails a request: a Redis error is a miss (and is reported).
  */
 export class ResultCache {
@@ -53,14 +54,17 @@ export class ResultCache {
     this.now = options.now ?? Date.now;
   }
 
-  async through<T>(key: string, maxAgeMs: number, load: () => Promise<T>): Promise<CachedResult<T>> {
+  /**
+   * A stored result at most `maxAgeMs` old (0: none is read), else `load()`'s, which is kept when `store` says so.
+   */
+  async through<T>(key: string, maxAgeMs: number, store: boolean, load: () => Promise<T>): Promise<CachedResult<T>> {
     if (maxAgeMs > 0) {
       const hit = await this.read<T>(key);
       if (hit && hit.ageMs <= maxAgeMs) return hit;
     }
     const at = this.now();
     const value = await load();
-    this.write(key, at, value);
+    if (store) this.write(key, at, value);
     return { value, ageMs: null };
   }
 

@@ -34,8 +34,8 @@ export class ExtractController {
   ): Promise<ExtractResponse> {
     const url = appendUrlParams(body.url, body.params);
     // The record is what is cached (maxAge); the response around it is made for each call.
-    const { maxAge, ...request } = body;
-    const data = await this.cache.serve('extract', req, res, request, maxAge, () =>
+    const { maxAge, storeInCache, ...request } = body;
+    const data = await this.cache.serve('extract', req, res, request, { maxAge, storeInCache }, () =>
       this.extractByType(body.type, url, body, req.principal?.id),
     );
     return {

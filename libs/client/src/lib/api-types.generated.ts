@@ -21,6 +21,7 @@ export type ExtractRequest = {
   maxAge?: number;
   meta?: boolean;
   params?: Record<string, unknown>;
+  storeInCache?: boolean;
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   url: string;
@@ -186,6 +187,7 @@ export type MapsSearchRequest = {
   num?: number;
   q: string;
   start?: number;
+  storeInCache?: boolean;
   timeout?: number;
 };
 
@@ -290,6 +292,7 @@ export type ScrapeRequest = {
   formats?: Array<"markdown" | "html">;
   headers?: Record<string, string>;
   maxAge?: number;
+  storeInCache?: boolean;
   timeout?: number;
   url: string;
   waitFor?: number;
@@ -411,6 +414,7 @@ export type WebSearchRequest = {
   num?: number;
   q: string;
   start?: number;
+  storeInCache?: boolean;
   timeout?: number;
 };
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { QUEUES, SUBJECT_TABLE } from '@trawl/contracts';
 import { standaloneRedisTopology } from '@trawl/redis';
 import { startRedis, type TestServer } from '@trawl/testing';
-import { clampPriority, MAX_JOB_PRIORITY, releaseOutstanding } from './task-admission.service.js';
+import { clampPriority, countedIdsOf, MAX_JOB_PRIORITY, releaseOutstanding } from './task-admission.service.js';
+import { childJobId } from './task-job-id.util.js';
 import { TaskQueues } from './task-queues.service.js';
 import { outstandingSetKey, prefixOfJobId } from './task-redis-keys.constants.js';
 
@@ -22,6 +23,17 @@ const urlBatch = (apiKeyId: string | undefined, n: number, tag = 'p') => ({
     type: 'scrape',
   },
   ...(apiKeyId ? { apiKeyId } : {}),
+});
+
+const mapsBatch = (apiKeyId: string, n: number) => ({
+  kind: 'maps',
+  request: { querys: Array.from({ length: n }, (_, i) => `q${i}`), ll: '@40.7,-74.0,14z', webhook: WEBHOOK },
+  apiKeyId,
+});
+const searchBatch = (apiKeyId: string, n: number) => ({
+  kind: 'search',
+  request: { querys: Array.from({ length: n }, (_, i) => `q${i}`), webhook: WEBHOOK },
+  apiKeyId,
 });
 
 describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
@@ -65,16 +77,57 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
     });
     expect(await scrapeCount()).toBe(before);
     expect(await submitter.admission.outstanding('capped')).toBe(8);
-    // Up to the cap is fine; a maps batch counts as one job.
+    // Up to the cap is fine.
     expect((await submitOverWire(submitter, urlBatch('capped', 1, 'one'))).jobs).toHaveLength(1);
-    const maps = {
-      kind: 'maps',
-      request: { querys: ['a', 'b', 'c'], ll: '@40.7,-74.0,14z', webhook: WEBHOOK },
-      apiKeyId: 'capped',
-    };
-    expect((await submitOverWire(submitter, maps)).jobs).toHaveLength(1);
+    expect(await submitter.admission.outstanding('capped')).toBe(9);
+    // A maps batch counts each of its queries: one query fits, two do not.
+    await expect(submitOverWire(submitter, mapsBatch('capped', 2))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect((await submitOverWire(submitter, mapsBatch('capped', 1))).jobs).toHaveLength(1);
     expect(await submitter.admission.outstanding('capped')).toBe(10);
-    await expect(submitOverWire(submitter, maps)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it('counts every query of a maps or search batch against the cap: 10 queries fit a cap of 10, 11 do not', async () => {
+    const before = await queues.queue(QUEUES.search).count();
+    await expect(submitOverWire(submitter, searchBatch('queries', 11))).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringMatching(/batch of 11 .*at most 10|at most 10.*batch of 11/),
+    });
+    // Nothing was queued or counted for the refused batch.
+    expect(await queues.queue(QUEUES.search).count()).toBe(before);
+    expect(await submitter.admission.outstanding('queries')).toBe(0);
+    const { jobs } = await submitOverWire(submitter, searchBatch('queries', 10));
+    expect(jobs).toHaveLength(1);
+    expect(await submitter.admission.outstanding('queries')).toBe(10);
+    await expect(submitOverWire(submitter, urlBatch('queries', 1))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it("gives a batch's queries its key's next positions, as URL tasks get, not 1…n in every batch", async () => {
+    const first = await submitOverWire(submitter, mapsBatch('positions', 3));
+    const second = await submitOverWire(submitter, mapsBatch('positions', 3));
+    const other = await submitOverWire(submitter, mapsBatch('positions-b', 2));
+    const priorities = async (parentId: string, n: number) =>
+      Promise.all(
+        Array.from({ length: n }, async (_, i) => {
+          const child = await queues.getJob(childJobId(QUEUES.maps, parentId, i));
+          return child?.opts.priority;
+        }),
+      );
+    expect(await priorities(first.jobs[0].id, 3)).toEqual([1, 2, 3]);
+    expect(await priorities(second.jobs[0].id, 3)).toEqual([4, 5, 6]);
+    expect(await priorities(other.jobs[0].id, 2)).toEqual([1, 2]);
+    // A URL batch of the same key continues after its queries.
+    expect((await submitOverWire(submitter, urlBatch('positions', 1))).jobs[0].priority).toBe(7);
+    // The parent holds no place in the count: only its queries do.
+    expect(await submitter.admission.outstanding('positions')).toBe(7);
+  });
+
+  it("a finished batch's outcome releases its queries (and a query released on its own is not counted twice)", async () => {
+    const { jobs } = await submitOverWire(submitter, mapsBatch('batch-released', 4));
+    const parent = (await queues.getJob(jobs[0].id))!;
+    await releaseOutstanding(queues.connection, 'batch-released', childJobId(QUEUES.maps, parent.id!, 0));
+    expect(await submitter.admission.outstanding('batch-released')).toBe(3);
+    await submitter.admission.release('batch-released', ...countedIdsOf(parent.id!, parent.data));
+    expect(await submitter.admission.outstanding('batch-released')).toBe(0);
   });
 
   it("applies a key's own cap (maxOutstanding, from the key store through the gateway) instead of the default", async () => {

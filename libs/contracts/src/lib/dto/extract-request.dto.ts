@@ -6,6 +6,7 @@ import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
 import { IsUrlParams, type UrlParams } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
+import { IsStoreInCache } from './store-in-cache.validator.js';
 
 /** POST /extract */
 export class ExtractRequestDto {
@@ -47,4 +48,7 @@ export class ExtractRequestDto {
 
   @IsMaxAge()
   maxAge?: number;
+
+  @IsStoreInCache()
+  storeInCache?: boolean;
 }

@@ -5,6 +5,7 @@ import { UPSTREAM_ENGINES } from '../upstream-engine.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
 import { IsHeaderMap } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
+import { IsStoreInCache } from './store-in-cache.validator.js';
 
 export const SCRAPE_FORMATS = ['markdown', 'html'] as const;
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
@@ -58,4 +59,7 @@ export class ScrapeRequestDto {
 
   @IsMaxAge()
   maxAge?: number;
+
+  @IsStoreInCache()
+  storeInCache?: boolean;
 }
