@@ -16,17 +16,26 @@ async function submitOverWire(submitter: TaskSubmitter, payload: unknown): Retur
 
 const WEBHOOK = 'https://hooks.test/h';
 
-/** An extractor stand-in that counts requests and answers when told (or never). */
+/**
+ * An extractor stand-in that counts requests and answers when told (or never). `asked` settles once the first request
+ * has reached it: a test answers (or cancels a task "waiting for its extractor") only then, never after a guessed
+ * pause (the processor reads Redis before it asks, which takes longer than any pause on a loaded machine, and an
+ * answer given before the request would be lost, leaving the task waiting for ever).
+ */
 function extractor() {
   const calls: string[] = [];
   let answer: (value: unknown) => void = () => undefined;
+  let reached: () => void = () => undefined;
+  const asked = new Promise<void>((resolve) => (reached = resolve));
   const client: ExtractorClient = {
     send: ((subject: string) => {
       calls.push(subject);
-      return new Promise<unknown>((resolve) => (answer = resolve));
+      const reply = new Promise<unknown>((resolve) => (answer = resolve));
+      reached();
+      return reply;
     }) as unknown as ExtractorClient['send'],
   };
-  return { client, calls, answer: (value: unknown) => answer(value) };
+  return { client, calls, asked, answer: (value: unknown) => answer(value) };
 }
 
 describe('TaskCanceller and the processors (real Redis)', () => {
@@ -78,9 +87,8 @@ describe('TaskCanceller and the processors (real Redis)', () => {
     const id = await submitUrl('https://site.test/r');
     const stub = extractor();
     const running = processors(stub.client).runUrl(await jobOf(id));
-    await expect(Promise.race([running, new Promise((r) => setTimeout(() => r('still running'), 50))])).resolves.toBe(
-      'still running',
-    );
+    await Promise.race([stub.asked, running]);
+    expect(stub.calls).toHaveLength(1); // waiting for its extractor now (and not settled: nothing answered it)
     await canceller.cancel({ jobId: id, apiKeyId: 'key-a' });
     await expect(running).rejects.toThrow('TASK_CANCELLED');
     stub.answer({ late: true });
@@ -91,7 +99,7 @@ describe('TaskCanceller and the processors (real Redis)', () => {
     const id = await submitUrl('https://site.test/ok');
     const stub = extractor();
     const running = processors(stub.client).runUrl(await jobOf(id));
-    await new Promise((r) => setTimeout(r, 30));
+    await stub.asked;
     stub.answer({ ok: true });
     await expect(running).resolves.toEqual({ ok: true });
   });
