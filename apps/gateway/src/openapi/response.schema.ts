@@ -331,6 +331,15 @@ const wireError = shape<WireError>({ code: enumOf(ERROR_CODES), message: str(), 
   'field',
 ]);
 
+/** A task's progress: the share of a batch's queries that settled, whole percent (0 for a single URL until it ends). */
+const PROGRESS: JsonSchema = {
+  type: 'integer',
+  minimum: 0,
+  maximum: 100,
+  description:
+    'Percent of a batch’s queries settled, whole, 0-100 (100 once the batch has its result); a URL task stays 0.',
+};
+
 const taskRecord = shape<TaskRecord>(
   {
     taskId: str(),
@@ -338,7 +347,7 @@ const taskRecord = shape<TaskRecord>(
     params: { type: 'object', description: 'The job data as submitted (see the batch operations).' },
     data: anyValue('The result: null until completed. A maps/search batch: { results, completed, failed }.'),
     error: nullable(ref('WireError')),
-    progress: num(),
+    progress: PROGRESS,
     attemptsMade: int(),
     finishedOn: nullable(int('Epoch ms.')),
     processedOn: nullable(int('Epoch ms.')),
@@ -359,7 +368,7 @@ const batchJob = (data: string): JsonSchema =>
     data: ref(data),
     opts: ref('BatchJobOpts'),
     id: str('The job id: use it with GET /extractTask/{jobId}; the webhook carries it as taskId.'),
-    progress: num(),
+    progress: PROGRESS,
     returnvalue: anyValue('null at submission.'),
     stacktrace: nullable(arr(str())),
     priority: int(),
