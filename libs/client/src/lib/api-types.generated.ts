@@ -127,8 +127,8 @@ export type MapsPlaceItem = {
   city: string;
   claimed: boolean;
   country: string;
-  latitude: number;
-  longitude: number;
+  latitude: number | null;
+  longitude: number | null;
   mp_category: string[];
   mp_description: string;
   mp_hours: Array<{
@@ -146,7 +146,7 @@ export type MapsPlaceItem = {
   order_online_url: string | null;
   place_id: string;
   postal_code: string;
-  rating: number;
+  rating: number | null;
   state: string;
   street_addr: string;
   street_addr_supplement: string;
@@ -213,8 +213,8 @@ export type PlaceRecord = {
   ctx_city: string;
   ctx_country: string;
   ctx_state: string;
-  latitude: number;
-  longitude: number;
+  latitude: number | null;
+  longitude: number | null;
   meta?: ResultMeta;
   mp_address: string;
   mp_category: string[];
@@ -236,7 +236,7 @@ export type PlaceRecord = {
   mp_place_id: string;
   mp_price_range: string | null;
   mp_price_range_dollar_sign: string | null;
-  mp_rating: number;
+  mp_rating: number | null;
   mp_reviews_count: number;
   mp_reviews_url: string;
   mp_state_abbr: string;

@@ -4,7 +4,7 @@ import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../u
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
-import { IsUrlParams, type UrlParams } from './url-params.validator.js';
+import { IsUrlParams, URL_PARAMS_DOC, type UrlParams } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
 import { IsStoreInCache } from './store-in-cache.validator.js';
 
@@ -33,9 +33,8 @@ export class ExtractRequestDto {
   meta?: boolean;
 
   @ApiPropertyOptional({
-    description: 'Parameters appended to the URL, e.g. hl, gl.',
-    type: 'object',
-    additionalProperties: true,
+    ...URL_PARAMS_DOC,
+    description: `Parameters appended to the URL, e.g. hl, gl. ${URL_PARAMS_DOC.description}`,
   })
   @IsOptional()
   @Validate(IsUrlParams)

@@ -3,7 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min,
 import { LIMITS } from '../limits.constants.js';
 import { UPSTREAM_ENGINES } from '../upstream-engine.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
-import { IsHeaderMap } from './url-params.validator.js';
+import { HEADER_MAP_DOC, IsHeaderMap } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
 import { IsStoreInCache } from './store-in-cache.validator.js';
 
@@ -31,9 +31,8 @@ export class ScrapeRequestDto {
   formats: ScrapeFormat[] = ['markdown'];
 
   @ApiPropertyOptional({
-    description: 'Headers sent with the page request (cookies, user agent).',
-    type: 'object',
-    additionalProperties: { type: 'string' },
+    ...HEADER_MAP_DOC,
+    description: `Headers sent with the page request (cookies, user agent). ${HEADER_MAP_DOC.description}`,
   })
   @IsOptional()
   @Validate(IsHeaderMap)

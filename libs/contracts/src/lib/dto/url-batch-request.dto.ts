@@ -4,7 +4,7 @@ import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../u
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
-import { IsUrlParams, type UrlParams } from './url-params.validator.js';
+import { IsUrlParams, URL_PARAMS_DOC, type UrlParams } from './url-params.validator.js';
 
 /** POST /extractTask/batch: one job per URL. */
 export class UrlBatchRequestDto {
@@ -29,7 +29,10 @@ export class UrlBatchRequestDto {
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
 
-  @ApiPropertyOptional({ description: 'Parameters appended to every URL.', type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({
+    ...URL_PARAMS_DOC,
+    description: `Parameters appended to every URL. ${URL_PARAMS_DOC.description}`,
+  })
   @IsOptional()
   @Validate(IsUrlParams)
   params?: UrlParams;
