@@ -1,0 +1,534 @@
+import { Document, Element, isTag, isText, type AnyNode, type ParentNode } from 'domhandler';
+
+/**
+ * The main content of a page (`onlyMainContent`, ADR 0023): the part a person came for, without navigation, banners,
+ * sidebars, share bars, related-story lists, comment sections and footers. Pure, over a domhandler tree (htmlparser2),
+ * every walk iterative (a page nested 100,000 deep costs time, never the stack). The tree is changed in place and the
+ * element to render is returned.
+ *
+ * The method, measured against Readability and trafilatura in BENCHMARKS.md:
+ * 1. Clean: drop what is never content (scripts, forms' controls, hidden elements) and what is boilerplate by its
+ *    role (nav, dialogs, ARIA landmarks for banners and page footers, elements whose class or id says cookie banner,
+ *    share bar, related links, advert, comments section ...), unless it holds most of the page's text.
+ * 2. Choose the container: the element that gathers the page's running text, found by scoring text blocks (long,
+ *    punctuated, few links) and passing their score to their ancestors, as Readability does; widened to an ancestor
+ *    when the text is spread over several blocks of similar weight.
+ * 3. Guard the pages that are not articles: when the chosen element holds too little of the page's text, the page is
+ *    a listing, product or home page, and the container is the page's landmark (`main`, else the cleaned body).
+ * 4. Prune the container: link-dense blocks (menus, tag lists, "more stories") and blocks that say they are
+ *    boilerplate, unless the container is itself made of links (a listing, a home page).
+ */
+export function extractMainContent(root: ParentNode): ParentNode {
+  const body = findFirst(root, (e) => e.name === 'body') ?? root;
+  removeAll(body, isNeverContent);
+  const before = measure(body);
+  const pageText = before.get(body)?.text ?? 0;
+  // Furniture is dropped unless it holds a large part of the page's text (a wrapper misnamed, or markup so broken
+  // that the article ended up inside the footer).
+  removeAll(body, (e) => isFurniture(e) && (before.get(e)?.text ?? 0) <= pageText * MAX_FURNITURE_SHARE);
+  const stats = measure(body);
+  const total = stats.get(body)?.text ?? 0;
+  if (total === 0) return body;
+  const landmark = findLandmark(body, stats, total);
+  const scope: ParentNode = landmark ?? body;
+  const article = chooseByScore(body, stats);
+  if (article && article.parts.every((part) => isWithin(part, scope))) {
+    const articleText = article.parts.reduce((n, part) => n + plainText(stats.get(part)), 0);
+    if (articleText >= plainText(stats.get(scope)) * MIN_ARTICLE_SHARE) {
+      const container = new Document([]);
+      const title = findFirst(root, (e) => e.name === 'title');
+      const hints: ArticleHints = { titleWords: title ? wordsOf(ownText(title)) : '' };
+      const whole: Stats = { text: 0, links: 0, commas: 0, paragraphs: 0 };
+      for (const part of article.parts) {
+        const s = stats.get(part) as Stats;
+        whole.text += s.text;
+        whole.links += s.links;
+      }
+      for (const part of article.parts) {
+        prune(part, stats, whole, hints);
+        container.children.push(part);
+      }
+      dropLeadingHeadings(article.parts);
+      return container;
+    }
+  }
+  prune(scope, stats, stats.get(scope) as Stats);
+  return scope;
+}
+
+/** The top block's least share of an ancestor it is promoted to. */
+const MIN_PROMOTION_SHARE = 0.3;
+
+/** Text outside links. */
+function plainText(s: Stats | undefined): number {
+  return s ? s.text - s.links : 0;
+}
+
+/** Below this share of the landmark's text, the scored block is not "the page's content" (a listing, a product). */
+const MIN_ARTICLE_SHARE = 0.4;
+
+/** Never content. */
+const DROP_TAGS = new Set([
+  'head',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'iframe',
+  'canvas',
+  'object',
+  'embed',
+  'button',
+  'input',
+  'select',
+  'textarea',
+  'option',
+  'link',
+  'meta',
+  'dialog',
+]);
+
+/** ARIA roles of page furniture. */
+const DROP_ROLES = new Set(['navigation', 'dialog', 'alertdialog', 'search', 'menu', 'menubar', 'toolbar', 'banner']);
+
+/** Class or id words of boilerplate blocks (matched as whole words of a class or id: `share-bar`, `cookie_notice`). */
+const BOILERPLATE_WORDS =
+  /(?:^|[-_ ])(cookies?|consent|gdpr|newsletters?|subscribe|subscription|signup|paywall|popup|modal|overlay|share|sharing|sharebar|social|socials|related|recommended|recommendations|trending|popular|most-?read|promo|promotions?|advert|advertisement|adverts|ads|ad|adslot|ad-slot|sponsor|sponsored|outbrain|taboola|breadcrumbs?|skip-?link|sidebar|widgets?|comments|comment-?(?:list|section|area|form|respond)|disqus|respond|byline|author-?bio|tags|tag-?list|toolbar|masthead|site-?header|site-?footer|footer|navbar|menu|pagination|pager|print|visually-?hidden|sr-only|screen-?reader)(?:$|[-_ ])/i;
+
+/** Class or id words that mark content: an element that says so is never dropped for its name. */
+const CONTENT_WORDS = /(?:^|[-_ ])(article|body|content|main|post|entry|story|text|page)(?:$|[-_ ])/i;
+
+/** Tags whose class or id is read for boilerplate words (inline tags inherit their block's fate). */
+const BLOCK_TAGS = new Set([
+  'div',
+  'section',
+  'aside',
+  'header',
+  'footer',
+  'ul',
+  'ol',
+  'dl',
+  'table',
+  'figure',
+  'form',
+  'span',
+  'p',
+  'li',
+  'a',
+]);
+
+interface Stats {
+  /** Characters of text (whitespace runs counted as one). */
+  text: number;
+  /** Characters of text inside links. */
+  links: number;
+  commas: number;
+  /** Paragraph-like blocks inside. */
+  paragraphs: number;
+}
+
+/** Removes every element passing `test` (and comments), outermost first, in one iterative walk. */
+function removeAll(body: ParentNode, test: (e: Element) => boolean): void {
+  const stack: AnyNode[] = [...body.children];
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (!isTag(node)) {
+      if (node.type === 'comment' || node.type === 'directive') detach(node);
+      continue;
+    }
+    if (test(node)) {
+      detach(node);
+      continue;
+    }
+    for (const child of node.children) stack.push(child);
+  }
+}
+
+/** Never content: scripts, styles, controls, hidden elements. */
+function isNeverContent(el: Element): boolean {
+  if (DROP_TAGS.has(el.name)) return true;
+  const a = el.attribs;
+  if ('hidden' in a || a['aria-hidden'] === 'true') return true;
+  const style = a.style;
+  return style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style);
+}
+
+/** The most of a page's text furniture may hold and still be dropped as such. */
+const MAX_FURNITURE_SHARE = 0.25;
+
+/** Page furniture by its tag, role, class or id: navigation, banners, footers, sidebars, share bars ... */
+function isFurniture(el: Element): boolean {
+  const name = el.name;
+  const a = el.attribs;
+  if (name === 'nav') return true;
+  const role = a.role;
+  if (role && DROP_ROLES.has(role)) return true;
+  if (name === 'footer' || role === 'contentinfo') return !hasContentMarker(el);
+  if (name === 'aside' || role === 'complementary') return !hasContentMarker(el);
+  if (name === 'header' && !isWithinTag(el, ['article', 'main'])) return !hasContentMarker(el);
+  if (!BLOCK_TAGS.has(name)) return false;
+  const words = `${a.class ?? ''} ${a.id ?? ''}`;
+  if (words.trim() === '' || !BOILERPLATE_WORDS.test(words)) return false;
+  return !hasContentMarker(el);
+}
+
+/** An element that holds the page's main parts (an article, the main landmark, a heading of rank 1) is kept. */
+function hasContentMarker(el: Element): boolean {
+  return (
+    findFirst(
+      el,
+      (e) =>
+        e.name === 'main' ||
+        e.name === 'h1' ||
+        e.attribs.role === 'main' ||
+        e.attribs.itemprop === 'articleBody',
+    ) !== undefined
+  );
+}
+
+/** Text, link text, commas and paragraphs of every element under `root`, bottom-up, in one iterative walk. */
+function measure(root: ParentNode): Map<ParentNode, Stats> {
+  const stats = new Map<ParentNode, Stats>();
+  const order: ParentNode[] = [];
+  const stack: ParentNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as ParentNode;
+    order.push(node);
+    for (const child of node.children) if (isTag(child)) stack.push(child);
+  }
+  for (let i = order.length - 1; i >= 0; i--) {
+    const node = order[i];
+    const s: Stats = { text: 0, links: 0, commas: 0, paragraphs: 0 };
+    for (const child of node.children) {
+      if (isText(child)) {
+        const len = textLength(child.data);
+        s.text += len;
+        s.commas += countCommas(child.data);
+      } else if (isTag(child)) {
+        const c = stats.get(child) as Stats;
+        s.text += c.text;
+        s.links += c.links;
+        s.commas += c.commas;
+        s.paragraphs += c.paragraphs;
+      }
+    }
+    if (isTag(node) && node.name === 'a') s.links = s.text;
+    if (isTag(node) && PARAGRAPH_TAGS.has(node.name) && s.text >= 25) s.paragraphs++;
+    stats.set(node, s);
+  }
+  return stats;
+}
+
+const PARAGRAPH_TAGS = new Set(['p', 'pre', 'blockquote', 'td', 'li', 'dd']);
+
+function textLength(data: string): number {
+  let n = 0;
+  let space = true;
+  for (let i = 0; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    const isSpace = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
+    if (isSpace) {
+      if (!space) n++;
+      space = true;
+    } else {
+      n++;
+      space = false;
+    }
+  }
+  return n;
+}
+
+function countCommas(data: string): number {
+  let n = 0;
+  for (let i = 0; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c === 44 || c === 0xff0c || c === 0x3001 || c === 0x060c) n++;
+  }
+  return n;
+}
+
+/** The page's own landmark: one `main` (or role=main) holding a fair part of the text. */
+function findLandmark(body: ParentNode, stats: Map<ParentNode, Stats>, total: number): Element | undefined {
+  const mains = findAll(body, (e) => e.name === 'main' || e.attribs.role === 'main');
+  let best: Element | undefined;
+  for (const m of mains) if (!best || (stats.get(m)?.text ?? 0) > (stats.get(best)?.text ?? 0)) best = m;
+  return best && (stats.get(best)?.text ?? 0) >= total * 0.25 ? best : undefined;
+}
+
+const BLOCK_SCORE: Record<string, number> = {
+  div: 5,
+  article: 8,
+  section: 3,
+  main: 3,
+  pre: 3,
+  td: 3,
+  blockquote: 3,
+  address: -3,
+  ol: -3,
+  ul: -3,
+  dl: -3,
+  dd: -3,
+  dt: -3,
+  li: -3,
+  form: -3,
+  h1: -5,
+  h2: -5,
+  h3: -5,
+  h4: -5,
+  h5: -5,
+  h6: -5,
+  th: -5,
+};
+
+/** Tags whose own text is a paragraph to score. */
+const SCORED_TAGS = new Set(['p', 'pre', 'td', 'blockquote']);
+/** Block children that stop a `div` from counting as a paragraph of its own. */
+const BLOCK_CHILDREN = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'table',
+  'ul',
+  'ol',
+  'dl',
+  'blockquote',
+  'pre',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'figure',
+  'header',
+  'footer',
+]);
+
+/**
+ * Readability's scoring: each paragraph of 25 characters or more scores 1 + commas + one point a 100 characters (at
+ * most 3) and gives it to its parent, half to its grandparent, a third of that further up; each ancestor starts with
+ * a score by its tag and its class; the total is discounted by link density. Then the best element is widened to
+ * its parent while the parent holds comparable content (the text spread over sibling blocks).
+ */
+function chooseByScore(body: ParentNode, stats: Map<ParentNode, Stats>): { parts: Element[] } | undefined {
+  const scores = new Map<Element, number>();
+  const init = (e: Element): number => {
+    let s = BLOCK_SCORE[e.name] ?? 0;
+    const words = `${e.attribs.class ?? ''} ${e.attribs.id ?? ''}`;
+    if (CONTENT_WORDS.test(words)) s += 25;
+    if (BOILERPLATE_WORDS.test(words)) s -= 25;
+    if (e.attribs.itemprop === 'articleBody') s += 50;
+    return s;
+  };
+  for (const el of findAll(body, (e) => SCORED_TAGS.has(e.name) || isLeafDiv(e))) {
+    const s = stats.get(el) as Stats;
+    if (s.text < 25) continue;
+    const points = 1 + s.commas + Math.min(Math.floor(s.text / 100), 3);
+    let ancestor = el.parent;
+    for (let level = 0; ancestor && isTag(ancestor) && stats.has(ancestor) && level < 5; level++) {
+      if (!scores.has(ancestor)) scores.set(ancestor, init(ancestor));
+      const share = level === 0 ? 1 : level === 1 ? 2 : level * 3;
+      scores.set(ancestor, (scores.get(ancestor) as number) + points / share);
+      ancestor = ancestor.parent;
+    }
+  }
+  const ranked = [...scores.entries()]
+    .map(([el, raw]) => {
+      const s = stats.get(el) as Stats;
+      return [el, raw * (1 - (s.text > 0 ? s.links / s.text : 0))] as const;
+    })
+    .sort((a, b) => b[1] - a[1]);
+  for (const [el, score] of ranked) scores.set(el, score);
+  if (ranked.length === 0) return undefined;
+  let [top, topScore] = ranked[0];
+  // Several blocks of near the top score under one ancestor: the article is that ancestor (Readability's rule).
+  const alternatives = ranked.slice(1, 5).filter(([, sc]) => sc >= topScore * 0.75).map(([el]) => el);
+  if (alternatives.length >= 3) {
+    const topText = plainText(stats.get(top));
+    for (let a = top.parent; a && isTag(a) && stats.has(a); a = a.parent) {
+      if (topText < plainText(stats.get(a)) * MIN_PROMOTION_SHARE) break;
+      if (alternatives.filter((alt) => isWithin(alt, a as Element)).length >= 3) {
+        top = a;
+        break;
+      }
+    }
+  }
+  // A wrapper that adds almost nothing is the same block.
+  while (top.parent && isTag(top.parent) && stats.has(top.parent) && top.parent.name !== 'body') {
+    const ps = stats.get(top.parent) as Stats;
+    if (ps.text > (stats.get(top) as Stats).text * 1.1) break;
+    top = top.parent;
+  }
+  topScore = scores.get(top) ?? topScore;
+  // The article's siblings that read like more of it (Readability's sibling rule).
+  const parent = top.parent;
+  if (!parent || !isTag(parent) || !stats.has(parent)) return { parts: [top] };
+  const threshold = Math.max(10, topScore * 0.2);
+  const topClass = top.attribs.class ?? '';
+  const parts: Element[] = [];
+  for (const sibling of parent.children) {
+    if (!isTag(sibling)) continue;
+    if (sibling === top) {
+      parts.push(sibling);
+      continue;
+    }
+    const s = stats.get(sibling);
+    if (!s || s.text === 0) continue;
+    const density = s.links / s.text;
+    let bonus = topClass !== '' && sibling.attribs.class === topClass ? topScore * 0.2 : 0;
+    const score = (scores.get(sibling) ?? 0) + bonus;
+    bonus = 0;
+    if (score >= threshold) parts.push(sibling);
+    else if (sibling.name === 'p' || isLeafDiv(sibling)) {
+      if ((s.text > 80 && density < 0.25) || (s.text > 0 && density === 0 && /\.( |$)/.test(ownText(sibling)))) {
+        parts.push(sibling);
+      }
+    }
+  }
+  return { parts };
+}
+
+/** The text of an element (its descendants' text nodes, in order), at most 2,000 characters. */
+function ownText(el: Element): string {
+  let out = '';
+  const stack: AnyNode[] = [el];
+  while (stack.length > 0 && out.length < 2000) {
+    const node = stack.pop() as AnyNode;
+    if (isText(node)) out += node.data;
+    else if (isTag(node)) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return out.trim();
+}
+
+function isLeafDiv(e: Element): boolean {
+  if (e.name !== 'div') return false;
+  for (const c of e.children) if (isTag(c) && BLOCK_CHILDREN.has(c.name)) return false;
+  return true;
+}
+
+/**
+ * Drops, inside the container, link-dense blocks and short blocks that are all links (unless the container is
+ * itself mostly links: a listing keeps its entries), and trailing lists of teasers.
+ */
+function prune(container: ParentNode, stats: Map<ParentNode, Stats>, cs: Stats, article?: ArticleHints): void {
+  if (!cs || cs.text === 0 || cs.links / cs.text > 0.5) return;
+  const stack: AnyNode[] = [...container.children];
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (!isTag(node)) continue;
+    const s = stats.get(node);
+    if (!s) continue;
+    if (isLinkBlock(node, s, cs) || (article && isArticleExtra(node, s, cs, article))) {
+      detach(node);
+      continue;
+    }
+    for (const child of node.children) stack.push(child);
+  }
+}
+
+/** What the article path knows of the page. */
+interface ArticleHints {
+  /** The document's title, as words (lower case): a headline that repeats it is the title, not the body. */
+  titleWords: string;
+}
+
+/**
+ * In an article, what is around the body rather than of it: figures and their captions, the headline when it
+ * repeats the document's title (it is in `metadata.title`), and teaser lists (three headings or more, most of them
+ * links: "more stories").
+ */
+function isArticleExtra(el: Element, s: Stats, container: Stats, hints: ArticleHints): boolean {
+  const name = el.name;
+  if (name === 'figure' || name === 'figcaption') return true;
+  if (MEDIA_WORDS.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`) && s.text <= container.text * 0.25) return true;
+  if (/^h[1-3]$/.test(name)) {
+    const words = wordsOf(ownText(el));
+    return words.length > 0 && hints.titleWords.includes(words);
+  }
+  if (!TEASER_TAGS.has(name) || s.text > container.text * 0.5) return false;
+  const headings = findAll(el, (e) => /^h[1-6]$/.test(e.name));
+  if (headings.length < 3) return false;
+  const linked = headings.filter((h) => findFirst(h, (e) => e.name === 'a') !== undefined || isWithinTag(h, ['a']));
+  return linked.length >= 3 && linked.length * 2 >= headings.length;
+}
+
+/** Class or id words of media blocks around an article (galleries, captions, credits). */
+const MEDIA_WORDS = /(?:^|[-_ ])(captions?|gallery|slideshow|carousel|credits?|lightbox)(?:$|[-_ ])/i;
+
+/**
+ * The headings above an article's first paragraph (its headline, dek and kicker) are the article's header, not its
+ * body: dropped, as Readability and trafilatura do (the title is in `metadata.title`).
+ */
+function dropLeadingHeadings(parts: Element[]): void {
+  const order: Element[] = [];
+  for (const part of parts) {
+    order.push(part);
+    order.push(...findAll(part, () => true));
+  }
+  for (const el of order) {
+    if (el.name === 'p' && ownText(el).length >= 60) return;
+    if (/^h[1-6]$/.test(el.name)) detach(el);
+  }
+}
+
+const TEASER_TAGS = new Set(['div', 'section', 'ul', 'ol', 'aside']);
+
+function wordsOf(text: string): string {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+}
+
+const LINK_BLOCK_TAGS = new Set(['div', 'section', 'ul', 'ol', 'dl', 'table', 'p', 'figure', 'aside', 'header']);
+
+function isLinkBlock(el: Element, s: Stats, container: Stats): boolean {
+  if (!LINK_BLOCK_TAGS.has(el.name) || s.text === 0) return false;
+  if (s.text > container.text * 0.3) return false;
+  const density = s.links / s.text;
+  if (el.name === 'p') return density > 0.8 && s.text < 200 && s.commas === 0;
+  return density > 0.5;
+}
+
+function isWithin(node: ParentNode, ancestor: ParentNode): boolean {
+  for (let n: ParentNode | null = node; n; n = n.parent) if (n === ancestor) return true;
+  return false;
+}
+
+function isWithinTag(el: Element, names: string[]): boolean {
+  for (let n = el.parent; n && isTag(n); n = n.parent) if (names.includes(n.name)) return true;
+  return false;
+}
+
+function detach(node: AnyNode): void {
+  const parent = node.parent;
+  if (!parent) return;
+  const i = parent.children.indexOf(node);
+  if (i >= 0) parent.children.splice(i, 1);
+  if (node.prev) node.prev.next = node.next;
+  if (node.next) node.next.prev = node.prev;
+  node.parent = node.prev = node.next = null;
+}
+
+export function findFirst(root: ParentNode, test: (e: Element) => boolean): Element | undefined {
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (!isTag(node)) continue;
+    if (test(node)) return node;
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return undefined;
+}
+
+/** Every element under `root` passing `test`, in document order. */
+export function findAll(root: ParentNode, test: (e: Element) => boolean): Element[] {
+  const out: Element[] = [];
+  const stack: AnyNode[] = [...root.children].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (!isTag(node)) continue;
+    if (test(node)) out.push(node);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return out;
+}
