@@ -38,11 +38,17 @@ function shingles(s, n = 4) {
   return m;
 }
 function tpFpFn(want, got) {
-  const a = shingles(want), b = shingles(got);
-  let tp = 0, fp = 0, fn = 0;
+  const a = shingles(want),
+    b = shingles(got);
+  let tp = 0,
+    fp = 0,
+    fn = 0;
   for (const k of new Set([...a.keys(), ...b.keys()])) {
-    const x = a.get(k) ?? 0, y = b.get(k) ?? 0;
-    tp += Math.min(x, y); fp += Math.max(0, y - x); fn += Math.max(0, x - y);
+    const x = a.get(k) ?? 0,
+      y = b.get(k) ?? 0;
+    tp += Math.min(x, y);
+    fp += Math.max(0, y - x);
+    fn += Math.max(0, x - y);
   }
   const s = tp + fp + fn;
   return s > 0 ? [tp / s, fp / s, fn / s] : [0, 0, 0];
@@ -50,16 +56,21 @@ function tpFpFn(want, got) {
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 function score(ids, pred) {
   const rows = ids.map((id) => tpFpFn(truth[id].articleBody ?? '', pred[id] ?? ''));
-  const p = mean(rows.filter(([tp, fp]) => tp + fp > 0).map(([tp, fp, fn]) => (fp === 0 && fn === 0 ? 1 : tp / (tp + fp))));
-  const r = mean(rows.filter(([tp, , fn]) => tp + fn > 0).map(([tp, fp, fn]) => (fp === 0 && fn === 0 ? 1 : tp / (tp + fn))));
+  const p = mean(
+    rows.filter(([tp, fp]) => tp + fp > 0).map(([tp, fp, fn]) => (fp === 0 && fn === 0 ? 1 : tp / (tp + fp))),
+  );
+  const r = mean(
+    rows.filter(([tp, , fn]) => tp + fn > 0).map(([tp, fp, fn]) => (fp === 0 && fn === 0 ? 1 : tp / (tp + fn))),
+  );
   return { f1: (2 * p * r) / (p + r), precision: p, recall: r };
 }
-const plain = (md) => (md ?? '')
-  .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
-  .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
-  .replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' ')
-  .replace(/<https?:[^>]+>/g, ' ')
-  .replace(/<[^>]+>/g, ' ');
+const plain = (md) =>
+  (md ?? '')
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+    .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
+    .replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' ')
+    .replace(/<https?:[^>]+>/g, ' ')
+    .replace(/<[^>]+>/g, ' ');
 
 // --- the candidates ---
 const turndown = new HtmlToMarkdown();
@@ -88,7 +99,9 @@ for (const [name, fn] of Object.entries(candidates)) {
 for (const f of existsSync(join(dir, 'output')) ? readdirSync(join(dir, 'output')) : []) {
   let o = JSON.parse(readFileSync(join(dir, 'output', f), 'utf8'));
   if (o.output) o = o.output;
-  results[`published: ${f.replace(/\.json$/, '')}`] = Object.fromEntries(all.map((id) => [id, o[id]?.articleBody ?? '']));
+  results[`published: ${f.replace(/\.json$/, '')}`] = Object.fromEntries(
+    all.map((id) => [id, o[id]?.articleBody ?? '']),
+  );
 }
 const fmt = (s) => `${s.f1.toFixed(3)} (P ${s.precision.toFixed(3)} R ${s.recall.toFixed(3)})`;
 const shown = split === 'all' ? ['tuning', 'held-out', 'all'] : [split];
@@ -101,7 +114,8 @@ if (argv.includes('--pages')) {
   const ids = halves[split === 'all' ? 'tuning' : split];
   for (const id of ids) {
     const [tp, fp, fn] = tpFpFn(truth[id].articleBody, results.trawl?.[id] ?? '');
-    const p = tp / (tp + fp || 1), r = tp / (tp + fn || 1);
+    const p = tp / (tp + fp || 1),
+      r = tp / (tp + fn || 1);
     console.log(`${id.slice(0, 8)} P ${p.toFixed(3)} R ${r.toFixed(3)} ${truth[id].url.slice(0, 80)}`);
   }
 }
@@ -120,7 +134,15 @@ if (argv.includes('--cpu')) {
   }
   times.sort((a, b) => a.ms - b.ms);
   const perKb = times.map((t) => t.ms / t.kb).sort((a, b) => a - b);
-  console.log(JSON.stringify({ pages: times.length, medianMs: +times[times.length >> 1].ms.toFixed(2),
-    medianKb: +times.map((t) => t.kb).sort((a, b) => a - b)[times.length >> 1].toFixed(1),
-    medianMsPer40Kb: +(perKb[perKb.length >> 1] * 40).toFixed(2) }));
+  console.log(
+    JSON.stringify({
+      pages: times.length,
+      medianMs: +times[times.length >> 1].ms.toFixed(2),
+      medianKb: +times
+        .map((t) => t.kb)
+        .sort((a, b) => a - b)
+        [times.length >> 1].toFixed(1),
+      medianMsPer40Kb: +(perKb[perKb.length >> 1] * 40).toFixed(2),
+    }),
+  );
 }

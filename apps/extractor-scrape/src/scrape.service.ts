@@ -110,8 +110,7 @@ export class ScrapeService {
           throw e;
         return this.content(await this.browser.render(req), req, wants);
       }
-      if (BROWSER_RETRY_STATUSES.has(fetched.status))
-        return this.content(await this.browser.render(req), req, wants);
+      if (BROWSER_RETRY_STATUSES.has(fetched.status)) return this.content(await this.browser.render(req), req, wants);
       const content = await this.content(fetched, req, wants, true);
       return content.digest.needsBrowser ? this.content(await this.browser.render(req), req, wants) : content;
     }

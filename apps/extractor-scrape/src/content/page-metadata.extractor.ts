@@ -45,7 +45,8 @@ export function pageMetadata(doc: ParentNode, pageUrl: string | undefined): Scra
     else if (key === 'robots' && out.robots === undefined) out.robots = clip(value);
     else if (key in OPEN_GRAPH) {
       const field = OPEN_GRAPH[key];
-      if (out[field] === undefined) out[field] = clip(key === 'og:image' || key === 'og:url' ? absolute(value, base) : value);
+      if (out[field] === undefined)
+        out[field] = clip(key === 'og:image' || key === 'og:url' ? absolute(value, base) : value);
     } else if (key.startsWith('twitter:') && key.length <= 64) {
       const field = key as `twitter:${string}`;
       if (out[field] === undefined) out[field] = clip(value);
@@ -53,7 +54,8 @@ export function pageMetadata(doc: ParentNode, pageUrl: string | undefined): Scra
   }
   for (const link of findAll(doc, (e) => e.name === 'link' && typeof e.attribs.href === 'string')) {
     const rels = (link.attribs.rel ?? '').toLowerCase().split(/\s+/);
-    if (rels.includes('canonical') && out.canonical === undefined) out.canonical = clip(absolute(link.attribs.href, base));
+    if (rels.includes('canonical') && out.canonical === undefined)
+      out.canonical = clip(absolute(link.attribs.href, base));
     if (rels.includes('icon') && out.favicon === undefined) out.favicon = clip(absolute(link.attribs.href, base));
   }
   return out;

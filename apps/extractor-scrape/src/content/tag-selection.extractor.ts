@@ -8,7 +8,11 @@ import { TrawlError } from '@trawl/contracts';
  * then every element matching one of `excludeTags` is removed. A selector that does not parse is a VALIDATION_FAILED
  * naming it. Returns the node to go on with (the document itself, or a new one holding the included elements).
  */
-export function selectTags(doc: Document, include: readonly string[] = [], exclude: readonly string[] = []): ParentNode {
+export function selectTags(
+  doc: Document,
+  include: readonly string[] = [],
+  exclude: readonly string[] = [],
+): ParentNode {
   let root: ParentNode = doc;
   const $ = load(doc, { xml: false }, false);
   if (include.length > 0) {
@@ -43,9 +47,13 @@ function select($: ReturnType<typeof load>, selector: string, field: string): El
       .toArray()
       .filter((n): n is Element => isTag(n));
   } catch (e) {
-    throw new TrawlError('VALIDATION_FAILED', `${field}: "${selector}" is not a CSS selector this service understands`, {
-      cause: e,
-    });
+    throw new TrawlError(
+      'VALIDATION_FAILED',
+      `${field}: "${selector}" is not a CSS selector this service understands`,
+      {
+        cause: e,
+      },
+    );
   }
 }
 

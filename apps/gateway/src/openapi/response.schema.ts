@@ -306,7 +306,7 @@ const scrapeResult = shape<ScrapeResult>(
           engine: enumOf(['browser', 'http']),
           contentType: nullable(str()),
           description: str(),
-          language: str('The root element\'s `lang`.'),
+          language: str("The root element's `lang`."),
           keywords: str(),
           robots: str(),
           canonical: str('The `rel=canonical` link, absolute.'),
