@@ -36,7 +36,7 @@ export function extractMainContent(root: ParentNode): ParentNode {
     const articleText = article.parts.reduce((n, part) => n + plainText(stats.get(part)), 0);
     if (articleText >= plainText(stats.get(scope)) * MIN_ARTICLE_SHARE) {
       const container = new Document([]);
-      const whole: Stats = { text: 0, links: 0, commas: 0, paragraphs: 0 };
+      const whole: Stats = { text: 0, links: 0, commas: 0, paragraphs: 0, paragraphText: 0 };
       for (const part of article.parts) {
         const s = stats.get(part) as Stats;
         whole.text += s.text;
@@ -123,6 +123,8 @@ interface Stats {
   commas: number;
   /** Paragraph-like blocks inside. */
   paragraphs: number;
+  /** Characters of text inside `<p>` elements. */
+  paragraphText: number;
 }
 
 /** Removes every element passing `test` (and comments), outermost first, in one iterative walk. */
@@ -192,7 +194,7 @@ function measure(root: ParentNode): Map<ParentNode, Stats> {
   }
   for (let i = order.length - 1; i >= 0; i--) {
     const node = order[i];
-    const s: Stats = { text: 0, links: 0, commas: 0, paragraphs: 0 };
+    const s: Stats = { text: 0, links: 0, commas: 0, paragraphs: 0, paragraphText: 0 };
     for (const child of node.children) {
       if (isText(child)) {
         const len = textLength(child.data);
@@ -204,9 +206,11 @@ function measure(root: ParentNode): Map<ParentNode, Stats> {
         s.links += c.links;
         s.commas += c.commas;
         s.paragraphs += c.paragraphs;
+        s.paragraphText += c.paragraphText;
       }
     }
     if (isTag(node) && node.name === 'a') s.links = s.text;
+    if (isTag(node) && node.name === 'p') s.paragraphText = s.text;
     if (isTag(node) && PARAGRAPH_TAGS.has(node.name) && s.text >= 25) s.paragraphs++;
     stats.set(node, s);
   }
@@ -351,10 +355,14 @@ function chooseByScore(body: ParentNode, stats: Map<ParentNode, Stats>): { parts
       }
     }
   }
-  // A wrapper that adds almost nothing is the same block.
+  // A wrapper that adds almost nothing is the same block; one that adds more running text (paragraphs, few links)
+  // holds more of the article (an article split in sections around its figures).
   while (top.parent && isTag(top.parent) && stats.has(top.parent) && top.parent.name !== 'body') {
     const ps = stats.get(top.parent) as Stats;
-    if (ps.text > (stats.get(top) as Stats).text * 1.1) break;
+    const cs = stats.get(top) as Stats;
+    const gain = ps.text - cs.text;
+    const runningText = ps.paragraphText - cs.paragraphText >= gain * 0.6 && ps.links - cs.links <= gain * 0.2;
+    if (gain > cs.text * 0.1 && !runningText) break;
     top = top.parent;
   }
   topScore = scores.get(top) ?? topScore;
@@ -432,8 +440,10 @@ function prune(container: ParentNode, stats: Map<ParentNode, Stats>, cs: Stats, 
 function isArticleExtra(el: Element, s: Stats, container: Stats): boolean {
   const name = el.name;
   if (name === 'figure' || name === 'figcaption') return true;
-  if (MEDIA_WORDS.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`) && s.text <= container.text * 0.25)
-    return true;
+  const words = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
+  if (MEDIA_WORDS.test(words) && s.text <= container.text * 0.25) return true;
+  if (name === 'time' || name === 'address') return s.text <= MAX_META_CHARS;
+  if (ARTICLE_META_WORDS.test(words) && s.text <= MAX_META_CHARS && s.text <= container.text * 0.25) return true;
   if (!TEASER_TAGS.has(name) || s.text > container.text * 0.5) return false;
   const headings = findAll(el, (e) => /^h[1-6]$/.test(e.name));
   if (headings.length < 3) return false;
@@ -442,7 +452,14 @@ function isArticleExtra(el: Element, s: Stats, container: Stats): boolean {
 }
 
 /** Class or id words of media blocks around an article (galleries, captions, credits). */
-const MEDIA_WORDS = /(?:^|[-_ ])(captions?|gallery|slideshow|carousel|credits?|lightbox)(?:$|[-_ ])/i;
+const MEDIA_WORDS = /caption|gallery|slideshow|carousel|lightbox|(?:^|[-_ ])credits?(?:$|[-_ ])/i;
+
+/** Class or id words of an article's own furniture: byline, dates, "posted by", tags. */
+const ARTICLE_META_WORDS =
+  /(?:^|[-_ ])(byline|bylines|authors?|author-?info|meta|entry-?meta|post-?meta|article-?meta|dateline|date|dates|time|timestamp|posted|posted-?on|published|updated|tags|categories|cat-?links)(?:$|[-_ ])/i;
+
+/** The most text an article's byline or date block holds. */
+const MAX_META_CHARS = 300;
 
 const TEASER_TAGS = new Set(['div', 'section', 'ul', 'ol', 'aside']);
 
