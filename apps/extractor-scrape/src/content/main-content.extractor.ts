@@ -29,28 +29,70 @@ export function extractMainContent(root: ParentNode): ParentNode {
   const stats = measure(body);
   const total = stats.get(body)?.text ?? 0;
   if (total === 0) return body;
-  const landmark = findLandmark(body, stats, total);
+  const landmark = findLandmark(body, stats, total, (before.get(body)?.text ?? 0) * 0.9, before);
   const scope: ParentNode = landmark ?? body;
   const article = chooseByScore(body, stats);
   if (article && article.parts.every((part) => isWithin(part, scope))) {
     const articleText = article.parts.reduce((n, part) => n + plainText(stats.get(part)), 0);
     if (articleText >= plainText(stats.get(scope)) * MIN_ARTICLE_SHARE) {
-      const container = new Document([]);
       const whole: Stats = { text: 0, links: 0, commas: 0, paragraphs: 0, paragraphText: 0 };
       for (const part of article.parts) {
         const s = stats.get(part) as Stats;
         whole.text += s.text;
         whole.links += s.links;
       }
-      for (const part of article.parts) {
-        prune(part, stats, whole, true);
-        container.children.push(part);
+      const extras = new Set(article.parts.flatMap((part) => prunable(part, stats, whole, true)));
+      // What is left a list of teasers is a home page or a listing, not an article.
+      if (!isTeaserList(article.parts, extras)) {
+        for (const extra of extras) detach(extra);
+        const container = new Document([]);
+        for (const part of article.parts) container.children.push(part);
+        return container;
       }
-      return container;
     }
   }
-  prune(scope, stats, stats.get(scope) as Stats);
-  return scope;
+  // Not an article. In the page's own main landmark everything is content (a home page's lists of headlines too);
+  // without one, the content is the column that holds most of the page's text, less its link blocks.
+  if (landmark) return landmark;
+  const column = contentColumn(body, stats);
+  prune(column, stats, stats.get(column) as Stats);
+  return column;
+}
+
+/** Blocks that are a list of teasers (three linked headings or more, half the headings at least): a home page. */
+function isTeaserList(parts: Element[], extras: Set<Element>): boolean {
+  let headings = 0;
+  let linked = 0;
+  for (const part of parts) {
+    for (const h of findAll(part, (e) => /^h[1-6]$/.test(e.name))) {
+      if (isWithinAny(h, extras)) continue;
+      headings++;
+      if (findFirst(h, (e) => e.name === 'a') !== undefined || isWithinTag(h, ['a'])) linked++;
+    }
+  }
+  return linked >= 3 && linked * 2 >= headings;
+}
+
+/** A child holding this share of its parent's text is where the content is. */
+const COLUMN_SHARE = 2 / 3;
+
+/**
+ * Descends from the body while one child element holds most of the text (a page's wrapper, its grid row, its
+ * wide column), never past the element holding the page's first-rank heading.
+ */
+function contentColumn(body: ParentNode, stats: Map<ParentNode, Stats>): ParentNode {
+  let current: ParentNode = body;
+  for (;;) {
+    const total = plainText(stats.get(current));
+    let next: Element | undefined;
+    for (const child of current.children) {
+      if (isTag(child) && plainText(stats.get(child)) >= total * COLUMN_SHARE) next = child;
+    }
+    if (!next || total === 0) return current;
+    const heading = findFirst(current, (e) => e.name === 'h1');
+    if (heading && !isWithin(heading, next)) return current;
+    current = next;
+  }
 }
 
 /** The top block's least share of an ancestor it is promoted to. */
@@ -164,12 +206,21 @@ function isFurniture(el: Element): boolean {
   const role = a.role;
   if (role && DROP_ROLES.has(role)) return true;
   if (name === 'footer' || role === 'contentinfo') return !hasContentMarker(el);
-  if (name === 'aside' || role === 'complementary') return !hasContentMarker(el);
+  // An aside inside the article or the main landmark is a note or a pull quote; elsewhere, a sidebar.
+  if (name === 'aside' || role === 'complementary')
+    return !isWithinTag(el, ['article', 'main']) && !hasContentMarker(el);
   if (name === 'header' && !isWithinTag(el, ['article', 'main'])) return !hasContentMarker(el);
   if (!BLOCK_TAGS.has(name)) return false;
+  if ((name === 'div' || name === 'p' || name === 'section') && isCopyrightLine(el)) return true;
   const words = `${a.class ?? ''} ${a.id ?? ''}`;
   if (words.trim() === '' || !BOILERPLATE_WORDS.test(words)) return false;
   return !hasContentMarker(el);
+}
+
+/** A short block that states a copyright: a page footer. */
+function isCopyrightLine(el: Element): boolean {
+  const text = ownText(el);
+  return text.length < 300 && /©|\(c\) \d{4}|all rights reserved/i.test(text);
 }
 
 /** An element that holds the page's main parts (an article, the main landmark, a heading of rank 1) is kept. */
@@ -246,11 +297,19 @@ function countCommas(data: string): number {
 }
 
 /** The page's own landmark: one `main` (or role=main) holding a fair part of the text. */
-function findLandmark(body: ParentNode, stats: Map<ParentNode, Stats>, total: number): Element | undefined {
+function findLandmark(
+  body: ParentNode,
+  stats: Map<ParentNode, Stats>,
+  total: number,
+  wrapperText: number,
+  before: Map<ParentNode, Stats>,
+): Element | undefined {
   const mains = findAll(body, (e) => e.name === 'main' || e.attribs.role === 'main');
   let best: Element | undefined;
   for (const m of mains) if (!best || (stats.get(m)?.text ?? 0) > (stats.get(best)?.text ?? 0)) best = m;
-  return best && (stats.get(best)?.text ?? 0) >= total * 0.25 ? best : undefined;
+  // A `main` that wraps the whole page (its header and menus too) says nothing.
+  if (!best || (before.get(best)?.text ?? 0) >= wrapperText) return undefined;
+  return (stats.get(best)?.text ?? 0) >= total * 0.25 ? best : undefined;
 }
 
 const BLOCK_SCORE: Record<string, number> = {
@@ -417,7 +476,13 @@ function isLeafDiv(e: Element): boolean {
  * itself mostly links: a listing keeps its entries), and trailing lists of teasers.
  */
 function prune(container: ParentNode, stats: Map<ParentNode, Stats>, cs: Stats, article = false): void {
-  if (!cs || cs.text === 0 || cs.links / cs.text > 0.5) return;
+  for (const node of prunable(container, stats, cs, article)) detach(node);
+}
+
+/** The blocks `prune` drops (outermost only), the tree left as it is. */
+function prunable(container: ParentNode, stats: Map<ParentNode, Stats>, cs: Stats, article: boolean): Element[] {
+  const out: Element[] = [];
+  if (!cs || cs.text === 0 || cs.links / cs.text > 0.5) return out;
   const stack: AnyNode[] = [...container.children];
   while (stack.length > 0) {
     const node = stack.pop() as AnyNode;
@@ -425,11 +490,12 @@ function prune(container: ParentNode, stats: Map<ParentNode, Stats>, cs: Stats, 
     const s = stats.get(node);
     if (!s) continue;
     if (isLinkBlock(node, s, cs) || (article && isArticleExtra(node, s, cs))) {
-      detach(node);
+      out.push(node);
       continue;
     }
     for (const child of node.children) stack.push(child);
   }
+  return out;
 }
 
 /**
@@ -443,7 +509,8 @@ function isArticleExtra(el: Element, s: Stats, container: Stats): boolean {
   const words = `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
   if (MEDIA_WORDS.test(words) && s.text <= container.text * 0.25) return true;
   if (name === 'time' || name === 'address') return s.text <= MAX_META_CHARS;
-  if (ARTICLE_META_WORDS.test(words) && s.text <= MAX_META_CHARS && s.text <= container.text * 0.25) return true;
+  if (ARTICLE_META_WORDS.test(words) && s.text <= MAX_META_CHARS && s.text <= container.text * 0.25)
+    return BYLINE_OR_DATE.test(ownText(el));
   if (!TEASER_TAGS.has(name) || s.text > container.text * 0.5) return false;
   const headings = findAll(el, (e) => /^h[1-6]$/.test(e.name));
   if (headings.length < 3) return false;
@@ -457,6 +524,9 @@ const MEDIA_WORDS = /caption|gallery|slideshow|carousel|lightbox|(?:^|[-_ ])cred
 /** Class or id words of an article's own furniture: byline, dates, "posted by", tags. */
 const ARTICLE_META_WORDS =
   /(?:^|[-_ ])(byline|bylines|authors?|author-?info|meta|entry-?meta|post-?meta|article-?meta|dateline|date|dates|time|timestamp|posted|posted-?on|published|updated|tags|categories|cat-?links)(?:$|[-_ ])/i;
+
+/** What a byline or a date line says: a year, a time, "by", "ago", "posted", "updated". */
+const BYLINE_OR_DATE = /\b(?:19|20)\d{2}\b|\d{1,2}:\d{2}|\b(?:by|ago|posted|updated|published)\b/i;
 
 /** The most text an article's byline or date block holds. */
 const MAX_META_CHARS = 300;
@@ -475,6 +545,11 @@ function isLinkBlock(el: Element, s: Stats, container: Stats): boolean {
 
 function isWithin(node: ParentNode, ancestor: ParentNode): boolean {
   for (let n: ParentNode | null = node; n; n = n.parent) if (n === ancestor) return true;
+  return false;
+}
+
+function isWithinAny(node: Element, set: Set<Element>): boolean {
+  for (let n: ParentNode | null = node; n; n = n.parent) if (set.has(n as Element)) return true;
   return false;
 }
 
