@@ -25,7 +25,11 @@ export function extractMainContent(root: ParentNode): ParentNode {
   const pageText = before.get(body)?.text ?? 0;
   // Furniture is dropped unless it holds a large part of the page's text (a wrapper misnamed, or markup so broken
   // that the article ended up inside the footer).
-  removeAll(body, (e) => isFurniture(e) && (before.get(e)?.text ?? 0) <= pageText * MAX_FURNITURE_SHARE);
+  const markers = markerAncestors(body);
+  removeFurniture(body, (e, inContent) => {
+    const text = before.get(e)?.text ?? 0;
+    return text <= pageText * MAX_FURNITURE_SHARE && isFurniture(e, inContent, markers, text);
+  });
   const stats = measure(body);
   const total = stats.get(body)?.text ?? 0;
   if (total === 0) return body;
@@ -35,7 +39,7 @@ export function extractMainContent(root: ParentNode): ParentNode {
   if (article && article.parts.every((part) => isWithin(part, scope))) {
     const articleText = article.parts.reduce((n, part) => n + plainText(stats.get(part)), 0);
     if (articleText >= plainText(stats.get(scope)) * MIN_ARTICLE_SHARE) {
-      const whole: Stats = { text: 0, links: 0, commas: 0, paragraphs: 0, paragraphText: 0 };
+      const whole: Stats = { ...EMPTY_STATS };
       for (const part of article.parts) {
         const s = stats.get(part) as Stats;
         whole.text += s.text;
@@ -43,7 +47,7 @@ export function extractMainContent(root: ParentNode): ParentNode {
       }
       const extras = new Set(article.parts.flatMap((part) => prunable(part, stats, whole, true)));
       // What is left a list of teasers is a home page or a listing, not an article.
-      if (!isTeaserList(article.parts, extras)) {
+      if (!isTeaserList(article.parts, extras, stats)) {
         for (const extra of extras) detach(extra);
         const container = new Document([]);
         for (const part of article.parts) container.children.push(part);
@@ -60,16 +64,22 @@ export function extractMainContent(root: ParentNode): ParentNode {
 }
 
 /** Blocks that are a list of teasers (three linked headings or more, half the headings at least): a home page. */
-function isTeaserList(parts: Element[], extras: Set<Element>): boolean {
+function isTeaserList(parts: Element[], extras: Set<Element>, stats: Map<ParentNode, Stats>): boolean {
   let headings = 0;
   let linked = 0;
   for (const part of parts) {
-    for (const h of findAll(part, (e) => /^h[1-6]$/.test(e.name))) {
-      if (isWithinAny(h, extras)) continue;
-      headings++;
-      if (findFirst(h, (e) => e.name === 'a') !== undefined || isWithinTag(h, ['a'])) linked++;
-    }
+    headings += stats.get(part)?.headings ?? 0;
+    linked += stats.get(part)?.linkedHeadings ?? 0;
   }
+  for (const extra of extras) {
+    headings -= stats.get(extra)?.headings ?? 0;
+    linked -= stats.get(extra)?.linkedHeadings ?? 0;
+  }
+  return isTeaserCount(headings, linked);
+}
+
+/** Three linked headings or more, and half the headings at least. */
+function isTeaserCount(headings: number, linked: number): boolean {
   return linked >= 3 && linked * 2 >= headings;
 }
 
@@ -82,6 +92,9 @@ const COLUMN_SHARE = 2 / 3;
  */
 function contentColumn(body: ParentNode, stats: Map<ParentNode, Stats>): ParentNode {
   let current: ParentNode = body;
+  const heading = findFirst(body, (e) => e.name === 'h1');
+  const holdsHeading = new Set<ParentNode>();
+  for (let n: ParentNode | null = heading ?? null; n; n = n.parent) holdsHeading.add(n);
   for (;;) {
     const total = plainText(stats.get(current));
     let next: Element | undefined;
@@ -89,8 +102,7 @@ function contentColumn(body: ParentNode, stats: Map<ParentNode, Stats>): ParentN
       if (isTag(child) && plainText(stats.get(child)) >= total * COLUMN_SHARE) next = child;
     }
     if (!next || total === 0) return current;
-    const heading = findFirst(current, (e) => e.name === 'h1');
-    if (heading && !isWithin(heading, next)) return current;
+    if (heading && !holdsHeading.has(next)) return current;
     current = next;
   }
 }
@@ -167,7 +179,20 @@ interface Stats {
   paragraphs: number;
   /** Characters of text inside `<p>` elements. */
   paragraphText: number;
+  /** Headings inside, and those of them that hold a link. */
+  headings: number;
+  linkedHeadings: number;
 }
+
+const EMPTY_STATS: Stats = {
+  text: 0,
+  links: 0,
+  commas: 0,
+  paragraphs: 0,
+  paragraphText: 0,
+  headings: 0,
+  linkedHeadings: 0,
+};
 
 /** Removes every element passing `test` (and comments), outermost first, in one iterative walk. */
 function removeAll(body: ParentNode, test: (e: Element) => boolean): void {
@@ -186,6 +211,40 @@ function removeAll(body: ParentNode, test: (e: Element) => boolean): void {
   }
 }
 
+/**
+ * Removes page furniture, outermost first, in one iterative walk that knows whether it is inside an `article` or
+ * the `main` landmark.
+ */
+function removeFurniture(body: ParentNode, test: (e: Element, inContent: boolean) => boolean): void {
+  const stack: [AnyNode, boolean][] = body.children.map((c) => [c, false]);
+  while (stack.length > 0) {
+    const [node, inContent] = stack.pop() as [AnyNode, boolean];
+    if (!isTag(node)) continue;
+    if (test(node, inContent)) {
+      detach(node);
+      continue;
+    }
+    const inside = inContent || node.name === 'article' || node.name === 'main';
+    for (const child of node.children) stack.push([child, inside]);
+  }
+}
+
+/**
+ * The elements that hold one of the page's main parts (the main landmark, a heading of rank 1, an article body),
+ * found in one walk up from each part.
+ */
+function markerAncestors(body: ParentNode): Set<Element> {
+  const set = new Set<Element>();
+  const parts = findAll(
+    body,
+    (e) => e.name === 'main' || e.name === 'h1' || e.attribs.role === 'main' || e.attribs.itemprop === 'articleBody',
+  );
+  for (const part of parts) {
+    for (let n: ParentNode | null = part; n && isTag(n) && !set.has(n); n = n.parent) set.add(n);
+  }
+  return set;
+}
+
 /** Never content: scripts, styles, controls, hidden elements. */
 function isNeverContent(el: Element): boolean {
   if (DROP_TAGS.has(el.name)) return true;
@@ -199,38 +258,28 @@ function isNeverContent(el: Element): boolean {
 const MAX_FURNITURE_SHARE = 0.25;
 
 /** Page furniture by its tag, role, class or id: navigation, banners, footers, sidebars, share bars ... */
-function isFurniture(el: Element): boolean {
+function isFurniture(el: Element, inContent: boolean, markers: Set<Element>, text: number): boolean {
   const name = el.name;
   const a = el.attribs;
   if (name === 'nav') return true;
   const role = a.role;
   if (role && DROP_ROLES.has(role)) return true;
-  if (name === 'footer' || role === 'contentinfo') return !hasContentMarker(el);
+  // An element that holds the page's main parts (the main landmark, the headline, the article body) is kept.
+  const holdsContent = markers.has(el);
+  if (name === 'footer' || role === 'contentinfo') return !holdsContent;
   // An aside inside the article or the main landmark is a note or a pull quote; elsewhere, a sidebar.
-  if (name === 'aside' || role === 'complementary')
-    return !isWithinTag(el, ['article', 'main']) && !hasContentMarker(el);
-  if (name === 'header' && !isWithinTag(el, ['article', 'main'])) return !hasContentMarker(el);
+  if (name === 'aside' || role === 'complementary') return !inContent && !holdsContent;
+  if (name === 'header' && !inContent) return !holdsContent;
   if (!BLOCK_TAGS.has(name)) return false;
-  if ((name === 'div' || name === 'p' || name === 'section') && isCopyrightLine(el)) return true;
+  if ((name === 'div' || name === 'p' || name === 'section') && text < 300 && isCopyrightLine(el)) return true;
   const words = `${a.class ?? ''} ${a.id ?? ''}`;
   if (words.trim() === '' || !BOILERPLATE_WORDS.test(words)) return false;
-  return !hasContentMarker(el);
+  return !holdsContent;
 }
 
 /** A short block that states a copyright: a page footer. */
 function isCopyrightLine(el: Element): boolean {
-  const text = ownText(el);
-  return text.length < 300 && /©|\(c\) \d{4}|all rights reserved/i.test(text);
-}
-
-/** An element that holds the page's main parts (an article, the main landmark, a heading of rank 1) is kept. */
-function hasContentMarker(el: Element): boolean {
-  return (
-    findFirst(
-      el,
-      (e) => e.name === 'main' || e.name === 'h1' || e.attribs.role === 'main' || e.attribs.itemprop === 'articleBody',
-    ) !== undefined
-  );
+  return /©|\(c\) \d{4}|all rights reserved/i.test(ownText(el));
 }
 
 /** Text, link text, commas and paragraphs of every element under `root`, bottom-up, in one iterative walk. */
@@ -245,7 +294,7 @@ function measure(root: ParentNode): Map<ParentNode, Stats> {
   }
   for (let i = order.length - 1; i >= 0; i--) {
     const node = order[i];
-    const s: Stats = { text: 0, links: 0, commas: 0, paragraphs: 0, paragraphText: 0 };
+    const s: Stats = { ...EMPTY_STATS };
     for (const child of node.children) {
       if (isText(child)) {
         const len = textLength(child.data);
@@ -258,15 +307,26 @@ function measure(root: ParentNode): Map<ParentNode, Stats> {
         s.commas += c.commas;
         s.paragraphs += c.paragraphs;
         s.paragraphText += c.paragraphText;
+        s.headings += c.headings;
+        s.linkedHeadings += c.linkedHeadings;
       }
     }
-    if (isTag(node) && node.name === 'a') s.links = s.text;
+    if (isTag(node) && node.name === 'a') {
+      s.links = s.text;
+      s.linkedHeadings = s.headings;
+    }
     if (isTag(node) && node.name === 'p') s.paragraphText = s.text;
+    if (isTag(node) && HEADINGS.has(node.name)) {
+      s.headings = 1;
+      s.linkedHeadings = s.links > 0 ? 1 : 0;
+    }
     if (isTag(node) && PARAGRAPH_TAGS.has(node.name) && s.text >= 25) s.paragraphs++;
     stats.set(node, s);
   }
   return stats;
 }
+
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
 const PARAGRAPH_TAGS = new Set(['p', 'pre', 'blockquote', 'td', 'li', 'dd']);
 
@@ -457,7 +517,7 @@ function chooseByScore(body: ParentNode, stats: Map<ParentNode, Stats>): { parts
 function ownText(el: Element): string {
   let out = '';
   const stack: AnyNode[] = [el];
-  while (stack.length > 0 && out.length < 2000) {
+  for (let visited = 0; stack.length > 0 && out.length < 2000 && visited < 4000; visited++) {
     const node = stack.pop() as AnyNode;
     if (isText(node)) out += node.data;
     else if (isTag(node)) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
@@ -512,10 +572,7 @@ function isArticleExtra(el: Element, s: Stats, container: Stats): boolean {
   if (ARTICLE_META_WORDS.test(words) && s.text <= MAX_META_CHARS && s.text <= container.text * 0.25)
     return BYLINE_OR_DATE.test(ownText(el));
   if (!TEASER_TAGS.has(name) || s.text > container.text * 0.5) return false;
-  const headings = findAll(el, (e) => /^h[1-6]$/.test(e.name));
-  if (headings.length < 3) return false;
-  const linked = headings.filter((h) => findFirst(h, (e) => e.name === 'a') !== undefined || isWithinTag(h, ['a']));
-  return linked.length >= 3 && linked.length * 2 >= headings.length;
+  return isTeaserCount(s.headings, s.linkedHeadings);
 }
 
 /** Class or id words of media blocks around an article (galleries, captions, credits). */
@@ -545,16 +602,6 @@ function isLinkBlock(el: Element, s: Stats, container: Stats): boolean {
 
 function isWithin(node: ParentNode, ancestor: ParentNode): boolean {
   for (let n: ParentNode | null = node; n; n = n.parent) if (n === ancestor) return true;
-  return false;
-}
-
-function isWithinAny(node: Element, set: Set<Element>): boolean {
-  for (let n: ParentNode | null = node; n; n = n.parent) if (set.has(n as Element)) return true;
-  return false;
-}
-
-function isWithinTag(el: Element, names: string[]): boolean {
-  for (let n = el.parent; n && isTag(n); n = n.parent) if (names.includes(n.name)) return true;
   return false;
 }
 
