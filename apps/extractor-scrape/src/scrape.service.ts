@@ -10,7 +10,7 @@ import {
 import { replyDeadlineMs } from '@trawl/messaging';
 import { checkUrl } from '@trawl/safe-fetch';
 import { contentKind, type ContentKind } from './content/content-kind.classifier.js';
-import type { PageDigest } from './content/page-digest.extractor.js';
+import type { HtmlDigestTask, PageDigest } from './content/page-digest.extractor.js';
 import { PageWorkPool } from './content/page-work.pool.js';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
@@ -19,6 +19,9 @@ import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 
 /** Statuses with which sites often turn away a plain HTTP client but serve a browser (`auto` retries in Chromium). */
 const BROWSER_RETRY_STATUSES = new Set([401, 403, 429, 503]);
+
+/** What the content step is asked for an HTML page (the task less the page itself). */
+type HtmlWants = Omit<HtmlDigestTask, 'kind' | 'html' | 'checkBrowser' | 'url'>;
 
 interface Content {
   page: RenderedPage;
@@ -54,11 +57,17 @@ export class ScrapeService {
       tenant: req.tenant,
     };
     const formats = new Set(req.formats);
-    const { page, kind, digest } = await this.render(
-      req.engine ?? this.settings.defaultEngine,
-      engineReq,
-      formats.has('markdown'),
-    );
+    if (formats.has('rawHtml')) engineReq.rawHtml = true;
+    const wants: HtmlWants = {
+      markdown: formats.has('markdown'),
+      // ADR 0023: Trawl's routes default to the main content, as Firecrawl's do.
+      onlyMainContent: req.onlyMainContent ?? true,
+      includeTags: req.includeTags,
+      excludeTags: req.excludeTags,
+      links: formats.has('links'),
+      metadata: true,
+    };
+    const { page, kind, digest } = await this.render(req.engine ?? this.settings.defaultEngine, engineReq, wants);
     const html =
       kind === 'html' ? page.html : kind === 'pdf' ? `<pre>${escapeHtml(digest.text ?? '')}</pre>` : page.html;
     const markdown = kind === 'text' ? page.html : (digest.markdown ?? '');
@@ -70,11 +79,16 @@ export class ScrapeService {
       rawStatus: page.status,
       ...(formats.has('html') ? { html: encodeScrapeHtml(html) } : {}),
       ...(formats.has('markdown') ? { markdown } : {}),
+      ...(formats.has('rawHtml') ? { rawHtml: page.rawHtml ?? page.html } : {}),
+      ...(formats.has('links') ? { links: digest.links ?? [] } : {}),
       metadata: {
+        ...digest.metadata,
         title: page.title || digest.title,
         url: page.url,
-        engine: page.engine,
+        sourceURL: req.url,
+        statusCode: page.status,
         contentType: page.contentType,
+        engine: page.engine,
       },
     };
   }
@@ -82,9 +96,9 @@ export class ScrapeService {
   private async render(
     engine: ScrapeRequestDto['engine'],
     req: ScrapeEngineRequest,
-    markdown: boolean,
+    wants: HtmlWants,
   ): Promise<Content> {
-    if (engine === 'http') return this.content(await this.http.fetch(req), req, markdown);
+    if (engine === 'http') return this.content(await this.http.fetch(req), req, wants);
     if (engine === 'auto') {
       let fetched: RenderedPage;
       try {
@@ -94,14 +108,13 @@ export class ScrapeService {
         // real browser.
         if (e instanceof TrawlError && ['URL_NOT_ALLOWED', 'UPSTREAM_TIMEOUT', 'CONTENT_TOO_LARGE'].includes(e.code))
           throw e;
-        return this.content(await this.browser.render(req), req, markdown);
+        return this.content(await this.browser.render(req), req, wants);
       }
-      if (BROWSER_RETRY_STATUSES.has(fetched.status))
-        return this.content(await this.browser.render(req), req, markdown);
-      const content = await this.content(fetched, req, markdown, true);
-      return content.digest.needsBrowser ? this.content(await this.browser.render(req), req, markdown) : content;
+      if (BROWSER_RETRY_STATUSES.has(fetched.status)) return this.content(await this.browser.render(req), req, wants);
+      const content = await this.content(fetched, req, wants, true);
+      return content.digest.needsBrowser ? this.content(await this.browser.render(req), req, wants) : content;
     }
-    return this.content(await this.browser.render(req), req, markdown);
+    return this.content(await this.browser.render(req), req, wants);
   }
 
   /**
@@ -111,11 +124,11 @@ export class ScrapeService {
   private async content(
     page: RenderedPage,
     req: ScrapeEngineRequest,
-    markdown: boolean,
+    wants: HtmlWants,
     checkBrowser = false,
   ): Promise<Content> {
     const kind = contentKind(page.contentType, page.body);
-    if (page.engine === 'browser' && kind !== 'html') return this.content(await this.http.fetch(req), req, markdown);
+    if (page.engine === 'browser' && kind !== 'html') return this.content(await this.http.fetch(req), req, wants);
     const what = `the page from ${hostOf(page.url)}`;
     if (kind === 'pdf') {
       const bytes = new Uint8Array(page.body ?? new Uint8Array());
@@ -127,7 +140,7 @@ export class ScrapeService {
     }
     if (kind === 'text') return { page, kind, digest: { title: '', needsBrowser: false } };
     const digest = await this.work.digest(
-      { kind: 'html', html: page.html, markdown, checkBrowser },
+      { kind: 'html', html: page.html, checkBrowser, url: page.url, ...wants },
       req.deadline,
       what,
     );

@@ -45,8 +45,11 @@ export class BrowserScrapeEngine {
             `the page rendered from ${safeHost(req.url)} is ${length} characters of HTML, more than ${this.settings.maxBodyBytes}`,
           );
         }
+        // The document as served: the main navigation response's body (a redirect's last hop), decoded.
+        const rawHtml = req.rawHtml ? await (main ?? response)?.text().catch(() => undefined) : undefined;
         return {
           html,
+          ...(rawHtml !== undefined ? { rawHtml } : {}),
           title,
           status: response?.status() ?? 200,
           url: page.url(),

@@ -12,6 +12,8 @@ export interface RenderedPage {
   title?: string;
   contentType: string | null;
   engine: 'browser' | 'http';
+  /** The document as served (the main response's body, decoded), when the request asked for `rawHtml`. */
+  rawHtml?: string;
 }
 
 export interface ScrapeEngineRequest {
@@ -22,4 +24,6 @@ export interface ScrapeEngineRequest {
   deadline: number;
   /** Who the scrape is for, as the platform said (ScrapePageRequestDto.tenant); the browser's tab reset follows it. */
   tenant?: string;
+  /** Keep the document as served (`formats: ["rawHtml"]`). */
+  rawHtml?: boolean;
 }

@@ -1,5 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  Validate,
+} from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
 import { UPSTREAM_ENGINES } from '../upstream-engine.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
@@ -7,7 +21,11 @@ import { HEADER_MAP_DOC, IsHeaderMap } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
 import { IsStoreInCache } from './store-in-cache.validator.js';
 
-export const SCRAPE_FORMATS = ['markdown', 'html'] as const;
+/**
+ * `markdown`: the page's main content (or the whole page) as markdown; `html`: the page as rendered (the spec's
+ * field, base64 of the percent-encoded markup); `rawHtml`: the document as served; `links`: every link of the page.
+ */
+export const SCRAPE_FORMATS = ['markdown', 'html', 'rawHtml', 'links'] as const;
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
 
 /**
@@ -61,4 +79,40 @@ export class ScrapeRequestDto {
 
   @IsStoreInCache()
   storeInCache?: boolean;
+
+  @ApiPropertyOptional({
+    description:
+      'The markdown is the main content of the page (navigation, banners, sidebars, footers, related links and ' +
+      'comments left out); false: the whole page. `html` and `rawHtml` are never narrowed. ADR 0023.',
+    default: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  onlyMainContent?: boolean;
+
+  @ApiPropertyOptional({
+    description: 'CSS selectors: the markdown is made of the matching elements only (before the main content).',
+    type: [String],
+    example: ['article', '.post-body'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.maxTagSelectors)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
+  includeTags?: string[];
+
+  @ApiPropertyOptional({
+    description: 'CSS selectors: the matching elements are left out of the markdown (before the main content).',
+    type: [String],
+    example: ['.ad', '#comments'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.maxTagSelectors)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
+  excludeTags?: string[];
 }
