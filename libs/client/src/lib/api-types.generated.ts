@@ -405,12 +405,14 @@ export type WebSearchRequest = {
   engine?: "http" | "browser" | "auto";
   gl?: string;
   hl?: string;
+  location?: string;
   lr?: string;
   maxAge?: number;
   meta?: boolean;
   num?: number;
   q: string;
   start?: number;
+  tbs?: string;
   timeout?: number;
 };
 
