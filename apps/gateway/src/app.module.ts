@@ -20,6 +20,7 @@ import { SearchController } from './routes/search.controller.js';
 import { TasksController } from './routes/tasks.controller.js';
 import { NativeOperations } from './compat/native-operations.service.js';
 import { FirecrawlService } from './compat/firecrawl/firecrawl.service.js';
+import { FirecrawlBatchService } from './compat/firecrawl/firecrawl-batch.service.js';
 import { FirecrawlV1Controller } from './compat/firecrawl/firecrawl-v1.controller.js';
 import { FirecrawlV2Controller } from './compat/firecrawl/firecrawl-v2.controller.js';
 
@@ -55,6 +56,7 @@ export class AppModule {
         ApiKeysService,
         NativeOperations,
         FirecrawlService,
+        FirecrawlBatchService,
         // Order matters: authenticate first, then count against the key's limits.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: KeyLimitsGuard },

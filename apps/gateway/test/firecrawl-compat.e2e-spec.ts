@@ -3,7 +3,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { NatsConnection } from '@nats-io/nats-core';
 import Firecrawl, { FirecrawlAppV1, SdkError } from '@mendable/firecrawl-js';
 import { loadEnv, GatewayEnv } from '@trawl/config';
-import { encodeScrapeHtml, SUBJECTS, TrawlError, type ScrapeResult, type WebSearchResult } from '@trawl/contracts';
+import {
+  encodeScrapeHtml,
+  SUBJECTS,
+  TrawlError,
+  type ScrapeResult,
+  type TaskRecord,
+  type WebSearchResult,
+} from '@trawl/contracts';
 import { connectNats } from '@trawl/messaging';
 import { serveSubject, startNats, type TestServer } from '@trawl/testing';
 import { createGatewayApp } from '../src/gateway-app.factory.js';
@@ -21,6 +28,17 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
   let app: NestFastifyApplication;
   let base = '';
   const seen: { subject: string; data: Record<string, unknown> }[] = [];
+  const tasks = new Map<string, { owner: string; record: TaskRecord }>();
+  const scrapeResultOf = (url: string): ScrapeResult => ({
+    sourceURL: url,
+    taskId: 't',
+    edgeId: 'e',
+    status: 200,
+    rawStatus: 200,
+    markdown: `# Batch ${new URL(url).pathname}`,
+    html: encodeScrapeHtml('<p>b</p>'),
+    metadata: { title: 'Batch page', url, engine: 'http', contentType: 'text/html' },
+  });
 
   beforeAll(async () => {
     nats = await startNats();
@@ -66,8 +84,53 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
       };
       return result;
     });
+    // task-service stand-in: a URL batch's tasks complete at once, but a URL with "stuck" never runs.
+    serveSubject(nc, SUBJECTS.taskSubmit, (data) => {
+      const req = data as { apiKeyId: string; request: { urls: string[]; webhook?: string } };
+      seen.push({ subject: SUBJECTS.taskSubmit, data: data as Record<string, unknown> });
+      const jobs = req.request.urls.map((url, i) => {
+        const id = `scrape_${tasks.size}_${i}`;
+        const done = !url.includes('stuck');
+        const record: TaskRecord = {
+          taskId: id,
+          status: done ? 'completed' : 'waiting',
+          params: { url },
+          data: done ? scrapeResultOf(url) : null,
+          progress: 0,
+          attemptsMade: 0,
+          finishedOn: null,
+          processedOn: null,
+          stacktrace: [],
+        };
+        tasks.set(id, { owner: req.apiKeyId, record });
+        return { id, name: 'scrape', data: { kind: 'url', url } };
+      });
+      return { jobs };
+    });
+    const taskOf = (data: unknown) => {
+      const { jobId, apiKeyId } = data as { jobId: string; apiKeyId: string };
+      const task = tasks.get(jobId);
+      if (!task || task.owner !== apiKeyId) throw new TrawlError('TASK_NOT_FOUND', `task ${jobId} not found`);
+      return task;
+    };
+    serveSubject(nc, SUBJECTS.taskGet, (data) => taskOf(data).record);
+    serveSubject(nc, SUBJECTS.taskCancel, (data) => {
+      const task = taskOf(data);
+      seen.push({ subject: SUBJECTS.taskCancel, data: data as Record<string, unknown> });
+      if (task.record.status === 'completed') throw new TrawlError('TASK_FINISHED', 'finished');
+      task.record = {
+        ...task.record,
+        status: 'failed',
+        error: { code: 'TASK_CANCELLED', message: 'cancelled', retryable: false },
+      };
+      return task.record;
+    });
     await nc.flush();
-    const env = loadEnv(GatewayEnv, { NATS_URL: nats.url, API_KEYS: `${KEY},fc-key-b` });
+    const env = loadEnv(GatewayEnv, {
+      NATS_URL: nats.url,
+      API_KEYS: `${KEY},fc-key-b`,
+      COMPAT_BATCH_DEADLINE_MS: '1500',
+    });
     app = await createGatewayApp(env, { logger: false, swaggerUi: false });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = await app.getUrl();
@@ -238,5 +301,73 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
     expect(found.data[0]).toMatchObject({ url: 'http://127.0.0.1:9/result-1', title: 'Result 1' });
     // v1 sends its own defaults (lang en, country us, scrapeOptions.formats []): mapped, nothing scraped.
     expect(lastOf(SUBJECTS.searchWeb)).toMatchObject({ hl: 'en', gl: 'us', num: 2 });
+  });
+
+  it('v2 batch scrape to completion: status, completed, total, creditsUsed, expiresAt, documents', async () => {
+    const urls = ['http://127.0.0.1:9/b1', 'http://127.0.0.1:9/b2', 'not a url'];
+    const job = await client().batchScrape(urls, { options: { formats: ['markdown'] }, pollInterval: 1 });
+    expect(job.status).toBe('completed');
+    expect(job.total).toBe(2);
+    expect(job.completed).toBe(2);
+    expect(job.creditsUsed).toBe(2);
+    expect(Date.parse(job.expiresAt ?? '')).toBeGreaterThan(Date.now());
+    expect(job.data.map((d) => d.markdown)).toEqual(['# Batch /b1', '# Batch /b2']);
+    expect(job.data[0]?.html).toBeUndefined();
+    expect(job.data[0]?.metadata?.sourceURL).toBe('http://127.0.0.1:9/b1');
+    expect(lastOf(SUBJECTS.taskSubmit)).toMatchObject({
+      kind: 'url',
+      request: { type: 'scrape', urls: ['http://127.0.0.1:9/b1', 'http://127.0.0.1:9/b2'] },
+    });
+    expect((lastOf(SUBJECTS.taskSubmit)?.request as { webhook?: string }).webhook).toBeUndefined();
+  });
+
+  it('v2 batch status pages by next on the same server; the SDK follows it to every document', async () => {
+    const urls = Array.from({ length: 130 }, (_, i) => `http://127.0.0.1:9/p${i}`);
+    const started = await client().startBatchScrape(urls);
+    const first = await fetch(`${base}/v2/batch/scrape/${started.id}`, { headers: { authorization: `Bearer ${KEY}` } });
+    const page = (await first.json()) as { data: unknown[]; next?: string; status: string };
+    expect(page.data).toHaveLength(100);
+    expect(page.next).toBe(`${base}/v2/batch/scrape/${started.id}?skip=100`);
+    const all = await client().getBatchScrapeStatus(started.id);
+    expect(all.data).toHaveLength(130);
+    const last = await fetch(page.next ?? '', { headers: { authorization: `Bearer ${KEY}` } });
+    expect(((await last.json()) as { next?: string }).next).toBeUndefined();
+  });
+
+  it("another key's batch id answers 404 in Firecrawl's shape", async () => {
+    const started = await client().startBatchScrape(['http://127.0.0.1:9/mine']);
+    const asB = new Firecrawl({ apiKey: 'fc-key-b', apiUrl: base });
+    const err = await asB.getBatchScrapeStatus(started.id).catch((e: unknown) => e);
+    expect((err as SdkError).status).toBe(404);
+    const res = await fetch(`${base}/v2/batch/scrape/${started.id}`, { headers: { authorization: 'Bearer fc-key-b' } });
+    expect(await res.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
+    const cancel = await fetch(`${base}/v2/batch/scrape/${started.id}`, {
+      method: 'DELETE',
+      headers: { authorization: 'Bearer fc-key-b' },
+    });
+    expect(cancel.status).toBe(404);
+  });
+
+  it('a batch whose tasks never run reaches failed at its deadline, its tasks cancelled; the SDK poller returns', async () => {
+    const job = await client().batchScrape(['http://127.0.0.1:9/stuck-1', 'http://127.0.0.1:9/b3'], {
+      pollInterval: 1,
+    });
+    expect(job.status).toBe('failed');
+    expect(job.completed).toBe(1);
+    expect(job.total).toBe(2);
+    expect(seen.some((s) => s.subject === SUBJECTS.taskCancel)).toBe(true);
+  });
+
+  it('DELETE cancels a batch: cancelled from then on', async () => {
+    const started = await client().startBatchScrape(['http://127.0.0.1:9/stuck-2']);
+    expect(await client().cancelBatchScrape(started.id)).toBe(true);
+    expect((await client().getBatchScrapeStatus(started.id)).status).toBe('cancelled');
+  });
+
+  it('v1 client (bundled): batchScrapeUrls polls /v1/crawl/{id} to completion', async () => {
+    const v1 = new FirecrawlAppV1({ apiKey: KEY, apiUrl: base });
+    const res = await v1.batchScrapeUrls(['http://127.0.0.1:9/v1-b1'], { formats: ['markdown'] });
+    expect(res).toMatchObject({ success: true, status: 'completed', completed: 1, total: 1 });
+    expect((res as { data: { markdown: string }[] }).data[0]?.markdown).toBe('# Batch /v1-b1');
   });
 });

@@ -103,7 +103,7 @@ export class TaskSubmitter {
 
   async submit(payload: unknown): Promise<TaskSubmitReply> {
     const req = parseTaskSubmitRequest(payload);
-    await this.checkWebhook(req.request.webhook);
+    if (req.request.webhook !== undefined) await this.checkWebhook(req.request.webhook);
     // With an Idempotency-Key, a replay of the same request answers the first reply and creates nothing.
     if (req.idempotencyKey !== undefined) {
       return this.idempotency.run(req.apiKeyId, req.idempotencyKey, submissionFingerprint(req), () =>
@@ -141,7 +141,7 @@ export class TaskSubmitter {
       kind: 'url',
       url: '',
       timeout: req.timeout,
-      webhook: req.webhook,
+      ...(req.webhook !== undefined ? { webhook: req.webhook } : {}),
       type: req.type,
       ...(req.params ? { params: req.params } : {}),
       ...(req.engine ? { engine: req.engine } : {}),

@@ -312,7 +312,7 @@ export class WebhookDispatcher {
 
   /** Puts an outcome in its host's lane, or defers it; waits while its lane is full and its host keeps up. */
   private async admit(pending: Pending): Promise<void> {
-    const host = hostOf(pending.event.webhook);
+    const host = hostOf(pending.event.webhook ?? '');
     for (;;) {
       if (this.closing) {
         pending.m.nak();
@@ -330,6 +330,11 @@ export class WebhookDispatcher {
   private read(m: JsMsg): Pending | undefined {
     try {
       const event = JSON.parse(this.decoder.decode(m.data)) as TaskFinishedEvent;
+      if (event.webhook === undefined) {
+        // Submitted without a webhook (a peer API's batch, followed by lookup): nothing to deliver.
+        m.ack();
+        return undefined;
+      }
       return { m, event, attempt: this.attemptOf(m) };
     } catch (e) {
       this.options.log?.('error', `outcome #${m.seq} is not JSON; dropped`, e);
