@@ -23,6 +23,7 @@ import { FirecrawlService } from './compat/firecrawl/firecrawl.service.js';
 import { FirecrawlBatchService } from './compat/firecrawl/firecrawl-batch.service.js';
 import { FirecrawlV1Controller } from './compat/firecrawl/firecrawl-v1.controller.js';
 import { FirecrawlV2Controller } from './compat/firecrawl/firecrawl-v2.controller.js';
+import { SerpApiController } from './compat/serpapi/serpapi.controller.js';
 
 @Module({})
 export class AppModule {
@@ -47,6 +48,7 @@ export class AppModule {
         // The peers' APIs (ADR 0024): translations of the native operations above, nothing else.
         FirecrawlV2Controller,
         FirecrawlV1Controller,
+        SerpApiController,
       ],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
