@@ -23,7 +23,8 @@ import { FirecrawlService } from './compat/firecrawl/firecrawl.service.js';
 import { FirecrawlBatchService } from './compat/firecrawl/firecrawl-batch.service.js';
 import { FirecrawlV1Controller } from './compat/firecrawl/firecrawl-v1.controller.js';
 import { FirecrawlV2Controller } from './compat/firecrawl/firecrawl-v2.controller.js';
-import { SerpApiController } from './compat/serpapi/serpapi.controller.js';
+import { SerpApiController } from './compat/serpapi/serp-api.controller.js';
+import { McpController } from './compat/mcp/mcp.controller.js';
 
 @Module({})
 export class AppModule {
@@ -49,6 +50,7 @@ export class AppModule {
         FirecrawlV2Controller,
         FirecrawlV1Controller,
         SerpApiController,
+        McpController,
       ],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },

@@ -2,7 +2,7 @@ import type { ErrorCode } from '@trawl/contracts';
 
 /**
  * SerpAPI's API onto Trawl's native search operations: every translation table of this peer, in one place
- * (serpapi.controller.ts reads these; ADR 0024).
+ * (serp-api.controller.ts reads these; ADR 0024).
  */
 
 /** SerpAPI's words for a missing or wrong key (its 401). */
