@@ -356,6 +356,12 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
     expect(job.completed).toBe(1);
     expect(job.total).toBe(2);
     expect(seen.some((s) => s.subject === SUBJECTS.taskCancel)).toBe(true);
+    // The cancelled page is named by the batch's errors, with its URL.
+    const errors = await client().getBatchScrapeErrors(job.id ?? '');
+    expect(errors.errors).toEqual([
+      { id: expect.any(String) as unknown, url: 'http://127.0.0.1:9/stuck-1', error: 'cancelled' },
+    ]);
+    expect(errors.robotsBlocked).toEqual([]);
   });
 
   it('DELETE cancels a batch: cancelled from then on', async () => {

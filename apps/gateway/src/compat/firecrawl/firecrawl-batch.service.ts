@@ -156,6 +156,22 @@ export class FirecrawlBatchService {
     };
   }
 
+  /** Firecrawl's `/errors` of a batch: each failed page with its URL and why; Trawl has no robots.txt refusals here. */
+  async errors(
+    id: string,
+    req: AuthenticatedRequest,
+  ): Promise<{ errors: { id: string; url: string; error: string }[]; robotsBlocked: string[] }> {
+    const batch = await this.batchOf(id, req);
+    const records = await this.records(batch, req);
+    const errors = records.flatMap((record, i) => {
+      const page = pageOf(record, batch.formats);
+      if (page.state !== 'failed') return [];
+      const url = typeof record?.params.url === 'string' ? record.params.url : '';
+      return [{ id: batch.jobIds[i] as string, url, error: page.error ?? 'failed' }];
+    });
+    return { errors, robotsBlocked: [] };
+  }
+
   async cancel(id: string, req: AuthenticatedRequest): Promise<void> {
     const batch = await this.batchOf(id, req);
     if (batch.ended) return;

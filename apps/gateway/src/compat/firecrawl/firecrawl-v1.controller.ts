@@ -60,4 +60,9 @@ export class FirecrawlV1Controller {
     await this.batches.cancel(id, req);
     return { success: true, status: 'cancelled' };
   }
+
+  @Get(['batch/scrape/:id/errors', 'crawl/:id/errors'])
+  async batchErrors(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    return { success: true, ...(await this.batches.errors(id, req)) };
+  }
 }

@@ -59,4 +59,9 @@ export class FirecrawlV2Controller {
     await this.batches.cancel(id, req);
     return { success: true, status: 'cancelled' };
   }
+
+  @Get('batch/scrape/:id/errors')
+  async batchErrors(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    return { success: true, ...(await this.batches.errors(id, req)) };
+  }
 }
