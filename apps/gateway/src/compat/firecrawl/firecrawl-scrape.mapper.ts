@@ -1,5 +1,11 @@
 import { decodeScrapeHtml, TrawlError, type ScrapeResult } from '@trawl/contracts';
-import { FALLBACK_NATIVE_FORMAT, FORMATS, SCRAPE_OPTIONS, type FormatRule } from './firecrawl.constants.js';
+import {
+  FALLBACK_NATIVE_FORMAT,
+  FORMAT_ALIASES,
+  FORMATS,
+  SCRAPE_OPTIONS,
+  type FormatRule,
+} from './firecrawl.constants.js';
 import { applyOptions, clampScrapeNumbers, type Mapping } from './firecrawl-options.mapper.js';
 
 /** A Firecrawl document (the `data` of a scrape; an entry of a batch's `data`). */
@@ -60,7 +66,7 @@ export function toNativeScrape(options: Record<string, unknown>, where = ''): Sc
   }
   const nativeFormats: string[] = [];
   for (const name of new Set(requested.map(formatName))) {
-    const rule = FORMATS[name];
+    const rule = FORMATS[FORMAT_ALIASES[name] ?? name];
     if (!rule) {
       mapping.warnings.push(`format ${name} is not a format Trawl knows; ignored`);
     } else if (rule.kind === 'mapped') {

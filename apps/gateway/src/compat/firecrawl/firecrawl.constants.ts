@@ -80,7 +80,6 @@ export const FORMATS: Readonly<Record<string, FormatRule>> = {
   rawHtml: { kind: 'pending', native: 'rawHtml', owner: 'content' },
   links: { kind: 'pending', native: 'links', owner: 'content' },
   screenshot: { kind: 'pending', native: 'screenshot', owner: 'pool' },
-  'screenshot@fullPage': { kind: 'pending', native: 'screenshot', owner: 'pool' },
   summary: { kind: 'unsupported', why: 'Trawl does no LLM summaries' },
   json: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
   extract: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
@@ -90,6 +89,12 @@ export const FORMATS: Readonly<Record<string, FormatRule>> = {
   attributes: { kind: 'unsupported', why: 'Trawl does not read attributes' },
   audio: { kind: 'unsupported', why: 'Trawl does not transcribe audio' },
 };
+
+/**
+ * Format names that are another's spelling: v1's `screenshot@fullPage` (v2's `{ type: "screenshot", fullPage: true }`)
+ * is the `screenshot` entry, so that one entry decides both.
+ */
+export const FORMAT_ALIASES: Readonly<Record<string, string>> = { 'screenshot@fullPage': 'screenshot' };
 
 /** The native format asked for when none of the requested ones maps (e.g. only `links`): the page is still read. */
 export const FALLBACK_NATIVE_FORMAT = 'markdown';
