@@ -159,6 +159,10 @@ export class TasksController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<RawJson> {
+    // The spec's batch needs a webhook; only a peer API's batch (followed by lookup) goes without one (ADR 0024).
+    if (body.webhook === undefined) {
+      throw new TrawlError('VALIDATION_FAILED', 'webhook must be an absolute http(s) URL', { field: 'webhook' });
+    }
     // Up to 10,000 job objects (4.7 MB): forwarded as JSON text, written once into the envelope (RawJson).
     const reply = await withRetryAfter(
       res,

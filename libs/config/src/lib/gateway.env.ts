@@ -90,4 +90,13 @@ export class GatewayEnv extends withRedisEnv(BaseEnv) {
   @Min(0)
   @Max(MAX_CACHE_AGE_MS)
   CACHE_MAX_AGE_MS_SCRAPE: number = 0;
+
+  /**
+   * Longest a batch started through a peer's API (Firecrawl's `POST /v2/batch/scrape`) stays unfinished, ms: past it,
+   * its unfinished tasks are cancelled and the batch answers `failed`, so a client polling for a final state always
+   * gets one (ADR 0024). Default 30 minutes.
+   */
+  @IsInt()
+  @Min(1000)
+  COMPAT_BATCH_DEADLINE_MS: number = 30 * 60 * 1000;
 }

@@ -61,7 +61,8 @@ export interface UrlJobData {
   kind: 'url';
   url: string;
   timeout: number;
-  webhook: string;
+  /** Absent for a batch submitted without one (through a peer's API): lookup only. */
+  webhook?: string;
   type: ExtractType;
   params?: UrlParams;
   /** Extension of the spec: the engine asked for (absent: the service's configuration). */
@@ -155,7 +156,8 @@ export interface TaskFinishedEvent {
   /** Stable id of this outcome; the webhook's `webhook-id`. */
   eventId: string;
   event: TaskEventName;
-  webhook: string;
+  /** Absent when the job was submitted without a webhook: the dispatcher has nothing to deliver. */
+  webhook?: string;
   /** Id of the API key that submitted the job; selects the signing secret. */
   apiKeyId?: string;
   task: TaskRecord;

@@ -189,7 +189,7 @@ export class OutcomePublisher {
     return {
       eventId: outcomeEventId(String(job.id), finishedOn),
       event: state === 'completed' ? 'task.completed' : 'task.failed',
-      webhook: job.data.webhook,
+      ...(job.data.webhook !== undefined ? { webhook: job.data.webhook } : {}),
       ...(job.data.apiKeyId ? { apiKeyId: job.data.apiKeyId } : {}),
       task,
       ...(job.data.trace ? { trace: job.data.trace } : {}),

@@ -112,7 +112,7 @@ export class TaskSubmitter {
 
   /** Submits a `task.submit.v1` request, already checked against its row (SUBJECT_TABLE.taskSubmit). */
   async submit(req: TaskSubmitRequest): Promise<TaskSubmitReply> {
-    await this.checkWebhook(req.request.webhook);
+    if (req.request.webhook !== undefined) await this.checkWebhook(req.request.webhook);
     // With an Idempotency-Key, a replay of the same request answers the first reply and creates nothing.
     if (req.idempotencyKey !== undefined) {
       return this.idempotency.run(req.apiKeyId, req.idempotencyKey, submissionFingerprint(req), () =>
@@ -150,7 +150,7 @@ export class TaskSubmitter {
       kind: 'url',
       url: '',
       timeout: req.timeout,
-      webhook: req.webhook,
+      ...(req.webhook !== undefined ? { webhook: req.webhook } : {}),
       type: req.type,
       ...(req.params ? { params: req.params } : {}),
       ...(req.engine ? { engine: req.engine } : {}),

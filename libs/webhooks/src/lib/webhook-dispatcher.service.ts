@@ -319,7 +319,7 @@ export class WebhookDispatcher {
 
   /** Puts an outcome in its host's lane, or defers it; waits while its lane is full and its host keeps up. */
   private async admit(pending: Pending): Promise<void> {
-    const host = hostOf(pending.event.webhook);
+    const host = hostOf(pending.event.webhook ?? '');
     for (;;) {
       if (this.closing) {
         pending.m.nak();
@@ -342,6 +342,11 @@ export class WebhookDispatcher {
       const event: TaskFinishedEvent = SUBJECT_TABLE.taskFinished.payload.parse(
         JSON.parse(this.decoder.decode(m.data)),
       );
+      if (event.webhook === undefined) {
+        // Submitted without a webhook (a peer API's batch, followed by lookup): nothing to deliver.
+        m.ack();
+        return undefined;
+      }
       return { m, event, attempt: this.attemptOf(m) };
     } catch (e) {
       this.options.log?.('error', `outcome #${m.seq} is not a task outcome; dropped`, e);

@@ -15,9 +15,12 @@ export class UrlBatchRequestDto {
   @IsHttpUrl({ each: true })
   urls!: string[];
 
+  // Required on POST /extractTask/batch (the spec's; TasksController holds it). A batch submitted through a peer's API
+  // without one (Firecrawl's, ADR 0024) is followed by lookup only: its outcomes are delivered nowhere.
   @ApiProperty({ description: 'Receives the final success or failure of each task.' })
+  @IsOptional()
   @IsHttpUrl()
-  webhook!: string;
+  webhook?: string;
 
   @ApiProperty({ enum: EXTRACT_TYPES, description: 'Website type.' })
   @IsIn(EXTRACT_TYPES, { message: `type must be one of: ${EXTRACT_TYPES.join(', ')}` })

@@ -67,6 +67,25 @@ export class WebSearchRequestDto {
   })
   lr?: string;
 
+  @ApiPropertyOptional({
+    description: "Time restriction, as Google's `tbs` parameter (e.g. qdr:d for the past day, qdr:w, qdr:m, qdr:y).",
+    example: 'qdr:w',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9_:,./-]{1,200}$/, { message: 'tbs must be 1-200 letters, digits or _ : , . / - (e.g. qdr:w)' })
+  tbs?: string;
+
+  @ApiPropertyOptional({
+    description: "Where the search is made from: a canonical place name (sent as Google's `uule`).",
+    example: 'Austin,Texas,United States',
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(LIMITS.maxLocationLength)
+  location?: string;
+
   @ApiPropertyOptional({ description: 'Milliseconds.', default: LIMITS.defaultTimeoutMs })
   @IsInt()
   @Min(LIMITS.minTimeoutMs)
