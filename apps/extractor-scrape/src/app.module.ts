@@ -55,6 +55,7 @@ export class AppModule implements OnApplicationShutdown {
         blockResources: env.BROWSER_BLOCK_RESOURCES,
         reuseContexts: env.BROWSER_REUSE_CONTEXTS,
         maxTasksPerContext: env.BROWSER_MAX_TASKS_PER_CONTEXT,
+        cleanupTimeoutMs: env.BROWSER_CLEANUP_TIMEOUT_MS,
         sandbox: sandboxDecision(env.BROWSER_NO_SANDBOX).sandbox,
         guard: async (url) => void (await checkUrl(url, { allow })),
         proxyServer: guardProxy.url,

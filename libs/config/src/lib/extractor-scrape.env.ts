@@ -58,6 +58,15 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
   BROWSER_MAX_TASKS_PER_CONTEXT: number = 500;
 
   /**
+   * Longest cleanup after a browser task (clean check read from outside the page, tab emptied, popups closed), ms;
+   * past it the context is closed and the page slot freed anyway, so no page can keep a slot (ADR 0019).
+   */
+  @IsInt()
+  @Min(100)
+  @Max(30_000)
+  BROWSER_CLEANUP_TIMEOUT_MS: number = 2000;
+
+  /**
    * After `load`, the browser engine waits until no request is in flight and the DOM has not changed for this long,
    * ms (content written by script or filled from an API after load). A static page costs this once. 0 turns it off.
    */
