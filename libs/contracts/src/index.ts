@@ -20,6 +20,8 @@ export * from './lib/dto/extract-request.dto.js';
 export * from './lib/dto/extract-url-request.dto.js';
 export * from './lib/dto/scrape-request.dto.js';
 export * from './lib/dto/scrape-page-request.dto.js';
+export * from './lib/dto/scrape-browser.types.js';
+export * from './lib/dto/scrape-actions.validator.js';
 export * from './lib/dto/render-page-request.dto.js';
 export * from './lib/upstream-engine.constants.js';
 export * from './lib/results/result-meta.types.js';

@@ -289,6 +289,14 @@ const scrapeResult = shape<ScrapeResult>(
     rawStatus: int('HTTP status of the scraped page.'),
     html: str('base64 of the percent-encoded markup; present when `html` was asked for.'),
     markdown: str('Present when `markdown` was asked for.'),
+    screenshot: str('Present when a screenshot was asked for: a data URL, PNG (JPEG with `quality`).'),
+    actions: shape<NonNullable<ScrapeResult['actions']>>({
+      screenshots: arr(str('A data URL per screenshot action.')),
+      scrapes: arr(shape<{ url: string; html: string }>({ url: str(), html: str('Rendered HTML at that moment.') })),
+      javascriptReturns: arr(
+        shape<{ type: string; value: unknown }>({ type: str(), value: anyValue('The JSON value.') }),
+      ),
+    }),
     metadata: shape<ScrapeResult['metadata']>({
       title: str(),
       url: str('Final URL after redirects.'),
@@ -296,7 +304,7 @@ const scrapeResult = shape<ScrapeResult>(
       contentType: nullable(str()),
     }),
   },
-  ['html', 'markdown'],
+  ['html', 'markdown', 'screenshot', 'actions'],
 );
 
 const urlParams: JsonSchema = {

@@ -75,8 +75,11 @@ export interface BrowserPoolOptions {
 
 /** The upstream proxies the pool hands out to sessions: e.g. @trawl/safe-fetch's ProxyRotation plus GuardProxy lanes. */
 export interface UpstreamProxies {
-  /** The next upstream proxy to use (ProxyRotation.next). */
-  next(): string | undefined;
+  /**
+   * The next upstream proxy to use (ProxyRotation.next); with `country`, one that serves that country first, when
+   * the list says which country each serves.
+   */
+  next(country?: string): string | undefined;
   /** Sets a proxy aside for its cool-down (ProxyRotation.markBlocked), when a session through it was blocked. */
   markBlocked(proxy: string): void;
   /** The local proxy URL a context uses to browse through `proxy`: the guard, chained to it (GuardProxy.laneFor). */

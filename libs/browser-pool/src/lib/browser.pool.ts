@@ -47,6 +47,16 @@ export interface RunOptions {
    * of one tenant may follow each other on it (they can see their own previous page, never another tenant's).
    */
   tenant?: string;
+  /**
+   * Where the page is asked from (a scrape's `location`): the identity's languages (Accept-Language, locale), the
+   * country's time zone and position (geolocation granted), and an upstream proxy of that country when the proxy
+   * list says which serve it. Instead of hl/gl.
+   */
+  location?: { country?: string; languages?: string[] };
+  /** A phone: the identity's mobile user agent and client hints, its screen, touch (a session of its own). */
+  mobile?: boolean;
+  /** The viewport of the task's page, CSS pixels (a fresh context that is not reused). */
+  viewport?: { width: number; height: number };
 }
 
 /** A session: one identity and one upstream proxy, for up to sessionMaxTasks tasks and sessionMaxAgeMs. */
@@ -201,6 +211,7 @@ export class BrowserPool {
     if (this.closed) throw new TrawlError('SERVICE_UNAVAILABLE', 'browser pool is shutting down');
     const { deadline } = options;
     const headers = options.headers && Object.keys(options.headers).length > 0 ? options.headers : undefined;
+    const fresh = headers !== undefined || options.viewport !== undefined;
     await this.permits.acquire(deadline);
     const hold = { until: deadline + 2 * this.opts.cleanupTimeoutMs };
     this.holds.add(hold);
@@ -215,7 +226,7 @@ export class BrowserPool {
         'the deadline passed while opening a session',
       );
       session.tasks++;
-      const taking = this.takeSlot(pb, headers, session, options.tenant);
+      const taking = this.takeSlot(pb, headers, session, options.tenant, fresh ? options.viewport : undefined, fresh);
       slot = await raceDeadline(taking, deadline, 'the deadline passed while opening a browser page').catch(
         (e: unknown) => {
           taking.then(
@@ -391,9 +402,11 @@ export class BrowserPool {
     headers: Record<string, string> | undefined,
     session: Session,
     tenant?: string,
+    viewport?: { width: number; height: number },
+    fresh = headers !== undefined,
   ): Promise<Slot> {
     const browser = await pb.ready;
-    if (!headers && this.opts.reuseContexts) {
+    if (!fresh && this.opts.reuseContexts) {
       const at = this.idleSlotFor(pb, session, tenant);
       const reused = at >= 0 ? pb.idle.splice(at, 1)[0] : undefined;
       if (reused && (await this.readyFor(reused, tenant))) {
@@ -418,13 +431,16 @@ export class BrowserPool {
       acceptDownloads: false,
       locale: identity.locale,
       timezoneId: identity.timezoneId,
+      ...(identity.device ?? {}),
+      ...(viewport ? { viewport } : {}),
+      ...(identity.geolocation ? { geolocation: identity.geolocation, permissions: ['geolocation'] } : {}),
       ...(session.lane ? { proxy: { server: session.lane } } : {}),
     });
     const slot: Slot = {
       context,
       page: undefined as unknown as Page,
       uses: 1,
-      withHeaders: headers !== undefined,
+      withHeaders: fresh,
       crashed: false,
       task: { documentOrigins: new Set(), checks: [] },
       session,
@@ -698,8 +714,12 @@ export class BrowserPool {
   }
 
   /** The task's session: the live one for its key, else a new one (identity drawn, next upstream proxy). */
-  private async session(options: Pick<RunOptions, 'session' | 'hl' | 'gl'>): Promise<Session> {
-    const key = options.session ?? `pool:${options.hl ?? ''}|${options.gl ?? ''}`;
+  private async session(options: Pick<RunOptions, 'session' | 'hl' | 'gl' | 'location' | 'mobile'>): Promise<Session> {
+    const { location, mobile } = options;
+    const hl = location ? undefined : options.hl;
+    const gl = location ? location.country?.toUpperCase() : options.gl;
+    const variant = `${location ? `|loc:${location.languages?.join(',') ?? ''}` : ''}${mobile ? '|mobile' : ''}`;
+    const key = options.session ?? `pool:${hl ?? ''}|${gl ?? ''}${variant}`;
     const live = this.sessions.get(key);
     if (live && live.tasks < this.opts.sessionMaxTasks && Date.now() - live.startedAt < this.opts.sessionMaxAgeMs)
       return live;
@@ -708,12 +728,17 @@ export class BrowserPool {
     const opening = (async () => {
       const identities = this.identities ?? new BrowserIdentities({ version: (await this.anyBrowser()).version() });
       this.identities ??= identities;
-      const proxy = this.opts.upstreamProxies?.next();
+      const proxy = this.opts.upstreamProxies?.next(location?.country?.toUpperCase());
       const lane = proxy ? await this.opts.upstreamProxies?.laneFor(proxy) : undefined;
       const fresh: Session = {
         key,
         named: options.session !== undefined,
-        identity: identities.create({ hl: options.hl, gl: options.gl }),
+        identity: identities.create({
+          hl,
+          gl,
+          mobile,
+          ...(location ? { languages: location.languages, geolocate: true } : {}),
+        }),
         proxy,
         lane,
         tasks: 0,

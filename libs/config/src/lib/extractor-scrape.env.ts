@@ -91,7 +91,9 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
 
   /**
    * Upstream proxies for the browser, comma-separated `http://user:pass@host:port`: each browser session goes
-   * through one, chained behind the SSRF-guarding proxy. Empty: the browser connects directly.
+   * through one, chained behind the SSRF-guarding proxy. Empty: the browser connects directly. An entry may name the
+   * countries its exits serve as a fragment, `http://host:3128#DE` or `#DE+AT`: a scrape with `location.country`
+   * then browses through one of that country's (ADR 0019).
    */
   @EnvList()
   @IsArray()
@@ -128,6 +130,21 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
   @IsInt()
   @Min(1024)
   SCRAPE_MAX_BODY_BYTES: number = 10 * 1024 * 1024;
+
+  /**
+   * Largest screenshot a scrape returns (the format, and each `screenshot` action), bytes of the image; over it the
+   * scrape fails with CONTENT_TOO_LARGE. Images travel inline (base64 data URLs) in the reply.
+   */
+  @IsInt()
+  @Min(1024)
+  @Max(6 * 1024 * 1024)
+  SCRAPE_SCREENSHOT_MAX_BYTES: number = 3 * 1024 * 1024;
+
+  /** Longest time the `actions` of one scrape may take in all, ms (within the scrape's own timeout). */
+  @IsInt()
+  @Min(1000)
+  @Max(120_000)
+  SCRAPE_ACTIONS_MAX_MS: number = 60_000;
 
   /**
    * Time one page's conversion (HTML scan and markdown, PDF text) may take in the page-work pool, ms; over it the

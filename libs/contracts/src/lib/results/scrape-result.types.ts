@@ -1,3 +1,5 @@
+import type { ScrapeActionsResult } from '../dto/scrape-browser.types.js';
+
 /** `data` of POST /scrape. */
 export interface ScrapeResult {
   sourceURL: string;
@@ -12,6 +14,10 @@ export interface ScrapeResult {
   html?: string;
   /** Markdown of the page; present when `markdown` was asked for. */
   markdown?: string;
+  /** The screenshot asked for in `formats`: a data URL (`data:image/png;base64,…`, JPEG with `quality`). */
+  screenshot?: string;
+  /** What the request's `actions` produced (present when it had actions). */
+  actions?: ScrapeActionsResult;
   /** Page metadata: title, final URL after redirects, engine used. */
   metadata: { title: string; url: string; engine: 'browser' | 'http'; contentType: string | null };
 }
