@@ -286,16 +286,52 @@ export type RetailRecord = {
 };
 
 export type ScrapeRequest = {
+  actions?: Array<{
+    all?: boolean;
+    direction?: "up" | "down";
+    fullPage?: boolean;
+    key?: string;
+    milliseconds?: number;
+    quality?: number;
+    script?: string;
+    selector?: string;
+    text?: string;
+    type: "wait" | "click" | "write" | "press" | "scroll" | "screenshot" | "scrape" | "executeJavascript";
+  }>;
   engine?: "browser" | "http" | "auto";
-  formats?: Array<"markdown" | "html">;
+  formats?: Array<"markdown" | "html" | "screenshot" | "screenshot@fullPage" | {
+    fullPage?: boolean;
+    quality?: number;
+    type: "screenshot";
+    viewport?: {
+      height: number;
+      width: number;
+    };
+  }>;
   headers?: Record<string, string>;
+  location?: {
+    country?: string;
+    languages?: string[];
+  };
   maxAge?: number;
+  mobile?: boolean;
   timeout?: number;
   url: string;
   waitFor?: number;
 };
 
 export type ScrapeResult = {
+  actions?: {
+    javascriptReturns: Array<{
+      type: string;
+      value: unknown;
+    }>;
+    scrapes: Array<{
+      html: string;
+      url: string;
+    }>;
+    screenshots: string[];
+  };
   edgeId: string;
   html?: string;
   markdown?: string;
@@ -306,6 +342,7 @@ export type ScrapeResult = {
     url: string;
   };
   rawStatus: number;
+  screenshot?: string;
   sourceURL: string;
   status: number;
   taskId: string;
