@@ -173,4 +173,54 @@ describe('gateway: screenshot, actions, location and mobile on POST /scrape', ()
       expect(seen.length).toBe(before);
     });
   }
+
+  const postTo = async (path: string, payload: Record<string, unknown>) => {
+    const res = await fetch(`${base}${BASE}${path}`, {
+      method: 'POST',
+      body: JSON.stringify(payload),
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  it('POST /extract type scrape takes them as scrapeOptions and passes them on', async () => {
+    const scrapeOptions = {
+      formats: ['markdown', 'screenshot'],
+      actions: [{ type: 'click', selector: '#more' }],
+      location: { country: 'FR' },
+      mobile: true,
+    };
+    const res = await postTo('/extract', { type: 'scrape', url: 'http://127.0.0.1:9/extract-options', scrapeOptions });
+    expect(res.status).toBe(200);
+    expect(seen.find((s) => s.url === 'http://127.0.0.1:9/extract-options')).toMatchObject(scrapeOptions);
+  });
+
+  const refusedExtract: [string, Record<string, unknown>, RegExp][] = [
+    ['on another type', { type: 'retail', scrapeOptions: { mobile: true } }, /apply to type scrape only/],
+    [
+      'an unknown action',
+      { type: 'scrape', scrapeOptions: { actions: [{ type: 'hover' }] } },
+      /scrapeOptions\.actions\[0\] has an unknown type/,
+    ],
+    [
+      'actions on the http engine',
+      { type: 'scrape', engine: 'http', scrapeOptions: { actions: [{ type: 'scrape' }] } },
+      /need the browser engine/,
+    ],
+    [
+      'an unknown option',
+      { type: 'scrape', scrapeOptions: { onlyMainContent: true } },
+      /must be \{ formats, actions, location, mobile \}/,
+    ],
+  ];
+  for (const [what, extra, message] of refusedExtract) {
+    it(`POST /extract refuses scrapeOptions ${what} with 400 naming scrapeOptions`, async () => {
+      const before = seen.length;
+      const res = await postTo('/extract', { url: 'http://127.0.0.1:9/extract-refused', ...extra });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ data: { error: 'VALIDATION_FAILED', field: 'scrapeOptions' } });
+      expect(String(res.body.message)).toMatch(message);
+      expect(seen.length).toBe(before);
+    });
+  }
 });

@@ -416,8 +416,9 @@ const urlJobData = shape<UrlJobData>(
     type: enumOf(EXTRACT_TYPES),
     params: urlParams,
     engine: enumOf(UPSTREAM_ENGINES),
+    scrapeOptions: { type: 'object', description: 'Type `scrape`: the formats and browser options asked for.' },
   },
-  ['params', 'engine'],
+  ['params', 'engine', 'scrapeOptions'],
 );
 
 const errorData = shape<ErrorData>(

@@ -200,3 +200,39 @@ export class IsBrowserOnlyFlag implements ValidatorConstraintInterface {
     return `${args.property} needs the browser engine (engine is http)`;
   }
 }
+
+/** Why `scrapeOptions` is wrong, or undefined; `known`: the format names (SCRAPE_FORMATS). */
+function scrapeOptionsProblem(value: unknown, known: readonly string[], args: ValidationArguments): string | undefined {
+  const { type, engine } = args.object as { type?: unknown; engine?: unknown };
+  if (type !== 'scrape') return 'apply to type scrape only';
+  if (!isObject(value) || !only(value, ['formats', 'actions', 'location', 'mobile']))
+    return 'must be { formats, actions, location, mobile }';
+  const http = engine === 'http';
+  const browser = value.actions !== undefined || value.location !== undefined || value.mobile === true;
+  if (http && browser) return 'actions, location and mobile need the browser engine (engine is http)';
+  const problem =
+    (value.formats !== undefined ? prefixed('.formats', formatsProblem(value.formats, known, http)) : undefined) ??
+    (value.actions !== undefined ? prefixed('.actions', actionsProblem(value.actions)) : undefined) ??
+    (value.location !== undefined ? prefixed('.location', locationProblem(value.location)) : undefined);
+  if (problem) return problem;
+  if (value.mobile !== undefined && typeof value.mobile !== 'boolean') return '.mobile must be a boolean';
+  return undefined;
+}
+
+function prefixed(at: string, problem: string | undefined): string | undefined {
+  if (!problem) return undefined;
+  return problem.startsWith('[') ? `${at}${problem}` : `${at} ${problem}`;
+}
+
+/** `scrapeOptions` (type `scrape`): formats, actions, location and mobile, checked as on `/scrape`. */
+@ValidatorConstraint({ name: 'isScrapeOptions' })
+export class IsScrapeOptions implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    return scrapeOptionsProblem(value, args.constraints[0] as string[], args) === undefined;
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    const problem = scrapeOptionsProblem(args.value, args.constraints[0] as string[], args);
+    return `${args.property}${problem?.match(/^[.[]/) ? '' : ' '}${problem ?? 'are not valid'}`;
+  }
+}

@@ -73,3 +73,15 @@ export const BROWSER_SCRAPE_LIMITS = {
   maxViewport: 3840,
   maxLanguages: 10,
 } as const;
+
+/**
+ * `scrapeOptions` of `/extract` type `scrape` and of URL batches of that type (Firecrawl's name for a crawl's or a
+ * batch's scrape options): the formats (instead of the configured ones) and the browser options, as on `/scrape`.
+ * `formats` entries are format names or the screenshot forms (`ScrapeFormatOption` in scrape-request.dto.ts).
+ */
+export interface ScrapeOptions {
+  formats?: (string | ScreenshotFormat)[];
+  actions?: ScrapeAction[];
+  location?: ScrapeLocation;
+  mobile?: boolean;
+}
