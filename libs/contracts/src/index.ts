@@ -22,6 +22,8 @@ export * from './lib/dto/extract-request.dto.js';
 export * from './lib/dto/extract-url-request.dto.js';
 export * from './lib/dto/scrape-request.dto.js';
 export * from './lib/dto/scrape-page-request.dto.js';
+export * from './lib/dto/scrape-browser.types.js';
+export * from './lib/dto/scrape-actions.validator.js';
 export * from './lib/dto/render-page-request.dto.js';
 export * from './lib/dto/task-lookup-request.dto.js';
 export * from './lib/dto/trace-carrier.validator.js';

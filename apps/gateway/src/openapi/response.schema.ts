@@ -292,6 +292,14 @@ const scrapeResult = shape<ScrapeResult>(
       'Present when `markdown` was asked for: the main content (`onlyMainContent`, default true), else the whole page.',
     ),
     rawHtml: str('The document as served; present when `rawHtml` was asked for.'),
+    screenshot: str('Present when a screenshot was asked for: a data URL, PNG (JPEG with `quality`).'),
+    actions: shape<NonNullable<ScrapeResult['actions']>>({
+      screenshots: arr(str('A data URL per screenshot action.')),
+      scrapes: arr(shape<{ url: string; html: string }>({ url: str(), html: str('Rendered HTML at that moment.') })),
+      javascriptReturns: arr(
+        shape<{ type: string; value: unknown }>({ type: str(), value: anyValue('The JSON value.') }),
+      ),
+    }),
     links: {
       ...arr(str()),
       description: 'Every link of the page, absolute, once each, in page order; present when `links` was asked for.',
@@ -343,7 +351,7 @@ const scrapeResult = shape<ScrapeResult>(
       ),
     ),
   },
-  ['html', 'markdown', 'rawHtml', 'links'],
+  ['html', 'markdown', 'rawHtml', 'links', 'screenshot', 'actions'],
 );
 
 const urlParams: JsonSchema = {
@@ -464,8 +472,9 @@ const urlJobData = shape<UrlJobData>(
     type: enumOf(EXTRACT_TYPES),
     params: urlParams,
     engine: enumOf(UPSTREAM_ENGINES),
+    scrapeOptions: { type: 'object', description: 'Type `scrape`: the formats and browser options asked for.' },
   },
-  ['params', 'engine'],
+  ['params', 'engine', 'scrapeOptions'],
 );
 
 const errorData = shape<ErrorData>(

@@ -64,6 +64,7 @@ export class ExtractController {
       params: body.params,
       meta: body.meta,
       engine: body.engine,
+      ...(body.scrapeOptions ? { scrapeOptions: body.scrapeOptions } : {}),
       tenant, // the authenticated key; ExtractRequestDto has no such field
     });
     return this.messaging.send(call.subject, call.payload, { timeoutMs: body.timeout });

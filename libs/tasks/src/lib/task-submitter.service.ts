@@ -154,6 +154,7 @@ export class TaskSubmitter {
       type: req.type,
       ...(req.params ? { params: req.params } : {}),
       ...(req.engine ? { engine: req.engine } : {}),
+      ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}),
       ...meta,
     };
     this.assertReplyFits(urlBatchReplyBytes(template, urls), urls.length);
