@@ -331,6 +331,8 @@ const scrapeResult = shape<ScrapeResult>(
           ogDeterminer: str(),
         },
         [
+          'sourceURL',
+          'statusCode',
           'description',
           'language',
           'keywords',

@@ -21,6 +21,15 @@ export type ExtractRequest = {
   maxAge?: number;
   meta?: boolean;
   params?: Record<string, unknown>;
+  scrapeOptions?: {
+    actions?: Array<Record<string, unknown>>;
+    formats?: Array<string | Record<string, unknown>>;
+    location?: {
+      country?: string;
+      languages?: string[];
+    };
+    mobile?: boolean;
+  };
   storeInCache?: boolean;
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
@@ -288,10 +297,38 @@ export type RetailRecord = {
 };
 
 export type ScrapeRequest = {
+  actions?: Array<{
+    all?: boolean;
+    direction?: "up" | "down";
+    fullPage?: boolean;
+    key?: string;
+    milliseconds?: number;
+    quality?: number;
+    script?: string;
+    selector?: string;
+    text?: string;
+    type: "wait" | "click" | "write" | "press" | "scroll" | "screenshot" | "scrape" | "executeJavascript";
+  }>;
   engine?: "http" | "browser" | "auto";
-  formats?: Array<"markdown" | "html">;
+  excludeTags?: string[];
+  formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | {
+    fullPage?: boolean;
+    quality?: number;
+    type: "screenshot";
+    viewport?: {
+      height: number;
+      width: number;
+    };
+  }>;
   headers?: Record<string, string>;
+  includeTags?: string[];
+  location?: {
+    country?: string;
+    languages?: string[];
+  };
   maxAge?: number;
+  mobile?: boolean;
+  onlyMainContent?: boolean;
   storeInCache?: boolean;
   timeout?: number;
   url: string;
@@ -299,16 +336,48 @@ export type ScrapeRequest = {
 };
 
 export type ScrapeResult = {
+  actions?: {
+    javascriptReturns: Array<{
+      type: string;
+      value: unknown;
+    }>;
+    scrapes: Array<{
+      html: string;
+      url: string;
+    }>;
+    screenshots: string[];
+  };
   edgeId: string;
   html?: string;
+  links?: string[];
   markdown?: string;
   metadata: {
+    canonical?: string;
     contentType: string | null;
+    description?: string;
     engine: "browser" | "http";
+    favicon?: string;
+    keywords?: string;
+    language?: string;
+    ogAudio?: string;
+    ogDescription?: string;
+    ogDeterminer?: string;
+    ogImage?: string;
+    ogLocale?: string;
+    ogSiteName?: string;
+    ogTitle?: string;
+    ogType?: string;
+    ogUrl?: string;
+    ogVideo?: string;
+    robots?: string;
+    sourceURL?: string;
+    statusCode?: number;
     title: string;
     url: string;
   };
+  rawHtml?: string;
   rawStatus: number;
+  screenshot?: string;
   sourceURL: string;
   status: number;
   taskId: string;
@@ -387,6 +456,15 @@ export type UrlBatchJob = {
 export type UrlBatchRequest = {
   engine?: "http" | "browser" | "auto";
   params?: Record<string, unknown>;
+  scrapeOptions?: {
+    actions?: Array<Record<string, unknown>>;
+    formats?: Array<string | Record<string, unknown>>;
+    location?: {
+      country?: string;
+      languages?: string[];
+    };
+    mobile?: boolean;
+  };
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   urls: string[];
@@ -397,6 +475,7 @@ export type UrlJobData = {
   engine?: "http" | "browser" | "auto";
   kind: "url";
   params?: Record<string, string | number | boolean>;
+  scrapeOptions?: Record<string, unknown>;
   timeout: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   url: string;
@@ -408,6 +487,7 @@ export type WebSearchRequest = {
   engine?: "http" | "browser" | "auto";
   gl?: string;
   hl?: string;
+  location?: string;
   lr?: string;
   maxAge?: number;
   meta?: boolean;
@@ -415,6 +495,7 @@ export type WebSearchRequest = {
   q: string;
   start?: number;
   storeInCache?: boolean;
+  tbs?: string;
   timeout?: number;
 };
 
