@@ -123,6 +123,7 @@ export const LIMITS_TABLE: [string, string, string][] = [
   ['`headers` (scrape)', `at most ${LIMITS.maxHeaders}`, '400 VALIDATION_FAILED'],
   ['`waitFor` (scrape, ms)', `0–${LIMITS.maxWaitForMs}`, '400 VALIDATION_FAILED'],
   ['`maxAge` (ms; search, maps, extract, scrape)', `integer 0–${LIMITS.maxCacheAgeMs}`, '400 VALIDATION_FAILED'],
+  ['`storeInCache` (search, maps, extract, scrape)', 'boolean', '400 VALIDATION_FAILED'],
   [
     '`Idempotency-Key` header (batches)',
     `1–${LIMITS.maxIdempotencyKeyLength} visible ASCII characters; remembered 24 h per API key`,
