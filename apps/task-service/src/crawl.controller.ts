@@ -1,10 +1,19 @@
 import { Controller, UseFilters } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { SUBJECTS, type CrawlStartReply, type CrawlStatusReply, type MapSiteReply } from '@trawl/contracts';
+import { Payload } from '@nestjs/microservices';
+import {
+  SUBJECTS,
+  CrawlGetRequestDto,
+  CrawlLookupRequestDto,
+  type CrawlStartReply,
+  CrawlStartRequestDto,
+  type CrawlStatusReply,
+  type MapSiteReply,
+  MapSiteRequestDto,
+} from '@trawl/contracts';
 import { CrawlService, SiteMapper } from '@trawl/crawl';
-import { WireErrorFilter } from '@trawl/messaging';
+import { ServesSubject, WireErrorFilter } from '@trawl/messaging';
 
-/** Crawls (start, status with documents, cancel) and maps over NATS; payloads are validated by the services. */
+/** Crawls (start, status with documents, cancel) and maps over NATS; payloads are checked against their rows. */
 @Controller()
 @UseFilters(WireErrorFilter)
 export class CrawlController {
@@ -13,23 +22,23 @@ export class CrawlController {
     private readonly mapper: SiteMapper,
   ) {}
 
-  @MessagePattern(SUBJECTS.crawlStart)
-  start(@Payload() payload: unknown): Promise<CrawlStartReply> {
-    return this.crawls.start(payload);
+  @ServesSubject(SUBJECTS.crawlStart)
+  start(@Payload() req: CrawlStartRequestDto): Promise<CrawlStartReply> {
+    return this.crawls.start(req);
   }
 
-  @MessagePattern(SUBJECTS.crawlGet)
-  get(@Payload() payload: unknown): Promise<CrawlStatusReply> {
-    return this.crawls.get(payload);
+  @ServesSubject(SUBJECTS.crawlGet)
+  get(@Payload() req: CrawlGetRequestDto): Promise<CrawlStatusReply> {
+    return this.crawls.get(req);
   }
 
-  @MessagePattern(SUBJECTS.crawlCancel)
-  cancel(@Payload() payload: unknown): Promise<CrawlStatusReply> {
-    return this.crawls.cancel(payload);
+  @ServesSubject(SUBJECTS.crawlCancel)
+  cancel(@Payload() req: CrawlLookupRequestDto): Promise<CrawlStatusReply> {
+    return this.crawls.cancel(req);
   }
 
-  @MessagePattern(SUBJECTS.mapSite)
-  map(@Payload() payload: unknown): Promise<MapSiteReply> {
-    return this.mapper.map(payload);
+  @ServesSubject(SUBJECTS.mapSite)
+  map(@Payload() req: MapSiteRequestDto): Promise<MapSiteReply> {
+    return this.mapper.map(req);
   }
 }

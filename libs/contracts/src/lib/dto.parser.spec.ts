@@ -33,8 +33,9 @@ describe('parseDto', () => {
   });
 
   it('names the missing required field', () => {
-    const e = failure(() => parseDto(UrlBatchRequestDto, { urls: ['https://example.com'], type: 'retail' }));
-    expect(e.field).toBe('webhook');
+    // `webhook` is optional since the peer APIs' batches (ADR 0024); `urls` is not.
+    const e = failure(() => parseDto(UrlBatchRequestDto, { type: 'retail', webhook: 'https://h.example' }));
+    expect(e.field).toBe('urls');
   });
 
   it('rejects an unknown type listing the allowed values', () => {

@@ -4,6 +4,9 @@ export const LIMITS = {
   minTimeoutMs: 500,
   maxTimeoutMs: 120000,
   maxWaitForMs: 60000,
+  /** includeTags / excludeTags: selectors at most, and characters a selector. */
+  maxTagSelectors: 50,
+  maxTagSelectorChars: 500,
   defaultBatchStart: 0,
   defaultBatchNum: 100,
   maxSearchNum: 300,
@@ -13,6 +16,8 @@ export const LIMITS = {
   maxBatchItems: 10000,
   maxUrlLength: 4096,
   maxQueryLength: 2048,
+  /** Longest `location` of a web search (a canonical place name). */
+  maxLocationLength: 256,
   maxHeaders: 50,
   /** Largest accepted HTTP request body, bytes. */
   maxBodyBytes: 5 * 1024 * 1024,

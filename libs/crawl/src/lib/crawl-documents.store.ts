@@ -8,7 +8,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import { crawlDocumentSubject, STREAMS, type CrawlDocument } from '@trawl/contracts';
+import { crawlDocumentSubject, STREAMS, SUBJECT_TABLE, type CrawlDocument } from '@trawl/contracts';
 
 export interface CrawlDocumentsOptions {
   /** Most bytes the stream keeps (all crawls); the oldest documents go first. */
@@ -100,7 +100,7 @@ export class CrawlDocumentsStore {
       if (documents.length > 0 && (bytes + m.data.length > maxBytes || documents.length >= maxCount)) {
         return { documents, next, more: true };
       }
-      documents.push(m.json<CrawlDocument>());
+      documents.push(SUBJECT_TABLE.crawlDocument.payload.parse(m.json<unknown>()));
       bytes += m.data.length;
       next = m.seq + 1;
     }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { CrawlDocument } from '@trawl/contracts';
+import { SUBJECT_TABLE, type CrawlDocument } from '@trawl/contracts';
 import { connectNats } from '@trawl/messaging';
 import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@trawl/redis';
 import { EMPTY_ALLOW_LIST } from '@trawl/safe-fetch';
@@ -11,6 +11,20 @@ import { CrawlDocumentsStore } from './crawl-documents.store.js';
 import { refuseDisallowed } from './disallowed-url.guard.js';
 import { CrawlService } from './crawl.service.js';
 import { CrawlStore } from './crawl.store.js';
+
+/** The payloads as task-service's handlers receive them: checked by their rows (`@ServesSubject`). */
+const startOf = (payload: unknown) => SUBJECT_TABLE.crawlStart.request.parse(payload);
+const getOf = (payload: unknown) => SUBJECT_TABLE.crawlGet.request.parse(payload);
+const cancelOf = (payload: unknown) => SUBJECT_TABLE.crawlCancel.request.parse(payload);
+
+function errorOf(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
 
 const doc = (n: number): CrawlDocument => ({
   sourceURL: `http://h/${n}`,
@@ -66,21 +80,26 @@ describe('CrawlService (real Redis and NATS JetStream)', () => {
   });
 
   it('finds a crawl only for the key that started it', async () => {
-    const { id } = await service.start({ request: { url: 'http://h/' }, apiKeyId: 'key-a' });
+    const { id } = await service.start(startOf({ request: { url: 'http://h/' }, apiKeyId: 'key-a' }));
     expect(id).toMatch(/^[0-9a-f]{32}$/);
-    await expect(service.get({ id, apiKeyId: 'key-a' })).resolves.toMatchObject({ id, status: 'scraping' });
-    await expect(service.get({ id, apiKeyId: 'key-b' })).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
-    await expect(service.get({ id })).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
-    await expect(service.cancel({ id, apiKeyId: 'key-b' })).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
-    await expect(service.get({ id: 'nope', apiKeyId: 'key-a' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(service.start({ request: { url: 'http://h/', limit: -1 } })).rejects.toMatchObject({
+    await expect(service.get(getOf({ id, apiKeyId: 'key-a' }))).resolves.toMatchObject({ id, status: 'scraping' });
+    await expect(service.get(getOf({ id, apiKeyId: 'key-b' }))).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    await expect(service.get(getOf({ id }))).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    await expect(service.cancel(cancelOf({ id, apiKeyId: 'key-b' }))).rejects.toMatchObject({ code: 'TASK_NOT_FOUND' });
+    expect(errorOf(() => getOf({ id: 'nope', apiKeyId: 'key-a' }))).toMatchObject({
       code: 'VALIDATION_FAILED',
-      field: 'limit',
+      field: 'id',
+    });
+    expect(errorOf(() => getOf({ id, cursor: 0 }))).toMatchObject({ code: 'VALIDATION_FAILED', field: 'cursor' });
+    expect(errorOf(() => cancelOf({ id, extra: 1 }))).toMatchObject({ code: 'VALIDATION_FAILED', field: 'extra' });
+    expect(errorOf(() => startOf({ request: { url: 'http://h/', limit: -1 } }))).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'request.limit',
     });
   });
 
   it('pages through the documents with a cursor, each once, and has no next once the crawl ended and all were read', async () => {
-    const { id } = await service.start({ request: { url: 'http://h/' }, apiKeyId: 'key-a' });
+    const { id } = await service.start(startOf({ request: { url: 'http://h/' }, apiKeyId: 'key-a' }));
     for (let n = 0; n < 150; n++) await documents.put(id, `http://h/${n}`, doc(n));
     // Stored again (a retry after a crash): still once.
     await documents.put(id, 'http://h/7', doc(7));
@@ -88,13 +107,13 @@ describe('CrawlService (real Redis and NATS JetStream)', () => {
     let cursor: number | null = 1;
     let pagesRead = 0;
     while (cursor !== null) {
-      const page = await service.get({ id, apiKeyId: 'key-a', cursor });
+      const page = await service.get(getOf({ id, apiKeyId: 'key-a', cursor }));
       read.push(...page.data.map((d) => d.metadata.title));
       pagesRead += 1;
       if (page.data.length === 0 && page.status === 'scraping') {
         // Caught up while the crawl still runs: the cursor stays; cancelling ends it.
         expect(page.cursor).toBe(cursor);
-        const cancelled = await service.cancel({ id, apiKeyId: 'key-a' });
+        const cancelled = await service.cancel(cancelOf({ id, apiKeyId: 'key-a' }));
         expect(cancelled.status).toBe('cancelled');
       }
       cursor = page.cursor;
@@ -110,10 +129,10 @@ describe('CrawlService (real Redis and NATS JetStream)', () => {
       checkUrl: (url) => refuseDisallowed(url, EMPTY_ALLOW_LIST),
     });
     const before = await redis.scard(ACTIVE_CRAWLS_KEY);
-    await expect(guarded.start({ request: { url: 'http://127.0.0.1:9/' } })).rejects.toMatchObject({
+    await expect(guarded.start(startOf({ request: { url: 'http://127.0.0.1:9/' } }))).rejects.toMatchObject({
       code: 'URL_NOT_ALLOWED',
     });
-    await expect(guarded.start({ request: { url: 'http://169.254.169.254/' } })).rejects.toMatchObject({
+    await expect(guarded.start(startOf({ request: { url: 'http://169.254.169.254/' } }))).rejects.toMatchObject({
       code: 'URL_NOT_ALLOWED',
     });
     expect(await redis.scard(ACTIVE_CRAWLS_KEY)).toBe(before);

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import {
   CRAWL_ID_PATTERN,
-  CrawlRequestDto,
-  parseDto,
   TrawlError,
   type CrawlCancelRequest,
   type CrawlGetRequest,
   type CrawlStartReply,
+  type CrawlStartRequest,
   type CrawlStatusReply,
 } from '@trawl/contracts';
 import type { CrawlDocumentsStore } from './crawl-documents.store.js';
@@ -27,8 +26,9 @@ export interface CrawlServiceOptions {
 }
 
 /**
- * The crawl operations task-service serves over NATS (crawl.start.v1, crawl.get.v1, crawl.cancel.v1): payloads
- * validated again here, a crawl found only by the key that started it (another key: TASK_NOT_FOUND, as tasks).
+ * The crawl operations task-service serves over NATS (crawl.start.v1, crawl.get.v1, crawl.cancel.v1): requests as
+ * their rows' DTOs checked them (SUBJECT_TABLE, `@ServesSubject`), a crawl found only by the key that started it
+ * (another key: TASK_NOT_FOUND, as tasks).
  */
 export class CrawlService {
   constructor(
@@ -37,9 +37,8 @@ export class CrawlService {
     private readonly options: CrawlServiceOptions,
   ) {}
 
-  async start(payload: unknown): Promise<CrawlStartReply> {
-    const p = objectOf(payload);
-    const request = parseDto(CrawlRequestDto, p.request);
+  async start(p: CrawlStartRequest): Promise<CrawlStartReply> {
+    const request = p.request;
     await this.options.checkUrl?.(request.url);
     if (request.webhook) await this.options.checkWebhook?.(request.webhook);
     const id = randomBytes(16).toString('hex');
@@ -49,8 +48,7 @@ export class CrawlService {
     return { id };
   }
 
-  async get(payload: unknown): Promise<CrawlStatusReply> {
-    const p = objectOf(payload) as Partial<CrawlGetRequest>;
+  async get(p: CrawlGetRequest): Promise<CrawlStatusReply> {
     const meta = await this.owned(p.id, p.apiKeyId);
     const cursor = p.cursor === undefined ? 1 : p.cursor;
     if (!Number.isSafeInteger(cursor) || cursor < 1) {
@@ -67,8 +65,7 @@ export class CrawlService {
   }
 
   /** Stops a scraping crawl (no new page starts; pages in flight end); an ended crawl is answered as it is. */
-  async cancel(payload: unknown): Promise<CrawlStatusReply> {
-    const p = objectOf(payload) as Partial<CrawlCancelRequest>;
+  async cancel(p: CrawlCancelRequest): Promise<CrawlStatusReply> {
     const meta = await this.owned(p.id, p.apiKeyId);
     if (meta.status === 'scraping') await this.store.end(meta.id, 'cancelled');
     const now = (await this.store.meta(meta.id)) ?? meta;
@@ -94,13 +91,6 @@ export class CrawlService {
     if (!meta || meta.owner !== ownerOf(apiKeyId)) throw new TrawlError('TASK_NOT_FOUND', `crawl ${id} not found`);
     return meta;
   }
-}
-
-function objectOf(payload: unknown): Record<string, unknown> {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-    throw new TrawlError('VALIDATION_FAILED', 'payload must be an object');
-  }
-  return payload as Record<string, unknown>;
 }
 
 function ownerOf(apiKeyId: unknown): string {

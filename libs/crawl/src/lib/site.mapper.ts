@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MapRequestDto, parseDto, TrawlError, type MapLink, type MapSiteReply } from '@trawl/contracts';
+import { TrawlError, type MapLink, type MapSiteReply, type MapSiteRequest } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
 import { safeFetch, type AllowList, type SafeFetchResponse } from '@trawl/safe-fetch';
 import { crawlScope, isUrlInScope } from './crawl-scope.policy.js';
@@ -38,9 +38,8 @@ export class SiteMapper {
     this.budget = new HostBudgetLimiter(redis);
   }
 
-  async map(payload: unknown): Promise<MapSiteReply> {
-    const p = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};
-    const request = parseDto(MapRequestDto, p.request);
+  /** Maps the site of a request as its row's DTO checked it (map.site.v1, MapSiteRequestDto). */
+  async map({ request }: MapSiteRequest): Promise<MapSiteReply> {
     const deadline = Date.now() + request.timeout - 250;
     const start = normalizeCrawlUrl(request.url);
     if (!start) throw new TrawlError('VALIDATION_FAILED', 'url must be an http(s) URL', { field: 'url' });

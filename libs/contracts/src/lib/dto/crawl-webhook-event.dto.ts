@@ -1,0 +1,109 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  Min,
+  Validate,
+  ValidateNested,
+} from 'class-validator';
+import {
+  CRAWL_EVENTS,
+  CRAWL_ID_PATTERN,
+  CRAWL_STATUSES,
+  type CrawlDocument,
+  type CrawlEventBody,
+  type CrawlEventName,
+  type CrawlStatus,
+  type CrawlWebhookEvent,
+} from '../crawl.types.js';
+import type { TraceCarrier } from '../task.types.js';
+import { IsTraceCarrier } from './trace-carrier.validator.js';
+
+/** Why a crawl failed: a code of docs/errors.md and its message. */
+export class CrawlErrorDto {
+  @IsString()
+  @MaxLength(100)
+  code!: string;
+
+  @IsString()
+  @MaxLength(4096)
+  message!: string;
+}
+
+/** `crawl` of a crawl event: the crawl's state, and on `crawl.page` its one document. */
+export class CrawlEventBodyDto implements CrawlEventBody {
+  @Matches(CRAWL_ID_PATTERN, { message: 'id must be a crawl id (32 hex digits)' })
+  id!: string;
+
+  @IsIn(CRAWL_STATUSES)
+  status!: CrawlStatus;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  total?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  completed?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  documents?: number;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CrawlErrorDto)
+  error?: CrawlErrorDto;
+
+  /** The page's document, as the crawl stored it (checked by the crawl's own stream, not again here). */
+  @IsOptional()
+  @IsArray()
+  @IsObject({ each: true })
+  data?: CrawlDocument[];
+}
+
+/**
+ * A crawl's webhook event on `task.finished.v1` (CrawlWebhookEvent, ADR 0026), as the webhook dispatcher reads it
+ * beside the task outcome (parseOutcomeEvent): an event that is not one is dropped, never delivered half-read.
+ */
+export class CrawlWebhookEventDto implements CrawlWebhookEvent {
+  @IsString()
+  @MaxLength(200)
+  eventId!: string;
+
+  @IsIn(CRAWL_EVENTS)
+  event!: CrawlEventName;
+
+  @IsString()
+  @MaxLength(4096)
+  webhook!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  apiKeyId?: string;
+
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CrawlEventBodyDto)
+  crawl!: CrawlEventBodyDto;
+
+  @IsOptional()
+  @Validate(IsTraceCarrier)
+  trace?: TraceCarrier;
+
+  @IsNumber()
+  occurredAt!: number;
+}
