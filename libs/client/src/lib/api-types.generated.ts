@@ -11,18 +11,48 @@ export type BatchJobOpts = {
 };
 
 export type CrawlDocument = {
+  actions?: {
+    javascriptReturns: Array<{
+      type: string;
+      value: unknown;
+    }>;
+    scrapes: Array<{
+      html: string;
+      url: string;
+    }>;
+    screenshots: string[];
+  };
   edgeId: string;
   html?: string;
+  links?: string[];
   markdown?: string;
   metadata: {
+    canonical?: string;
     contentType: string | null;
+    description?: string;
     engine: "browser" | "http";
+    favicon?: string;
+    keywords?: string;
+    language?: string;
+    ogAudio?: string;
+    ogDescription?: string;
+    ogDeterminer?: string;
+    ogImage?: string;
+    ogLocale?: string;
+    ogSiteName?: string;
+    ogTitle?: string;
+    ogType?: string;
+    ogUrl?: string;
+    ogVideo?: string;
+    robots?: string;
     sourceURL: string;
     statusCode: number;
     title: string;
     url: string;
   };
+  rawHtml?: string;
   rawStatus: number;
+  screenshot?: string;
   sourceURL: string;
   status: number;
   taskId: string;
@@ -45,8 +75,8 @@ export type CrawlRequest = {
 };
 
 export type CrawlScrapeOptions = {
-  engine?: "browser" | "http" | "auto";
-  formats?: Array<"markdown" | "html">;
+  engine?: "http" | "browser" | "auto";
+  formats?: Array<"markdown" | "html" | "rawHtml" | "links">;
   headers?: Record<string, string>;
   timeout?: number;
   waitFor?: number;
