@@ -396,7 +396,12 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
     const before = await totalJobs();
     const hook = `${receiver.url}/x`;
     const cases: [unknown, string, string][] = [
-      [{ kind: 'url', request: { urls: ['https://a.test/'], type: 'scrape' } }, 'VALIDATION_FAILED', 'webhook'],
+      // No webhook is allowed (a peer API's batch, ADR 0024); a webhook that is not a URL is not.
+      [
+        { kind: 'url', request: { urls: ['https://a.test/'], type: 'scrape', webhook: 'not a url' } },
+        'VALIDATION_FAILED',
+        'webhook',
+      ],
       [
         { kind: 'url', request: { urls: ['https://a.test/'], webhook: hook, type: 'pdf' } },
         'VALIDATION_FAILED',

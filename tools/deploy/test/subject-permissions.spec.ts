@@ -7,10 +7,17 @@ import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
+  CrawlGetRequestDto,
+  CrawlLookupRequestDto,
+  CrawlStartRequestDto,
+  MapSiteRequestDto,
   SERVICE_NAMES,
   SUBJECT_ROWS,
   SUBJECTS,
   TaskLookupRequestDto,
+  type CrawlStartReply,
+  type CrawlStatusReply,
+  type MapSiteReply,
   type ServiceName,
   type TaskRecord,
   type TaskSubmitReply,
@@ -129,6 +136,30 @@ class TaskServiceStandIn {
   cancel(@Payload() req: TaskLookupRequestDto): TaskRecord {
     return record(req.jobId, 'failed');
   }
+
+  @ServesSubject(SUBJECTS.crawlStart)
+  crawlStart(@Payload() _req: CrawlStartRequestDto): CrawlStartReply {
+    return { id: '0'.repeat(32) };
+  }
+
+  @ServesSubject(SUBJECTS.crawlGet)
+  crawlGet(@Payload() req: CrawlGetRequestDto): CrawlStatusReply {
+    return crawlStatus(req.id);
+  }
+
+  @ServesSubject(SUBJECTS.crawlCancel)
+  crawlCancel(@Payload() req: CrawlLookupRequestDto): CrawlStatusReply {
+    return crawlStatus(req.id);
+  }
+
+  @ServesSubject(SUBJECTS.mapSite)
+  mapSite(@Payload() _req: MapSiteRequestDto): MapSiteReply {
+    return { links: [] };
+  }
+}
+
+function crawlStatus(id: string): CrawlStatusReply {
+  return { id, status: 'cancelled', total: 0, completed: 0, documents: 0, data: [], cursor: null };
 }
 
 function record(taskId: string, status: TaskRecord['status']): TaskRecord {

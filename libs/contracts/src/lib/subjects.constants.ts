@@ -1,12 +1,9 @@
 import { parseCrawlDocument } from './crawl-document.schema.js';
 import type { CrawlStartReply, CrawlStatusReply, MapSiteReply } from './crawl.types.js';
-import {
-  CrawlGetRequestDto,
-  CrawlLookupRequestDto,
-  CrawlStartRequestDto,
-  MapSiteRequestDto,
-} from './dto/crawl-operation-request.dto.js';
+import { CrawlGetRequestDto, CrawlLookupRequestDto } from './dto/crawl-lookup-request.dto.js';
+import { CrawlStartRequestDto } from './dto/crawl-start-request.dto.js';
 import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
+import { MapSiteRequestDto } from './dto/map-site-request.dto.js';
 import { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
 import { RenderPageRequestDto, type RenderPageReply } from './dto/render-page-request.dto.js';
 import { ScrapePageRequestDto } from './dto/scrape-page-request.dto.js';
