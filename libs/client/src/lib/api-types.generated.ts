@@ -21,6 +21,15 @@ export type ExtractRequest = {
   maxAge?: number;
   meta?: boolean;
   params?: Record<string, unknown>;
+  scrapeOptions?: {
+    actions?: Array<Record<string, unknown>>;
+    formats?: Array<string | Record<string, unknown>>;
+    location?: {
+      country?: string;
+      languages?: string[];
+    };
+    mobile?: boolean;
+  };
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   url: string;
@@ -309,6 +318,7 @@ export type ScrapeRequest = {
     };
   }>;
   headers?: Record<string, string>;
+  headersEverywhere?: boolean;
   location?: {
     country?: string;
     languages?: string[];
@@ -421,6 +431,15 @@ export type UrlBatchJob = {
 export type UrlBatchRequest = {
   engine?: "http" | "browser" | "auto";
   params?: Record<string, unknown>;
+  scrapeOptions?: {
+    actions?: Array<Record<string, unknown>>;
+    formats?: Array<string | Record<string, unknown>>;
+    location?: {
+      country?: string;
+      languages?: string[];
+    };
+    mobile?: boolean;
+  };
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   urls: string[];
@@ -431,6 +450,7 @@ export type UrlJobData = {
   engine?: "http" | "browser" | "auto";
   kind: "url";
   params?: Record<string, string | number | boolean>;
+  scrapeOptions?: Record<string, unknown>;
   timeout: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   url: string;
