@@ -34,6 +34,7 @@ export class AppModule {
       imports: [
         MessagingModule.forRoot({
           servers: env.NATS_URL,
+          caller: 'gateway',
           name: 'gateway',
           observe: metrics.nats.observer,
           auth: natsAuth(env),
