@@ -376,4 +376,14 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
     expect(res).toMatchObject({ success: true, status: 'completed', completed: 1, total: 1 });
     expect((res as { data: { markdown: string }[] }).data[0]?.markdown).toBe('# Batch /v1-b1');
   });
+
+  it('the native URL batch still requires its webhook (only a Firecrawl batch goes without)', async () => {
+    const res = await fetch(`${base}/api/openapi/v1/extractTask/batch`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: ['http://127.0.0.1:9/n'], type: 'scrape' }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ data: { error: 'VALIDATION_FAILED', field: 'webhook' } });
+  });
 });
