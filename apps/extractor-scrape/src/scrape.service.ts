@@ -4,21 +4,27 @@ import {
   encodeScrapeHtml,
   TrawlError,
   type ScrapePageRequestDto,
+  type ScrapeEngine,
+  type ScrapeFormat,
   type ScrapeRequestDto,
   type ScrapeResult,
+  type ScreenshotFormat,
 } from '@trawl/contracts';
 import { replyDeadlineMs } from '@trawl/messaging';
 import { checkUrl } from '@trawl/safe-fetch';
 import { contentKind, type ContentKind } from './content/content-kind.classifier.js';
-import type { PageDigest } from './content/page-digest.extractor.js';
+import type { HtmlDigestTask, PageDigest } from './content/page-digest.extractor.js';
 import { PageWorkPool } from './content/page-work.pool.js';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
-import type { RenderedPage, ScrapeEngineRequest } from './engines/rendered-page.types.js';
+import type { BrowserScrapeOptions, RenderedPage, ScrapeEngineRequest } from './engines/rendered-page.types.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 
 /** Statuses with which sites often turn away a plain HTTP client but serve a browser (`auto` retries in Chromium). */
 const BROWSER_RETRY_STATUSES = new Set([401, 403, 429, 503]);
+
+/** What the content step is asked for an HTML page (the task less the page itself). */
+type HtmlWants = Omit<HtmlDigestTask, 'kind' | 'html' | 'checkBrowser' | 'url'>;
 
 interface Content {
   page: RenderedPage;
@@ -46,18 +52,30 @@ export class ScrapeService {
   async scrape(req: ScrapePageRequestDto): Promise<ScrapeResult> {
     const deadline = Date.now() + replyDeadlineMs(req.timeout);
     await checkUrl(req.url, { allow: this.settings.allow });
+    const browser = browserOptions(req);
     const engineReq: ScrapeEngineRequest = {
       url: req.url,
       headers: req.headers,
       waitFor: req.waitFor,
       deadline,
       tenant: req.tenant,
+      ...(browser ? { browser } : {}),
     };
-    const formats = new Set(req.formats);
+    const formats = new Set(req.formats.filter((f): f is ScrapeFormat => typeof f === 'string'));
+    if (formats.has('rawHtml')) engineReq.rawHtml = true;
+    const wants: HtmlWants = {
+      markdown: formats.has('markdown'),
+      // ADR 0023: Trawl's routes default to the main content, as Firecrawl's do.
+      onlyMainContent: req.onlyMainContent ?? true,
+      includeTags: req.includeTags,
+      excludeTags: req.excludeTags,
+      links: formats.has('links'),
+      metadata: true,
+    };
     const { page, kind, digest } = await this.render(
-      req.engine ?? this.settings.defaultEngine,
+      engineFor(req, browser, this.settings.defaultEngine),
       engineReq,
-      formats.has('markdown'),
+      wants,
     );
     const html =
       kind === 'html' ? page.html : kind === 'pdf' ? `<pre>${escapeHtml(digest.text ?? '')}</pre>` : page.html;
@@ -70,11 +88,18 @@ export class ScrapeService {
       rawStatus: page.status,
       ...(formats.has('html') ? { html: encodeScrapeHtml(html) } : {}),
       ...(formats.has('markdown') ? { markdown } : {}),
+      ...(formats.has('rawHtml') ? { rawHtml: page.rawHtml ?? page.html } : {}),
+      ...(formats.has('links') ? { links: digest.links ?? [] } : {}),
+      ...(page.screenshot ? { screenshot: page.screenshot } : {}),
+      ...(page.actions ? { actions: page.actions } : {}),
       metadata: {
+        ...digest.metadata,
         title: page.title || digest.title,
         url: page.url,
-        engine: page.engine,
+        sourceURL: req.url,
+        statusCode: page.status,
         contentType: page.contentType,
+        engine: page.engine,
       },
     };
   }
@@ -82,9 +107,9 @@ export class ScrapeService {
   private async render(
     engine: ScrapeRequestDto['engine'],
     req: ScrapeEngineRequest,
-    markdown: boolean,
+    wants: HtmlWants,
   ): Promise<Content> {
-    if (engine === 'http') return this.content(await this.http.fetch(req), req, markdown);
+    if (engine === 'http') return this.content(await this.http.fetch(req), req, wants);
     if (engine === 'auto') {
       let fetched: RenderedPage;
       try {
@@ -94,14 +119,13 @@ export class ScrapeService {
         // real browser.
         if (e instanceof TrawlError && ['URL_NOT_ALLOWED', 'UPSTREAM_TIMEOUT', 'CONTENT_TOO_LARGE'].includes(e.code))
           throw e;
-        return this.content(await this.browser.render(req), req, markdown);
+        return this.content(await this.browser.render(req), req, wants);
       }
-      if (BROWSER_RETRY_STATUSES.has(fetched.status))
-        return this.content(await this.browser.render(req), req, markdown);
-      const content = await this.content(fetched, req, markdown, true);
-      return content.digest.needsBrowser ? this.content(await this.browser.render(req), req, markdown) : content;
+      if (BROWSER_RETRY_STATUSES.has(fetched.status)) return this.content(await this.browser.render(req), req, wants);
+      const content = await this.content(fetched, req, wants, true);
+      return content.digest.needsBrowser ? this.content(await this.browser.render(req), req, wants) : content;
     }
-    return this.content(await this.browser.render(req), req, markdown);
+    return this.content(await this.browser.render(req), req, wants);
   }
 
   /**
@@ -111,11 +135,11 @@ export class ScrapeService {
   private async content(
     page: RenderedPage,
     req: ScrapeEngineRequest,
-    markdown: boolean,
+    wants: HtmlWants,
     checkBrowser = false,
   ): Promise<Content> {
     const kind = contentKind(page.contentType, page.body);
-    if (page.engine === 'browser' && kind !== 'html') return this.content(await this.http.fetch(req), req, markdown);
+    if (page.engine === 'browser' && kind !== 'html') return this.content(await this.http.fetch(req), req, wants);
     const what = `the page from ${hostOf(page.url)}`;
     if (kind === 'pdf') {
       const bytes = new Uint8Array(page.body ?? new Uint8Array());
@@ -127,12 +151,52 @@ export class ScrapeService {
     }
     if (kind === 'text') return { page, kind, digest: { title: '', needsBrowser: false } };
     const digest = await this.work.digest(
-      { kind: 'html', html: page.html, markdown, checkBrowser },
+      { kind: 'html', html: page.html, checkBrowser, url: page.url, ...wants },
       req.deadline,
       what,
     );
     return { page, kind, digest };
   }
+}
+
+/**
+ * The browser options of a request (ADR 0019), or undefined when it has none: the screenshot of `formats` (the
+ * string forms or Firecrawl's object), the actions, location and mobile.
+ */
+function browserOptions(req: ScrapePageRequestDto): BrowserScrapeOptions | undefined {
+  let screenshot: ScreenshotFormat | undefined;
+  for (const f of req.formats) {
+    if (f === 'screenshot') screenshot = { type: 'screenshot' };
+    else if (f === 'screenshot@fullPage') screenshot = { type: 'screenshot', fullPage: true };
+    else if (typeof f === 'object' && f.type === 'screenshot') screenshot = f;
+  }
+  const options: BrowserScrapeOptions = {
+    ...(screenshot ? { screenshot } : {}),
+    ...(req.actions && req.actions.length > 0 ? { actions: req.actions } : {}),
+    ...(req.location ? { location: req.location } : {}),
+    ...(req.mobile ? { mobile: true } : {}),
+  };
+  return Object.keys(options).length > 0 ? options : undefined;
+}
+
+/**
+ * The engine of a scrape: the request's, else the service's default. With browser options the browser serves it
+ * (`auto` goes straight to it, and so does a default of `http`); `http` named with them is refused (the gateway
+ * refuses it first; this holds for any other producer).
+ */
+function engineFor(
+  req: ScrapePageRequestDto,
+  browser: BrowserScrapeOptions | undefined,
+  fallback: ScrapeEngine,
+): ScrapeEngine {
+  if (!browser) return req.engine ?? fallback;
+  if (req.engine === 'http')
+    throw new TrawlError(
+      'VALIDATION_FAILED',
+      'screenshot, actions, location and mobile need the browser engine (engine is http)',
+      { field: 'engine' },
+    );
+  return 'browser';
 }
 
 function hostOf(url: string): string {

@@ -1,15 +1,36 @@
-import { TrawlError, type WireError } from '@trawl/contracts';
+import { TrawlError, type ScrapeMetadataFields, type WireError } from '@trawl/contracts';
+import render from 'dom-serializer';
+import { parseDocument } from 'htmlparser2';
 import { scanNeedsBrowser, scanPage } from '../engines/needs-browser.detector.js';
 import { HtmlToMarkdown } from '../markdown/html-to-markdown.renderer.js';
+import { extractMainContent } from './main-content.extractor.js';
+import { pageLinks } from './page-links.extractor.js';
+import { pageMetadata } from './page-metadata.extractor.js';
 import { pdfText } from './pdf-text.extractor.js';
+import { selectTags } from './tag-selection.extractor.js';
 
-/** Work on an HTML document: its title, whether it needs a browser, and (when asked) its markdown. */
+/**
+ * Work on an HTML document: its title, whether it needs a browser, and (when asked) its markdown, links and
+ * metadata.
+ */
 export interface HtmlDigestTask {
   kind: 'html';
   html: string;
   markdown: boolean;
   /** Stop after the scan when the page needs a browser (the `auto` engine's first look); no markdown then. */
   checkBrowser: boolean;
+  /** The page's final URL: what relative links and metadata URLs resolve against. */
+  url?: string;
+  /** The markdown is the page's main content only (ADR 0023); else the whole page. */
+  onlyMainContent?: boolean;
+  /** CSS selectors: the markdown is made of these elements only (applied before the main content). */
+  includeTags?: string[];
+  /** CSS selectors: these elements are left out of the markdown (applied before the main content). */
+  excludeTags?: string[];
+  /** Return every link of the page. */
+  links?: boolean;
+  /** Return the document's metadata (title, description, language, canonical, Open Graph, Twitter). */
+  metadata?: boolean;
 }
 
 /** Work on a PDF: its text. */
@@ -28,6 +49,10 @@ export interface PageDigest {
   markdown?: string;
   /** A PDF's text, page by page (no markup). */
   text?: string;
+  /** Every link of the page, absolute, once each, in page order (when asked). */
+  links?: string[];
+  /** The document's metadata (when asked). */
+  metadata?: ScrapeMetadataFields;
 }
 
 /** The answer of a digest, as it crosses the worker boundary (errors as wire errors: a class does not survive it). */
@@ -55,9 +80,32 @@ export async function digestPage(task: DigestTask): Promise<DigestOutcome> {
 function digestHtml(task: HtmlDigestTask): PageDigest {
   const scan = scanPage(task.html);
   const needsBrowser = task.checkBrowser && scanNeedsBrowser(scan);
-  if (needsBrowser || !task.markdown) return { title: scan.title, needsBrowser };
+  if (needsBrowser) return { title: scan.title, needsBrowser };
+  const digest: PageDigest = { title: scan.title, needsBrowser };
+  const selecting = (task.includeTags?.length ?? 0) > 0 || (task.excludeTags?.length ?? 0) > 0;
+  const narrowing = task.markdown && (task.onlyMainContent === true || selecting);
+  if (!narrowing && !task.links && !task.metadata) {
+    if (task.markdown) digest.markdown = markdownOf(task.html);
+    return digest;
+  }
+  const doc = parseDocument(task.html);
+  if (task.metadata) digest.metadata = pageMetadata(doc, task.url);
+  if (task.links) digest.links = pageLinks(doc, task.url);
+  if (!task.markdown) return digest;
+  if (!narrowing) {
+    digest.markdown = markdownOf(task.html);
+    return digest;
+  }
+  let content = selectTags(doc, task.includeTags, task.excludeTags);
+  // With includeTags, the elements asked for are the content: main-content does not narrow them further.
+  if (task.onlyMainContent && !(task.includeTags?.length ?? 0)) content = extractMainContent(content);
+  digest.markdown = markdownOf(render(content.children, { encodeEntities: 'utf8' }));
+  return digest;
+}
+
+function markdownOf(html: string): string {
   converter ??= new HtmlToMarkdown();
-  return { title: scan.title, needsBrowser, markdown: converter.convert(task.html) };
+  return converter.convert(html);
 }
 
 async function digestPdf(task: PdfDigestTask): Promise<PageDigest> {

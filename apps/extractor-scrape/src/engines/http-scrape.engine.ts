@@ -21,8 +21,10 @@ export class HttpScrapeEngine {
       maxBodyBytes: this.settings.maxBodyBytes,
     });
     const contentType = res.headers['content-type'] ?? null;
+    const html = isTextual(mediaTypeOf(contentType)) ? res.text() : '';
     return {
-      html: isTextual(mediaTypeOf(contentType)) ? res.text() : '',
+      html,
+      ...(req.rawHtml ? { rawHtml: html } : {}),
       body: res.body,
       status: res.status,
       url: res.url,

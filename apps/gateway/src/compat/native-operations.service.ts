@@ -42,8 +42,8 @@ export class NativeOperations {
 
   /** POST /scrape. */
   scrape(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<ScrapeResult> {
-    const { maxAge, ...request } = parseDto(ScrapeRequestDto, input);
-    return this.cache.serve('scrape', req, res, request, maxAge, () =>
+    const { maxAge, storeInCache, ...request } = parseDto(ScrapeRequestDto, input);
+    return this.cache.serve('scrape', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.scrapePage, scrapePageRequest(request, req.principal?.id), {
         timeoutMs: request.timeout,
       }),
@@ -52,16 +52,16 @@ export class NativeOperations {
 
   /** POST /extract/search. */
   search(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<WebSearchResult> {
-    const { maxAge, ...request } = parseDto(WebSearchRequestDto, input);
-    return this.cache.serve('search', req, res, request, maxAge, () =>
+    const { maxAge, storeInCache, ...request } = parseDto(WebSearchRequestDto, input);
+    return this.cache.serve('search', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.searchWeb, request, { timeoutMs: request.timeout }),
     );
   }
 
   /** POST /extract/search/maps. */
   maps(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<MapsSearchResponse> {
-    const { maxAge, ...request } = parseDto(MapsSearchRequestDto, input);
-    return this.cache.serve('maps', req, res, request, maxAge, () =>
+    const { maxAge, storeInCache, ...request } = parseDto(MapsSearchRequestDto, input);
+    return this.cache.serve('maps', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.searchMaps, request, { timeoutMs: request.timeout }),
     );
   }
@@ -72,8 +72,8 @@ export class NativeOperations {
     req: AuthenticatedRequest,
     res: FastifyReply,
   ): Promise<ExtractRecordByType[T]> {
-    const { maxAge, ...request } = parseDto(ExtractRequestDto, input);
-    return this.cache.serve('extract', req, res, request, maxAge, () => {
+    const { maxAge, storeInCache, ...request } = parseDto(ExtractRequestDto, input);
+    return this.cache.serve('extract', req, res, request, { maxAge, storeInCache }, () => {
       const call = extractUrlCall(request.type, {
         url: appendUrlParams(request.url, request.params),
         timeout: request.timeout,

@@ -4,6 +4,9 @@ export const LIMITS = {
   minTimeoutMs: 500,
   maxTimeoutMs: 120000,
   maxWaitForMs: 60000,
+  /** includeTags / excludeTags: selectors at most, and characters a selector. */
+  maxTagSelectors: 50,
+  maxTagSelectorChars: 500,
   defaultBatchStart: 0,
   defaultBatchNum: 100,
   maxSearchNum: 300,

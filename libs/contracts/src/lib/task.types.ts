@@ -1,3 +1,4 @@
+import type { ScrapeOptions } from './dto/scrape-browser.types.js';
 import type { ExtractType } from './extract-type.constants.js';
 import type { WireError } from './error-codes.constants.js';
 import type { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
@@ -67,6 +68,8 @@ export interface UrlJobData {
   params?: UrlParams;
   /** Extension of the spec: the engine asked for (absent: the service's configuration). */
   engine?: UpstreamEngine;
+  /** Type `scrape`: formats and browser options (ADR 0019). */
+  scrapeOptions?: ScrapeOptions;
 }
 
 export type BatchJobData = MapsBatchJobData | SearchBatchJobData | UrlJobData;

@@ -94,20 +94,26 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
     const sent: number[] = [];
     const observed = new MessagingClient(nc, (_s, outcome) => sent.push(outcome === 'ok' ? 1 : 0));
     const late = await connectNats([nats.url], 'late-responder');
-    const reply = observed.send(SUBJECTS.taskGet, { jobId: 'late' }, { timeoutMs: 5000 });
-    // Nothing serves task.get.v1 yet: the first sends meet "no responders".
-    await new Promise((r) => setTimeout(r, 300));
-    const sub = late.subscribe(SUBJECTS.taskGet, {
-      callback: (_e, msg) => {
-        const { id } = JSON.parse(new TextDecoder().decode(msg.data)) as { id: string };
-        msg.respond(JSON.stringify({ response: { taskId: 'late' }, isDisposed: true, id }));
-      },
-    });
-    await late.flush();
-    await expect(reply).resolves.toEqual({ taskId: 'late' });
-    expect(sent).toEqual([1]);
-    sub.unsubscribe();
-    await late.close();
+    try {
+      const reply = observed.send(SUBJECTS.taskGet, { jobId: 'late' }, { timeoutMs: 5000 });
+      // Nothing serves task.get.v1 yet: the first sends meet "no responders".
+      await new Promise((r) => setTimeout(r, 300));
+      late.subscribe(SUBJECTS.taskGet, {
+        callback: (_e, msg) => {
+          const { id } = JSON.parse(new TextDecoder().decode(msg.data)) as { id: string };
+          msg.respond(JSON.stringify({ response: { taskId: 'late' }, isDisposed: true, id }));
+        },
+      });
+      await late.flush();
+      await expect(reply).resolves.toEqual({ taskId: 'late' });
+      expect(sent).toEqual([1]);
+    } finally {
+      // The next tests need task.get.v1 served by nothing. `unsubscribe()` then `close()` only writes the UNSUB to
+      // the socket: the NATS server may still route the next request (sent on another connection) to this
+      // subscription, where it is lost and waits out its deadline. A drain returns once the server has confirmed
+      // the UNSUB (a PING/PONG round trip after it), so from then on the subject has no responders.
+      await late.drain();
+    }
   });
 
   it('answers SERVICE_UNAVAILABLE at once with rideOutMs 0, however long the deadline', async () => {

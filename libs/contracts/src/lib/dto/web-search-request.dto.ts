@@ -14,6 +14,7 @@ import {
 import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_HL, LIMITS } from '../limits.constants.js';
 import { IsMaxAge } from './max-age.validator.js';
+import { IsStoreInCache } from './store-in-cache.validator.js';
 
 const LANGUAGE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/;
 const COUNTRY = /^[a-zA-Z]{2}$/;
@@ -98,6 +99,9 @@ export class WebSearchRequestDto {
 
   @IsMaxAge()
   maxAge?: number;
+
+  @IsStoreInCache()
+  storeInCache?: boolean;
   @ApiPropertyOptional({
     description: 'Adds `meta` (parser version, fields left empty) to the result.',
     default: false,

@@ -150,7 +150,7 @@ describe('parseMapsSearch on a rendered search page', () => {
   });
 
   it('keeps a card that shows only a category, with no address', () => {
-    expect(stop).toMatchObject({ name: 'W 23 St & 6 Av', mp_category: ['Bus stop'], address: '', rating: 0 });
+    expect(stop).toMatchObject({ name: 'W 23 St & 6 Av', mp_category: ['Bus stop'], address: '', rating: null });
   });
 });
 

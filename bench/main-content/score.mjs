@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// Main-content candidates side by side, in process (no gateway): each candidate turns a page of
+// shared/fixtures/main-content into markdown or text, and the benchmark's own measure (the code of
+// shared/bench/main-content.mjs: 4-token shingles, per-page normalised TP/FP/FN, F1 of the mean precision and recall)
+// scores it against the ground truth. The published outputs (Readability.js, trafilatura, ...) are scored beside.
+// The 61 pages are split by position in sorted order: even positions are the tuning half, odd the held-out half.
+// Usage: node bench/main-content/score.mjs [--split tuning|held-out|all] [--only trawl] [--pages] [--cpu]
+import { register } from 'node:module';
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+register(join(root, 'apps/extractor-scrape/src/content/ts-source-hooks.mjs'), import.meta.url);
+const { digestPage } = await import(join(root, 'apps/extractor-scrape/src/content/page-digest.extractor.ts'));
+const { HtmlToMarkdown } = await import(join(root, 'apps/extractor-scrape/src/markdown/html-to-markdown.renderer.ts'));
+const { Readability } = await import('@mozilla/readability');
+const { parseHTML } = await import('linkedom');
+
+const argv = process.argv.slice(2);
+const arg = (k, d) => (argv.includes(`--${k}`) ? argv[argv.indexOf(`--${k}`) + 1] : d);
+const dir = arg('dir', join(process.env.TRAWL_SHARED_DIR ?? join(root, '..', 'shared'), 'fixtures/main-content'));
+const split = arg('split', 'all');
+const only = arg('only', '');
+const truth = JSON.parse(readFileSync(join(dir, 'ground-truth.json'), 'utf8'));
+const all = Object.keys(truth).sort();
+const halves = { tuning: all.filter((_, k) => k % 2 === 0), 'held-out': all.filter((_, k) => k % 2 === 1), all };
+
+// --- the measure (as shared/bench/main-content.mjs) ---
+const tokens = (s) => (s ?? '').match(/[\p{L}\p{N}_]+/gu) ?? [];
+function shingles(s, n = 4) {
+  const t = tokens(s);
+  const m = new Map();
+  for (let i = 0; i < Math.max(1, t.length - n + 1); i++) {
+    const k = t.slice(i, i + n).join('\u0001');
+    if (k) m.set(k, (m.get(k) ?? 0) + 1);
+  }
+  return m;
+}
+function tpFpFn(want, got) {
+  const a = shingles(want),
+    b = shingles(got);
+  let tp = 0,
+    fp = 0,
+    fn = 0;
+  for (const k of new Set([...a.keys(), ...b.keys()])) {
+    const x = a.get(k) ?? 0,
+      y = b.get(k) ?? 0;
+    tp += Math.min(x, y);
+    fp += Math.max(0, y - x);
+    fn += Math.max(0, x - y);
+  }
+  const s = tp + fp + fn;
+  return s > 0 ? [tp / s, fp / s, fn / s] : [0, 0, 0];
+}
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+function score(ids, pred) {
+  const rows = ids.map((id) => tpFpFn(truth[id].articleBody ?? '', pred[id] ?? ''));
+  const p = mean(
+    rows.filter(([tp, fp]) => tp + fp > 0).map(([tp, fp, fn]) => (fp === 0 && fn === 0 ? 1 : tp / (tp + fp))),
+  );
+  const r = mean(
+    rows.filter(([tp, , fn]) => tp + fn > 0).map(([tp, fp, fn]) => (fp === 0 && fn === 0 ? 1 : tp / (tp + fn))),
+  );
+  return { f1: (2 * p * r) / (p + r), precision: p, recall: r };
+}
+const plain = (md) =>
+  (md ?? '')
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+    .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
+    .replace(/^\s*\[[^\]]+\]:\s*\S+.*$/gm, ' ')
+    .replace(/<https?:[^>]+>/g, ' ')
+    .replace(/<[^>]+>/g, ' ');
+
+// --- the candidates ---
+const turndown = new HtmlToMarkdown();
+const candidates = {
+  'whole page (turndown)': (html) => plain(turndown.convert(html)),
+  'Readability 0.6 (linkedom)': (html, url) => {
+    const { document } = parseHTML(html);
+    const article = new Readability(document, { keepClasses: false }).parse();
+    return article ? plain(turndown.convert(article.content ?? '')) : '';
+  },
+  trawl: async (html, url) => {
+    const o = await digestPage({ kind: 'html', html, markdown: true, checkBrowser: false, onlyMainContent: true, url });
+    if (!o.ok) throw new Error(o.error.message);
+    return plain(o.digest.markdown);
+  },
+};
+
+const pages = Object.fromEntries(all.map((id) => [id, readFileSync(join(dir, 'html', `${id}.html`), 'utf8')]));
+const results = {};
+for (const [name, fn] of Object.entries(candidates)) {
+  if (only && !name.startsWith(only)) continue;
+  const pred = {};
+  for (const id of all) pred[id] = await fn(pages[id], truth[id].url);
+  results[name] = pred;
+}
+for (const f of existsSync(join(dir, 'output')) ? readdirSync(join(dir, 'output')) : []) {
+  let o = JSON.parse(readFileSync(join(dir, 'output', f), 'utf8'));
+  if (o.output) o = o.output;
+  results[`published: ${f.replace(/\.json$/, '')}`] = Object.fromEntries(
+    all.map((id) => [id, o[id]?.articleBody ?? '']),
+  );
+}
+const fmt = (s) => `${s.f1.toFixed(3)} (P ${s.precision.toFixed(3)} R ${s.recall.toFixed(3)})`;
+const shown = split === 'all' ? ['tuning', 'held-out', 'all'] : [split];
+console.log(`| candidate | ${shown.map((h) => `${h} (${halves[h].length} pages) F1`).join(' | ')} |`);
+console.log(`| --- | ${shown.map(() => '---').join(' | ')} |`);
+for (const [name, pred] of Object.entries(results)) {
+  console.log(`| ${name} | ${shown.map((h) => fmt(score(halves[h], pred))).join(' | ')} |`);
+}
+if (argv.includes('--pages')) {
+  const ids = halves[split === 'all' ? 'tuning' : split];
+  for (const id of ids) {
+    const [tp, fp, fn] = tpFpFn(truth[id].articleBody, results.trawl?.[id] ?? '');
+    const p = tp / (tp + fp || 1),
+      r = tp / (tp + fn || 1);
+    console.log(`${id.slice(0, 8)} P ${p.toFixed(3)} R ${r.toFixed(3)} ${truth[id].url.slice(0, 80)}`);
+  }
+}
+if (argv.includes('--cpu')) {
+  // CPU per page of the whole main-content digest (parse, clean, choose, prune, markdown), median over the pages.
+  const times = [];
+  for (const id of all) {
+    const html = pages[id];
+    const task = { kind: 'html', html, markdown: true, checkBrowser: false, onlyMainContent: true, url: truth[id].url };
+    for (let i = 0; i < 3; i++) await digestPage(task);
+    const n = 10;
+    const t0 = process.cpuUsage();
+    for (let i = 0; i < n; i++) await digestPage(task);
+    const d = process.cpuUsage(t0);
+    times.push({ kb: html.length / 1024, ms: (d.user + d.system) / 1000 / n });
+  }
+  times.sort((a, b) => a.ms - b.ms);
+  const perKb = times.map((t) => t.ms / t.kb).sort((a, b) => a - b);
+  console.log(
+    JSON.stringify({
+      pages: times.length,
+      medianMs: +times[times.length >> 1].ms.toFixed(2),
+      medianKb: +times
+        .map((t) => t.kb)
+        .sort((a, b) => a - b)
+        [times.length >> 1].toFixed(1),
+      medianMsPer40Kb: +(perKb[perKb.length >> 1] * 40).toFixed(2),
+    }),
+  );
+}
