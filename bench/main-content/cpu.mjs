@@ -23,11 +23,15 @@ if (existsSync(sitePath)) {
   const site = spawn(process.execPath, [sitePath, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const { port } = await new Promise((ok) => site.stdout.once('data', (d) => ok(JSON.parse(String(d).split('\n')[0]))));
   sets['bench site /p/0-/p/9'] = [];
-  for (let i = 0; i < 10; i++) sets['bench site /p/0-/p/9'].push(await (await fetch(`http://127.0.0.1:${port}/p/${i}`)).text());
+  for (let i = 0; i < 10; i++)
+    sets['bench site /p/0-/p/9'].push(await (await fetch(`http://127.0.0.1:${port}/p/${i}`)).text());
   site.kill();
 }
 const dir = join(shared, 'fixtures/main-content/html');
-if (existsSync(dir)) sets['main-content fixtures (61)'] = readdirSync(dir).sort().map((f) => readFileSync(join(dir, f), 'utf8'));
+if (existsSync(dir))
+  sets['main-content fixtures (61)'] = readdirSync(dir)
+    .sort()
+    .map((f) => readFileSync(join(dir, f), 'utf8'));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 for (const [name, pages] of Object.entries(sets)) {
@@ -36,7 +40,15 @@ for (const [name, pages] of Object.entries(sets)) {
     const ms = [];
     const per40 = [];
     for (const html of pages) {
-      const task = { kind: 'html', html, markdown: true, checkBrowser: false, onlyMainContent, metadata: true, url: 'https://example.com/' };
+      const task = {
+        kind: 'html',
+        html,
+        markdown: true,
+        checkBrowser: false,
+        onlyMainContent,
+        metadata: true,
+        url: 'https://example.com/',
+      };
       for (let i = 0; i < 3; i++) await digestPage(task);
       const t0 = process.cpuUsage();
       for (let i = 0; i < rounds; i++) await digestPage(task);
@@ -45,7 +57,10 @@ for (const [name, pages] of Object.entries(sets)) {
       ms.push(m);
       per40.push((m * 40 * 1024) / html.length);
     }
-    row[onlyMainContent ? 'mainContent' : 'wholePage'] = { medianMs: +median(ms).toFixed(2), medianMsPer40Kb: +median(per40).toFixed(2) };
+    row[onlyMainContent ? 'mainContent' : 'wholePage'] = {
+      medianMs: +median(ms).toFixed(2),
+      medianMsPer40Kb: +median(per40).toFixed(2),
+    };
   }
   console.log(JSON.stringify(row));
 }

@@ -287,9 +287,12 @@ export type RetailRecord = {
 
 export type ScrapeRequest = {
   engine?: "browser" | "http" | "auto";
-  formats?: Array<"markdown" | "html">;
+  excludeTags?: string[];
+  formats?: Array<"markdown" | "html" | "rawHtml" | "links">;
   headers?: Record<string, string>;
+  includeTags?: string[];
   maxAge?: number;
+  onlyMainContent?: boolean;
   timeout?: number;
   url: string;
   waitFor?: number;
@@ -298,13 +301,33 @@ export type ScrapeRequest = {
 export type ScrapeResult = {
   edgeId: string;
   html?: string;
+  links?: string[];
   markdown?: string;
   metadata: {
+    canonical?: string;
     contentType: string | null;
+    description?: string;
     engine: "browser" | "http";
+    favicon?: string;
+    keywords?: string;
+    language?: string;
+    ogAudio?: string;
+    ogDescription?: string;
+    ogDeterminer?: string;
+    ogImage?: string;
+    ogLocale?: string;
+    ogSiteName?: string;
+    ogTitle?: string;
+    ogType?: string;
+    ogUrl?: string;
+    ogVideo?: string;
+    robots?: string;
+    sourceURL?: string;
+    statusCode?: number;
     title: string;
     url: string;
   };
+  rawHtml?: string;
   rawStatus: number;
   sourceURL: string;
   status: number;
