@@ -10,6 +10,7 @@ import type {
 import { replyDeadlineMs } from '@trawl/messaging';
 import { buildMapsSearchUrl, DEFAULT_MAPS_PAGE_SIZE } from '@trawl/parsers';
 import {
+  assertMapsUrl,
   cookieList,
   GOOGLE_CONSENT_COOKIE,
   ParseWorkPool,
@@ -104,6 +105,7 @@ export class MapsService {
 
   /** A place page URL (type `mp-maps`). */
   async place(req: ExtractUrlRequestDto): Promise<PlaceRecord> {
+    assertMapsUrl(req.url, this.origin, 'mp-maps');
     const request = this.urlRequest(req, 'place page');
     const page = await this.pages.get(request, (p) =>
       this.parsing.parse(
@@ -117,7 +119,7 @@ export class MapsService {
 
   /** A maps search URL (type `mp-search`). */
   async searchUrl(req: ExtractUrlRequestDto): Promise<MapsSearchData> {
-    const u = new URL(req.url);
+    const u = assertMapsUrl(req.url, this.origin, 'mp-search');
     const q =
       u.searchParams.get('q') ??
       decodeURIComponent(/\/maps\/search\/([^/]+)/.exec(u.pathname)?.[1] ?? '').replace(/\+/g, ' ');
