@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { ExtractorMapsEnv } from '@trawl/config';
 import { SUBJECTS } from '@trawl/contracts';
 import { MessagingClient, MessagingModule, NATS_TRACING, natsAuth } from '@trawl/messaging';
@@ -6,6 +6,8 @@ import { classifyRecord } from '@trawl/parsers';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import {
   GOOGLE_HOST,
+  parseWorkPoolFromEnv,
+  ParseWorkPool,
   upstreamFetcherFromEnv,
   upstreamPageSourceFromEnv,
   UpstreamFetcher,
@@ -17,8 +19,11 @@ import { MapsController } from './maps.controller.js';
 import { MAPS_ORIGIN, MapsService } from './maps.service.js';
 
 @Module({})
-export class AppModule implements OnApplicationShutdown {
-  constructor(private readonly fetcher: UpstreamFetcher) {}
+export class AppModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly fetcher: UpstreamFetcher,
+    private readonly parsing: ParseWorkPool,
+  ) {}
 
   /**
    * `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS); `metrics` the
@@ -31,12 +36,18 @@ export class AppModule implements OnApplicationShutdown {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ servers: env.NATS_URL, name: 'extractor-maps-renders', auth: natsAuth(env) }),
+        MessagingModule.forRoot({
+          servers: env.NATS_URL,
+          name: 'extractor-maps-renders',
+          caller: 'extractor-maps',
+          auth: natsAuth(env),
+        }),
       ],
       controllers: [MapsController],
       providers: [
         NATS_TRACING,
         { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch, parseObserver) },
+        { provide: ParseWorkPool, useFactory: () => parseWorkPoolFromEnv(env) },
         {
           provide: UpstreamPageSource,
           useFactory: (fetcher: UpstreamFetcher, messaging: MessagingClient) =>
@@ -51,7 +62,12 @@ export class AppModule implements OnApplicationShutdown {
     };
   }
 
+  /** The parse pool's threads load the parsers before the first request (its budget should not pay for that). */
+  async onModuleInit(): Promise<void> {
+    await this.parsing.warmUp();
+  }
+
   async onApplicationShutdown(): Promise<void> {
-    await this.fetcher.close();
+    await Promise.all([this.fetcher.close(), this.parsing.close()]);
   }
 }

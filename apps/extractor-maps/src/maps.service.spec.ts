@@ -1,7 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RenderPageRequestDto } from '@trawl/contracts';
-import { GOOGLE_HOST, UpstreamFetcher, UpstreamOrigin, UpstreamPageSource, type FetchFn } from '@trawl/upstream';
+import {
+  GOOGLE_HOST,
+  ParseWorkPool,
+  UpstreamFetcher,
+  UpstreamOrigin,
+  UpstreamPageSource,
+  type FetchFn,
+} from '@trawl/upstream';
 import { MapsService } from './maps.service.js';
+
+/** Parses on the event loop (the pool's threads are tested in libs/upstream). */
+const INLINE = new ParseWorkPool({ threads: 1, budgetMs: 10_000, inlineBelowChars: Number.MAX_SAFE_INTEGER });
 
 const WALL = '<html><body><noscript>Enable JavaScript to see Google Maps.</noscript></body></html>';
 
@@ -27,7 +37,7 @@ function service() {
       return Promise.resolve({ url: req.url, status: 200, headers: {}, html: WALL, renderMs: 1 });
     },
   });
-  const maps = new MapsService(pages, new UpstreamOrigin('http://127.0.0.1:8090', GOOGLE_HOST));
+  const maps = new MapsService(pages, new UpstreamOrigin('http://127.0.0.1:8090', GOOGLE_HOST), INLINE);
   return { maps, fetched, renders };
 }
 

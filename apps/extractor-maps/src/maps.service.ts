@@ -8,10 +8,12 @@ import type {
   PlaceRecord,
 } from '@trawl/contracts';
 import { replyDeadlineMs } from '@trawl/messaging';
-import { buildMapsSearchUrl, DEFAULT_MAPS_PAGE_SIZE, parseMapsSearch, parsePlacePage } from '@trawl/parsers';
+import { buildMapsSearchUrl, DEFAULT_MAPS_PAGE_SIZE } from '@trawl/parsers';
 import {
+  assertMapsUrl,
   cookieList,
   GOOGLE_CONSENT_COOKIE,
+  ParseWorkPool,
   UpstreamOrigin,
   UpstreamPageSource,
   type UpstreamPageRequest,
@@ -35,6 +37,7 @@ export class MapsService {
   constructor(
     private readonly pages: UpstreamPageSource,
     @Inject(MAPS_ORIGIN) private readonly origin: UpstreamOrigin,
+    private readonly parsing: ParseWorkPool,
   ) {}
 
   async search(req: MapsSearchRequestDto): Promise<MapsSearchResponse> {
@@ -64,13 +67,19 @@ export class MapsService {
           cookies: CONSENT,
         },
         (p) =>
-          parseMapsSearch(p.html, {
-            q: req.q,
-            hl: req.hl,
-            ll: req.ll,
-            requestUrl: p.url.includes('/maps/search/') ? browserUrl : requestUrl,
-            now: processedOn,
-          }),
+          this.parsing.parse(
+            {
+              parser: 'maps-search',
+              html: p.html,
+              q: req.q,
+              hl: req.hl,
+              ll: req.ll,
+              requestUrl: p.url.includes('/maps/search/') ? browserUrl : requestUrl,
+              now: processedOn.getTime(),
+            },
+            'the maps search page',
+            deadline.remainingMs(),
+          ),
       );
       if (engine === 'browser') {
         // The rendered page is the whole list there is: no further pages to ask for.
@@ -96,22 +105,33 @@ export class MapsService {
 
   /** A place page URL (type `mp-maps`). */
   async place(req: ExtractUrlRequestDto): Promise<PlaceRecord> {
-    const page = await this.pages.get(this.urlRequest(req, 'place page'), (p) =>
-      parsePlacePage(p.html, { url: req.url }),
+    assertMapsUrl(req.url, this.origin, 'mp-maps');
+    const request = this.urlRequest(req, 'place page');
+    const page = await this.pages.get(request, (p) =>
+      this.parsing.parse(
+        { parser: 'maps-place', html: p.html, url: req.url },
+        'the place page',
+        request.deadline.remainingMs(),
+      ),
     );
     return page.value;
   }
 
   /** A maps search URL (type `mp-search`). */
   async searchUrl(req: ExtractUrlRequestDto): Promise<MapsSearchData> {
-    const u = new URL(req.url);
+    const u = assertMapsUrl(req.url, this.origin, 'mp-search');
     const q =
       u.searchParams.get('q') ??
       decodeURIComponent(/\/maps\/search\/([^/]+)/.exec(u.pathname)?.[1] ?? '').replace(/\+/g, ' ');
     const ll = /@(-?[\d.]+,-?[\d.]+,[\d.]+z)/.exec(u.pathname)?.[1];
     const hl = u.searchParams.get('hl') ?? (typeof req.params?.hl === 'string' ? req.params.hl : 'en');
-    const page = await this.pages.get(this.urlRequest(req, 'maps search page'), (p) =>
-      parseMapsSearch(p.html, { q, hl, ll, requestUrl: req.url }),
+    const request = this.urlRequest(req, 'maps search page');
+    const page = await this.pages.get(request, (p) =>
+      this.parsing.parse(
+        { parser: 'maps-search', html: p.html, q, hl, ll, requestUrl: req.url },
+        'the maps search page',
+        request.deadline.remainingMs(),
+      ),
     );
     return page.value;
   }

@@ -103,4 +103,13 @@ describe('extractor-maps (in-process, real NATS, upstream simulator)', () => {
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'VALIDATION_FAILED', field: 'url' });
   });
+
+  it('refuses a URL that is not a Google Maps URL for mp-maps and mp-search with VALIDATION_FAILED (ADR 0020)', async () => {
+    for (const subject of [SUBJECTS.extractPlace, SUBJECTS.extractMapsSearchUrl] as const) {
+      const err = await client
+        .send(subject, { url: 'https://shop.example/maps/place/x', timeout: 10_000 }, { timeoutMs: 10_000 })
+        .catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'VALIDATION_FAILED', field: 'url' });
+    }
+  });
 });

@@ -56,6 +56,7 @@ export class ScrapeService {
     const engineReq: ScrapeEngineRequest = {
       url: req.url,
       headers: req.headers,
+      ...(req.headersEverywhere ? { headersEverywhere: true } : {}),
       waitFor: req.waitFor,
       deadline,
       tenant: req.tenant,

@@ -50,6 +50,7 @@ describe('extractor-scrape: screenshot, actions, location and mobile (real NATS,
   let site: LoopbackServer;
   let forbidden: Server;
   let forbiddenHits = 0;
+  let third: LoopbackServer;
   let app: INestMicroservice;
   let nc: NatsConnection;
   let client: MessagingClient;
@@ -87,10 +88,18 @@ describe('extractor-scrape: screenshot, actions, location and mobile (real NATS,
     });
     await new Promise<void>((resolve) => forbidden.listen(0, '127.0.0.2', resolve));
     const forbiddenPort = (forbidden.address() as { port: number }).port;
+    // A third party of the scraped page: another host (localhost) and port, allowed by the guard.
+    third = await startLoopbackHttp((req, res) => {
+      res.writeHead(200, { 'content-type': req.url?.endsWith('.js') ? 'text/javascript' : 'text/html' }).end('');
+    });
+    const thirdUrl = third.url.replace('127.0.0.1', 'localhost');
     site = await startLoopbackHttp((req, res) => {
       const path = req.url ?? '/';
       const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
       if (path === '/actions') html(ACTIONS_PAGE);
+      else if (path.startsWith('/with-third-parties'))
+        html(`<title>Third</title><script src="${thirdUrl}/t.js"></script><iframe src="${thirdUrl}/frame"></iframe>
+          <script>fetch('${thirdUrl}/beacon', { mode: 'no-cors' })</script><p>own page</p>`);
       else if (path === '/probe') html(PROBE_PAGE);
       else if (path === '/tall')
         html(`<title>Tall</title><div style="height: 2400px; background: linear-gradient(red, blue)">tall</div>`);
@@ -105,7 +114,7 @@ describe('extractor-scrape: screenshot, actions, location and mobile (real NATS,
     });
     const env = loadEnv(ExtractorScrapeEnv, {
       NATS_URL: nats.url,
-      SSRF_ALLOW_HOSTS: '127.0.0.1',
+      SSRF_ALLOW_HOSTS: '127.0.0.1,localhost',
       INSTANCE_ID: 'browser-options-e2e',
       METRICS_PORT: '0',
       SCRAPE_SCREENSHOT_MAX_BYTES: String(1024 * 1024),
@@ -123,6 +132,7 @@ describe('extractor-scrape: screenshot, actions, location and mobile (real NATS,
     await nc?.close();
     await app?.close();
     await site?.close();
+    await third?.close();
     await new Promise((r) => forbidden?.close(r));
     await nats?.stop();
   });
@@ -249,5 +259,35 @@ describe('extractor-scrape: screenshot, actions, location and mobile (real NATS,
     expect(e?.code).toBe('VALIDATION_FAILED');
     expect(e?.field).toBe('mobile');
     expect(e?.message).toBe('mobile needs the browser engine (engine is http)');
+  });
+
+  it("caller headers reach the requested page only: cookies for its host, the rest on its main frame's requests", async () => {
+    const headers = { Cookie: 'session=s3cret', Authorization: 'Bearer t0ken', 'X-Api-Token': 'k3y' };
+    await scrape({ url: `${site.url}/with-third-parties`, headers, actions: [{ type: 'wait', milliseconds: 300 }] });
+    const own = site.requests.find((q) => q.url === '/with-third-parties');
+    expect(own?.headers).toMatchObject({
+      cookie: 'session=s3cret',
+      authorization: 'Bearer t0ken',
+      'x-api-token': 'k3y',
+    });
+    const seenByThird = third.requests.map((q) => q.url).sort();
+    expect(seenByThird).toEqual(['/beacon', '/frame', '/t.js']);
+    for (const q of third.requests) {
+      expect(q.headers.authorization).toBeUndefined();
+      expect(q.headers['x-api-token']).toBeUndefined();
+      expect(q.headers.cookie).toBeUndefined();
+    }
+  });
+
+  it('headersEverywhere sends them with every request of the page, as asked', async () => {
+    third.requests.length = 0;
+    await scrape({
+      url: `${site.url}/with-third-parties-everywhere`,
+      headers: { Authorization: 'Bearer t0ken' },
+      headersEverywhere: true,
+      actions: [{ type: 'wait', milliseconds: 300 }],
+    });
+    expect(third.requests.length).toBeGreaterThan(0);
+    for (const q of third.requests) expect(q.headers.authorization).toBe('Bearer t0ken');
   });
 });

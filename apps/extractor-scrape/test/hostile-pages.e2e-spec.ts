@@ -87,10 +87,13 @@ describe('extractor-scrape: hostile pages beside a normal scrape (real NATS, rea
   let nc: NatsConnection;
   let client: MessagingClient;
 
+  // Main content (the default, said here explicitly) and the page's links: the DOM work of ADR 0023 on every page.
   const scrape = (req: Partial<ScrapeRequestDto> & { url: string }) =>
-    client.send(SUBJECTS.scrapePage, { formats: ['markdown'], timeout: 30_000, ...req } as ScrapeRequestDto, {
-      timeoutMs: 35_000,
-    });
+    client.send(
+      SUBJECTS.scrapePage,
+      { formats: ['markdown', 'links'], onlyMainContent: true, timeout: 30_000, ...req } as ScrapeRequestDto,
+      { timeoutMs: 35_000 },
+    );
   const outcome = (req: Partial<ScrapeRequestDto> & { url: string }) =>
     scrape(req).then(
       (r: ScrapeResult) => ({ ok: true as const, result: r }),

@@ -1,10 +1,12 @@
-import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { ExtractorSearchEnv } from '@trawl/config';
 import { SUBJECTS } from '@trawl/contracts';
 import { MessagingClient, MessagingModule, NATS_TRACING, natsAuth } from '@trawl/messaging';
 import { classifyRecord } from '@trawl/parsers';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import {
+  parseWorkPoolFromEnv,
+  ParseWorkPool,
   upstreamFetcherFromEnv,
   upstreamPageSourceFromEnv,
   UpstreamFetcher,
@@ -15,8 +17,11 @@ import { WebSearchController } from './web-search.controller.js';
 import { SEARCH_SETTINGS, WebSearchService, type SearchSettings } from './web-search.service.js';
 
 @Module({})
-export class AppModule implements OnApplicationShutdown {
-  constructor(private readonly fetcher: UpstreamFetcher) {}
+export class AppModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    private readonly fetcher: UpstreamFetcher,
+    private readonly parsing: ParseWorkPool,
+  ) {}
 
   /**
    * `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS); `metrics` the
@@ -30,12 +35,18 @@ export class AppModule implements OnApplicationShutdown {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ servers: env.NATS_URL, name: 'extractor-search-renders', auth: natsAuth(env) }),
+        MessagingModule.forRoot({
+          servers: env.NATS_URL,
+          name: 'extractor-search-renders',
+          caller: 'extractor-search',
+          auth: natsAuth(env),
+        }),
       ],
       controllers: [WebSearchController],
       providers: [
         NATS_TRACING,
         { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch, parseObserver) },
+        { provide: ParseWorkPool, useFactory: () => parseWorkPoolFromEnv(env) },
         {
           provide: UpstreamPageSource,
           useFactory: (fetcher: UpstreamFetcher, messaging: MessagingClient) =>
@@ -50,7 +61,12 @@ export class AppModule implements OnApplicationShutdown {
     };
   }
 
+  /** The parse pool's threads load the parsers before the first request (its budget should not pay for that). */
+  async onModuleInit(): Promise<void> {
+    await this.parsing.warmUp();
+  }
+
   async onApplicationShutdown(): Promise<void> {
-    await this.fetcher.close();
+    await Promise.all([this.fetcher.close(), this.parsing.close()]);
   }
 }

@@ -1,7 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import type { WebResultItem, WebSearchRequestDto, WebSearchResult } from '@trawl/contracts';
-import { Deadline, UpstreamPageSource, type UpstreamFetcher } from '@trawl/upstream';
+import { Deadline, ParseWorkPool, UpstreamPageSource, type UpstreamFetcher } from '@trawl/upstream';
 import { WebSearchService } from './web-search.service.js';
+
+/** Parses on the event loop (the pool's threads are tested in libs/upstream). */
+const INLINE = new ParseWorkPool({ threads: 1, budgetMs: 10_000, inlineBelowChars: Number.MAX_SAFE_INTEGER });
 
 const item = (link: string): WebResultItem => ({
   date: '',
@@ -54,7 +57,7 @@ const links = (prefix: string, n: number) => Array.from({ length: n }, (_, i) =>
 describe('WebSearchService', () => {
   it('fetches one page of pageSize results when num fits in it', async () => {
     const { fetcher, asked } = fakeFetcher({ 0: links('a', 10) });
-    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(
+    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }, INLINE).search(
       req({ num: 7 }),
     );
     expect(asked).toHaveLength(1);
@@ -68,7 +71,7 @@ describe('WebSearchService', () => {
       30: [...links('a', 2), ...links('b', 8)],
       40: links('c', 10),
     });
-    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(
+    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }, INLINE).search(
       req({ start: 20, num: 25 }),
     );
     expect(asked.map((u) => u.searchParams.get('start'))).toEqual(['20', '30', '40']);
@@ -81,13 +84,13 @@ describe('WebSearchService', () => {
 
   it("sends Google's consent cookies, so EU clients get results rather than the consent page", async () => {
     const { fetcher, headers } = fakeFetcher({ 0: links('a', 10) });
-    await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(req({}));
+    await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }, INLINE).search(req({}));
     expect(headers[0]?.cookie).toMatch(/SOCS=/);
   });
 
   it('stops at a page without results', async () => {
     const { fetcher, asked } = fakeFetcher({ 0: links('a', 10) });
-    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }).search(
+    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 10 }, INLINE).search(
       req({ num: 50 }),
     );
     expect(asked).toHaveLength(2);
@@ -96,7 +99,7 @@ describe('WebSearchService', () => {
 
   it('asks 100 results a page when the page size is 100', async () => {
     const { fetcher, asked } = fakeFetcher({ 0: links('a', 100), 100: links('b', 100) });
-    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 100 }).search(
+    const res = await new WebSearchService(fetcher, { baseUrl: 'http://sim.test', pageSize: 100 }, INLINE).search(
       req({ num: 150 }),
     );
     expect(asked.map((u) => [u.searchParams.get('start'), u.searchParams.get('num')])).toEqual([

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { WebSearchRequestDto, WebSearchResult } from '@trawl/contracts';
 import { replyDeadlineMs } from '@trawl/messaging';
-import { buildSearchUrl, parseSearchPage } from '@trawl/parsers';
-import { cookieList, GOOGLE_CONSENT_COOKIE, UpstreamPageSource } from '@trawl/upstream';
+import { buildSearchUrl } from '@trawl/parsers';
+import { cookieList, GOOGLE_CONSENT_COOKIE, ParseWorkPool, UpstreamPageSource } from '@trawl/upstream';
 
 export const SEARCH_SETTINGS = Symbol('SEARCH_SETTINGS');
 
@@ -28,6 +28,7 @@ export class WebSearchService {
   constructor(
     private readonly pages: UpstreamPageSource,
     @Inject(SEARCH_SETTINGS) private readonly settings: SearchSettings,
+    private readonly parsing: ParseWorkPool,
   ) {}
 
   async search(req: WebSearchRequestDto): Promise<WebSearchResult> {
@@ -53,7 +54,8 @@ export class WebSearchService {
           // Google's consent answered ("reject all"), so EU clients get results in either engine.
           cookies: CONSENT,
         },
-        (p) => parseSearchPage(p.html, { pageOffset }),
+        (p) =>
+          this.parsing.parse({ parser: 'search', html: p.html, pageOffset }, 'the search page', deadline.remainingMs()),
       );
       merged = merged ? concatPages(merged, page) : page;
       referer = url;

@@ -35,6 +35,7 @@ export class AppModule {
       imports: [
         MessagingModule.forRoot({
           servers: env.NATS_URL,
+          caller: 'gateway',
           name: 'gateway',
           observe: metrics.nats.observer,
           auth: natsAuth(env),

@@ -175,17 +175,22 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
 
   it('v2 scrape: an option Trawl cannot honour is named in warning, an inert one (origin) is not', async () => {
     const doc = await client().scrape('http://127.0.0.1:9/warned', {
+      formats: ['markdown', 'summary', 'links', { type: 'screenshot', fullPage: true }],
+      onlyMainContent: false,
+      mobile: true,
+      blockAds: true,
+    });
+    expect(doc.markdown).toBe('# Page /warned');
+    expect(doc.warning).toContain('format summary');
+    expect(doc.warning).toContain('blockAds');
+    expect(doc.warning).not.toContain('links');
+    expect(doc.warning).not.toContain('onlyMainContent');
+    expect(doc.warning).not.toContain('origin');
+    expect(lastOf(SUBJECTS.scrapePage)).toMatchObject({
       formats: ['markdown', 'links', { type: 'screenshot', fullPage: true }],
       onlyMainContent: false,
       mobile: true,
     });
-    expect(doc.markdown).toBe('# Page /warned');
-    expect(doc.warning).toContain('format links');
-    expect(doc.warning).toContain('format screenshot@fullPage');
-    expect(doc.warning).toContain('onlyMainContent');
-    expect(doc.warning).toContain('mobile');
-    expect(doc.warning).not.toContain('origin');
-    expect(lastOf(SUBJECTS.scrapePage)).toMatchObject({ formats: ['markdown'] });
   });
 
   it("v2 scrape: a timeout beyond Trawl's range is clamped and said", async () => {
@@ -375,5 +380,15 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
     const res = await v1.batchScrapeUrls(['http://127.0.0.1:9/v1-b1'], { formats: ['markdown'] });
     expect(res).toMatchObject({ success: true, status: 'completed', completed: 1, total: 1 });
     expect((res as { data: { markdown: string }[] }).data[0]?.markdown).toBe('# Batch /v1-b1');
+  });
+
+  it('the native URL batch still requires its webhook (only a Firecrawl batch goes without)', async () => {
+    const res = await fetch(`${base}/api/openapi/v1/extractTask/batch`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: ['http://127.0.0.1:9/n'], type: 'scrape' }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ data: { error: 'VALIDATION_FAILED', field: 'webhook' } });
   });
 });

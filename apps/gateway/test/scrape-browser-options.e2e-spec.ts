@@ -161,6 +161,7 @@ describe('gateway: screenshot, actions, location and mobile on POST /scrape', ()
     ['an unknown format', { formats: ['pdf'] }, 'formats', /must contain only/],
     ['a country that is not a code', { location: { country: 'Germany' } }, 'location', /two-letter country code/],
     ['mobile that is not a boolean', { mobile: 'yes' }, 'mobile', /must be a boolean/],
+    ['a Host header', { headers: { Host: 'internal.example' } }, 'headers', /may not set Host/],
   ];
   for (const [what, extra, field, message] of refused) {
     it(`refuses ${what} with 400 VALIDATION_FAILED naming ${field}, and scrapes nothing`, async () => {

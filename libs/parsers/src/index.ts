@@ -4,3 +4,4 @@ export * from './lib/retail/index.js';
 export * from './lib/wall/index.js';
 export * from './lib/completeness/index.js';
 export * from './lib/locale/index.js';
+export * from './lib/scan/index.js';

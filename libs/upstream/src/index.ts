@@ -6,3 +6,6 @@ export * from './lib/upstream-fetcher.factory.js';
 export * from './lib/guarded-fetch.factory.js';
 export * from './lib/engine-attempts.policy.js';
 export * from './lib/upstream-page.source.js';
+export * from './lib/parse-task.types.js';
+export * from './lib/parse-work.pool.js';
+export * from './lib/maps-url.guard.js';

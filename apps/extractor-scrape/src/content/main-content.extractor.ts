@@ -6,17 +6,18 @@ import { Document, Element, isTag, isText, type AnyNode, type ParentNode } from 
  * every walk iterative (a page nested 100,000 deep costs time, never the stack). The tree is changed in place and the
  * element to render is returned.
  *
- * The method, measured against Readability and trafilatura in BENCHMARKS.md:
- * 1. Clean: drop what is never content (scripts, forms' controls, hidden elements) and what is boilerplate by its
- *    role (nav, dialogs, ARIA landmarks for banners and page footers, elements whose class or id says cookie banner,
- *    share bar, related links, advert, comments section ...), unless it holds most of the page's text.
- * 2. Choose the container: the element that gathers the page's running text, found by scoring text blocks (long,
- *    punctuated, few links) and passing their score to their ancestors, as Readability does; widened to an ancestor
- *    when the text is spread over several blocks of similar weight.
- * 3. Guard the pages that are not articles: when the chosen element holds too little of the page's text, the page is
- *    a listing, product or home page, and the container is the page's landmark (`main`, else the cleaned body).
- * 4. Prune the container: link-dense blocks (menus, tag lists, "more stories") and blocks that say they are
- *    boilerplate, unless the container is itself made of links (a listing, a home page).
+ * The method (ADR 0023; measured against Readability and trafilatura in BENCHMARKS.md):
+ * 1. Clean: drop what is never content (scripts, controls, hidden elements), then page furniture by its tag, role,
+ *    class or id words (nav, dialogs, page header and footer, sidebars, cookie banners, share bars, related links,
+ *    adverts, comment sections, copyright lines), unless it holds a quarter of the page's text or the page's main
+ *    parts (the main landmark, the headline, the article body).
+ * 2. Score text blocks as Readability does (long, punctuated, few links; passed up to ancestors), take the best,
+ *    promote it to an ancestor three near-best blocks share, widen it over wrappers and sections of running text,
+ *    and add the siblings that read like more of it.
+ * 3. Guard the pages that are not articles: the scored blocks are the content only when they hold 40 % of the
+ *    non-link text of the page's scope (`main`, else the body) and are not a list of teasers; otherwise the content
+ *    is the `main` landmark, or the text column (less its link blocks).
+ * 4. Prune the article: link-dense blocks, teaser lists, figures, captions, galleries, bylines and dates.
  */
 export function extractMainContent(root: ParentNode): ParentNode {
   const body = findFirst(root, (e) => e.name === 'body') ?? root;

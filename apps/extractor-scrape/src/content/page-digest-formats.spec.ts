@@ -81,6 +81,18 @@ describe('digestPage: main content, selectors, links and metadata', () => {
     });
   });
 
+  it('a page whose content is one element keeps that element (a heading stays a heading)', async () => {
+    const html = '<html><body><div id="root"><h2>Client side content</h2></div></body></html>';
+    const outcome = await digestPage({
+      kind: 'html',
+      html,
+      markdown: true,
+      checkBrowser: false,
+      onlyMainContent: true,
+    });
+    expect(outcome.ok && outcome.digest.markdown).toBe('## Client side content');
+  });
+
   it('a page nested 100,000 deep fails its own task with PAGE_TOO_COMPLEX, never a crash', async () => {
     const html = `<html><body>${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}</body></html>`;
     const outcome = await digestPage({

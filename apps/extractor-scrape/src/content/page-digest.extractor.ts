@@ -1,5 +1,6 @@
 import { TrawlError, type ScrapeMetadataFields, type WireError } from '@trawl/contracts';
 import render from 'dom-serializer';
+import { isTag } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { scanNeedsBrowser, scanPage } from '../engines/needs-browser.detector.js';
 import { HtmlToMarkdown } from '../markdown/html-to-markdown.renderer.js';
@@ -99,7 +100,7 @@ function digestHtml(task: HtmlDigestTask): PageDigest {
   let content = selectTags(doc, task.includeTags, task.excludeTags);
   // With includeTags, the elements asked for are the content: main-content does not narrow them further.
   if (task.onlyMainContent && !(task.includeTags?.length ?? 0)) content = extractMainContent(content);
-  digest.markdown = markdownOf(render(content.children, { encodeEntities: 'utf8' }));
+  digest.markdown = markdownOf(render(isTag(content) ? content : content.children, { encodeEntities: 'utf8' }));
   return digest;
 }
 

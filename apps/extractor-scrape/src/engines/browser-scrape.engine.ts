@@ -77,6 +77,8 @@ export class BrowserScrapeEngine {
       {
         deadline: req.deadline,
         headers: req.headers,
+        // Caller headers go to the requested page only, unless the caller asked for them everywhere (ADR 0019).
+        ...(req.headersEverywhere ? {} : { headersFor: req.url }),
         tenant: req.tenant,
         ...(req.browser?.location ? { location: req.browser.location } : {}),
         ...(req.browser?.mobile ? { mobile: true } : {}),

@@ -33,6 +33,8 @@ export interface BrowserScrapeOptions {
 export interface ScrapeEngineRequest {
   url: string;
   headers?: Record<string, string>;
+  /** Send `headers` with every request the page makes, not only to the requested origin's page (ADR 0019). */
+  headersEverywhere?: boolean;
   waitFor?: number;
   /** Epoch milliseconds by which the engine must be done. */
   deadline: number;

@@ -315,8 +315,8 @@ const scrapeResult = shape<ScrapeResult>(
         {
           title: str(),
           url: str('Final URL after redirects.'),
-          sourceURL: str('The URL asked for.'),
-          statusCode: int('HTTP status of the page.'),
+          sourceURL: str('The URL asked for (absent from results stored before it was added).'),
+          statusCode: int('HTTP status of the page (absent from results stored before it was added).'),
           engine: enumOf(['browser', 'http']),
           contentType: nullable(str()),
           description: str(),

@@ -30,8 +30,15 @@ export interface PageTaskContext {
 export interface RunOptions {
   /** Epoch milliseconds by which the task (queueing and launch included) must be done. */
   deadline: number;
-  /** Extra HTTP headers for every request of the task (a fresh context is always used then). */
+  /** Extra HTTP headers for every request of the task (a fresh context is always used then); see `headersFor`. */
   headers?: Record<string, string>;
+  /**
+   * Scopes `headers` to one page instead of every request (issue 19, Medium 5): a `Cookie` header becomes cookies of
+   * the context for this URL (host-only, so the browser sends them only where that host's cookies go), and every
+   * other header is added only to the main frame's navigations to this URL's origin; third parties, frames and
+   * subresources never see them. Absent: `headers` go with every request (the render path's referer).
+   */
+  headersFor?: string;
   /**
    * Who the task browses as. Tasks of one named session share its identity, upstream proxy and context, cookies
    * included (name sessions per tenant); other sessions never share them. Without it, the pool's own session for
@@ -226,7 +233,19 @@ export class BrowserPool {
         'the deadline passed while opening a session',
       );
       session.tasks++;
-      const taking = this.takeSlot(pb, headers, session, options.tenant, fresh ? options.viewport : undefined, fresh);
+      const scoped = headers && options.headersFor ? options.headersFor : undefined;
+      const taking = this.takeSlot(
+        pb,
+        headers,
+        session,
+        options.tenant,
+        fresh ? options.viewport : undefined,
+        fresh,
+        scoped !== undefined,
+      ).then(async (s) => {
+        if (scoped && headers) await scopeHeaders(s.page, headers, scoped);
+        return s;
+      });
       slot = await raceDeadline(taking, deadline, 'the deadline passed while opening a browser page').catch(
         (e: unknown) => {
           taking.then(
@@ -404,6 +423,7 @@ export class BrowserPool {
     tenant?: string,
     viewport?: { width: number; height: number },
     fresh = headers !== undefined,
+    scoped = false,
   ): Promise<Slot> {
     const browser = await pb.ready;
     if (!fresh && this.opts.reuseContexts) {
@@ -426,7 +446,7 @@ export class BrowserPool {
     }
     const identity = session.identity;
     const context = await browser.newContext({
-      extraHTTPHeaders: headers,
+      extraHTTPHeaders: scoped ? undefined : headers, // scoped: scopeHeaders, once the page is open
       serviceWorkers: 'block',
       acceptDownloads: false,
       locale: identity.locale,
@@ -773,6 +793,33 @@ export class BrowserPool {
     await browser?.close().catch(() => undefined);
     this.forget(pb);
   }
+}
+
+/**
+ * `headers` for one page only: the `Cookie` header's pairs as host-only cookies of `url` (the browser's cookie rules
+ * decide where they go), every other header on the main frame's navigations to `url`'s origin (a page route for that
+ * origin only, so no other request passes through Node). `User-Agent` and `Accept-Language` are the identity's
+ * (applyIdentity) and go with every request, as a browser's do.
+ */
+async function scopeHeaders(page: Page, headers: Record<string, string>, url: string): Promise<void> {
+  const origin = new URL(url).origin;
+  const cookies: { name: string; value: string; url: string }[] = [];
+  const rest: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'cookie') {
+      for (const pair of value.split(';')) {
+        const at = pair.indexOf('=');
+        if (at > 0) cookies.push({ name: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim(), url: origin });
+      }
+    } else if (lower !== 'user-agent' && lower !== 'accept-language') rest[lower] = value;
+  }
+  if (cookies.length > 0) await page.context().addCookies(cookies);
+  if (Object.keys(rest).length === 0) return;
+  await page.route(`${origin}/**`, async (route, request) => {
+    const main = request.isNavigationRequest() && request.frame() === page.mainFrame();
+    await route.fallback(main ? { headers: { ...request.headers(), ...rest } } : undefined).catch(() => undefined);
+  });
 }
 
 /**

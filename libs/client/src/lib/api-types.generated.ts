@@ -429,6 +429,7 @@ export type ScrapeRequest = {
     };
   }>;
   headers?: Record<string, string>;
+  headersEverywhere?: boolean;
   includeTags?: string[];
   location?: {
     country?: string;

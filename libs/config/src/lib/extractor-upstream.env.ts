@@ -1,4 +1,4 @@
-import { IsArray, IsInt, Matches, Min } from 'class-validator';
+import { IsArray, IsInt, Matches, Max, Min } from 'class-validator';
 import { NatsServiceEnv } from './base.env.js';
 import { EnvList } from './env-value.transforms.js';
 
@@ -29,4 +29,23 @@ export class ExtractorUpstreamEnv extends NatsServiceEnv {
   @IsInt()
   @Min(0)
   UPSTREAM_BROWSER_MEMORY_MS: number = 600_000;
+
+  /** Worker threads of the parse pool (the upstream parsers run there, off the event loop; ADR 0020). */
+  @IsInt()
+  @Min(1)
+  @Max(32)
+  PARSE_THREADS: number = 2;
+
+  /**
+   * Time one page's parse may take in the parse pool, ms; over it the worker is stopped and the request fails with
+   * PAGE_TOO_COMPLEX (ADR 0020).
+   */
+  @IsInt()
+  @Min(100)
+  PARSE_BUDGET_MS: number = 5_000;
+
+  /** Pages shorter than this (characters) are parsed on the event loop (the thread hop costs more); 0: none. */
+  @IsInt()
+  @Min(0)
+  PARSE_INLINE_BELOW_CHARS: number = 0;
 }

@@ -24,8 +24,9 @@ import { dtoPayload, parsedPayload, replyOf, type ReplyType, type WirePayload } 
  *
  * A subject names `<domain>.<verb>.v<N>`; a breaking change to its payload is a new subject (a new row), never an
  * edit of this one. From this table come: SUBJECTS (the names code imports), the request and reply types of
- * `MessagingClient.send` (RpcContract), the service named when nothing answers, the pattern and payload check of each
- * NATS handler (`@ServesSubject` in libs/messaging), the check at start that a service serves exactly its rows
+ * `MessagingClient.send` (RpcContract), the service named when nothing answers, the check that a service only sends
+ * what its rows let it call (`MessagingModule.forRoot({ caller })`), the pattern and payload check of each NATS
+ * handler (`@ServesSubject` in libs/messaging), the check at start that a service serves exactly its rows
  * (DrainingNatsServer), and each service's NATS permissions in the deploy (tools/deploy renders deploy/nats/auth.conf
  * and deploy/k8s/trawl.yaml from it).
  *
@@ -37,8 +38,9 @@ import { dtoPayload, parsedPayload, replyOf, type ReplyType, type WirePayload } 
  *      publishers: [...], consumers: [...] })`, and its stream in STREAMS;
  *   2. then, in the serving app, a controller method `@ServesSubject(SUBJECTS.myThing) handle(req: MyRequestDto)`
  *      (the service refuses to start while it serves a subject not in its rows, or misses one of its rows);
- *   3. re-render the deploy (`npm run build && node dist/tools/deploy/src/main.js render -o deploy/k8s/trawl.yaml`,
- *      and deploy/nats/auth.conf: tools/deploy/README.md); a test fails while they are stale.
+ *   3. re-render the deploy: `npm run build`, then `node dist/tools/deploy/src/main.js render -o
+ *      deploy/k8s/trawl.yaml` and `node dist/tools/deploy/src/main.js nats-auth -o deploy/nats/auth.conf` (a test
+ *      fails while either is stale; tools/deploy/test/subject-permissions.spec.ts walks every row in a nats-server).
  * A new service goes into SERVICE_NAMES first (and the deploy's values).
  */
 

@@ -64,6 +64,19 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
     expect(reply.markdown).toBe('# http://a.test/');
   });
 
+  it('refuses, before sending, a subject whose row does not list the calling service; sends one that does', async () => {
+    const scrape = new MessagingClient(nc, undefined, { caller: 'extractor-scrape' });
+    await expect(scrape.send(SUBJECTS.scrapePage, req('http://a.test/'), { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: expect.stringMatching(/extractor-scrape may not call scrape\.page\.v1/),
+    });
+    await expect(scrape.probe(SUBJECTS.scrapePage)).rejects.toMatchObject({ code: 'INTERNAL' });
+    const gateway = new MessagingClient(nc, undefined, { caller: 'gateway' });
+    expect((await gateway.send(SUBJECTS.scrapePage, req('http://a.test/'), { timeoutMs: 2000 })).markdown).toBe(
+      '# http://a.test/',
+    );
+  });
+
   it('turns a WireError reply into a TrawlError with the same code', async () => {
     await expect(
       client.send(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 }),

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { errors, headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
-import { isWireError, subjectRow, TrawlError, type RpcReply, type RpcRequest, type RpcSubject } from '@trawl/contracts';
+import {
+  isWireError,
+  subjectRow,
+  TrawlError,
+  type RpcReply,
+  type RpcRequest,
+  type RpcSubject,
+  type ServiceName,
+} from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, startSpan } from '@trawl/telemetry';
 import { REPLICA_SHUT_DOWN_HEADER } from './draining-nats.server.js';
 import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.types.js';
@@ -67,6 +75,7 @@ export class MessagingClient {
   constructor(
     private readonly nc: NatsConnection,
     private readonly observe: RequestObserver = () => undefined,
+    private readonly options: { caller?: ServiceName } = {},
   ) {
     void (async () => {
       for await (const s of nc.status()) {
@@ -84,6 +93,7 @@ export class MessagingClient {
    * NATS connection means no.
    */
   async probe(subject: RpcSubject, timeoutMs = 1000): Promise<boolean> {
+    this.checkCaller(subject);
     if (!this.linkUp || this.nc.isClosed()) return false;
     const packet = { pattern: subject, data: {}, id: `probe-${randomUUID()}` };
     try {
@@ -96,6 +106,7 @@ export class MessagingClient {
   }
 
   async send<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<RpcReply<S>> {
+    this.checkCaller(subject);
     return this.traced(subject, () =>
       this.request(subject, payload, options, (frame) => frame.response as RpcReply<S>),
     );
@@ -107,9 +118,19 @@ export class MessagingClient {
    * layout of the text), and `response` serialised again: nothing depends on how Nest lays the frame out.
    */
   async sendRaw<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<string> {
+    this.checkCaller(subject);
     return this.traced(subject, () =>
       this.request(subject, payload, options, (frame) => JSON.stringify(frame.response ?? null)),
     );
+  }
+
+  /** Refuses a subject the calling service may not send (its row does not list it among the callers). */
+  private checkCaller(subject: RpcSubject): void {
+    const { caller } = this.options;
+    if (!caller) return;
+    const row = subjectRow(subject);
+    if (row?.kind === 'rpc' && row.callers.includes(caller)) return;
+    throw new TrawlError('INTERNAL', `${caller} may not call ${subject}: not among its callers in SUBJECT_TABLE`);
   }
 
   private async traced<T>(subject: RpcSubject, fn: () => Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 import type { ExtractorUpstreamEnv } from '@trawl/config';
 import type { UpstreamEngine } from '@trawl/contracts';
 import { ProxyRotation } from '@trawl/safe-fetch';
+import { ParseWorkPool } from './parse-work.pool.js';
 import { UpstreamFetcher, type FetchFn, type UpstreamParseObserver } from './upstream-fetcher.service.js';
 import { UpstreamPageSource, type RenderFn } from './upstream-page.source.js';
 
@@ -34,5 +35,14 @@ export function upstreamPageSourceFromEnv(
     defaultEngine,
     browserMemoryMs: env.UPSTREAM_BROWSER_MEMORY_MS,
     ...(render ? { render } : {}),
+  });
+}
+
+/** The parse pool configured from an extractor's environment (PARSE_THREADS, PARSE_BUDGET_MS; ADR 0020). */
+export function parseWorkPoolFromEnv(env: ExtractorUpstreamEnv): ParseWorkPool {
+  return new ParseWorkPool({
+    threads: env.PARSE_THREADS,
+    budgetMs: env.PARSE_BUDGET_MS,
+    inlineBelowChars: env.PARSE_INLINE_BELOW_CHARS,
   });
 }

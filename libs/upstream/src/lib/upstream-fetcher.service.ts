@@ -159,11 +159,15 @@ export class UpstreamFetcher {
    * Fetches and parses. When the parser throws UPSTREAM_BLOCKED (a captcha page served with 200), the proxy the page
    * came through is set aside like one that got a 429.
    */
-  async fetchParsed<T>(url: string, options: FetchPageOptions, parse: (page: UpstreamPage) => T): Promise<T> {
+  async fetchParsed<T>(
+    url: string,
+    options: FetchPageOptions,
+    parse: (page: UpstreamPage) => T | Promise<T>,
+  ): Promise<T> {
     const page = await this.fetchPage(url, options);
     let record: T;
     try {
-      record = parse(page);
+      record = await parse(page);
     } catch (e) {
       if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED' && page.proxy)
         this.options.proxies?.markBlocked(page.proxy);

@@ -97,7 +97,7 @@ export class UpstreamPageSource {
     return false;
   }
 
-  async get<T>(req: UpstreamPageRequest, parse: (page: UpstreamPage) => T): Promise<SourcedPage<T>> {
+  async get<T>(req: UpstreamPageRequest, parse: (page: UpstreamPage) => T | Promise<T>): Promise<SourcedPage<T>> {
     const engine = this.engineOf(req.engine);
     if (engine === 'http') return this.only('http', () => this.viaHttp(req, parse));
     if (engine === 'browser') return this.only('browser', () => this.viaBrowser(req, parse));
@@ -134,7 +134,7 @@ export class UpstreamPageSource {
     this.needsBrowser.set(hostOf(url), this.now() + this.options.browserMemoryMs);
   }
 
-  private viaHttp<T>(req: UpstreamPageRequest, parse: (page: UpstreamPage) => T): Promise<T> {
+  private viaHttp<T>(req: UpstreamPageRequest, parse: (page: UpstreamPage) => T | Promise<T>): Promise<T> {
     const cookie = req.cookies?.map((c) => `${c.name}=${c.value}`).join('; ');
     return this.options.fetcher.fetchParsed(
       req.url,
@@ -150,7 +150,7 @@ export class UpstreamPageSource {
     );
   }
 
-  private async viaBrowser<T>(req: UpstreamPageRequest, parse: (page: UpstreamPage) => T): Promise<T> {
+  private async viaBrowser<T>(req: UpstreamPageRequest, parse: (page: UpstreamPage) => T | Promise<T>): Promise<T> {
     const { render } = this.options;
     if (!render)
       throw new TrawlError('SERVICE_UNAVAILABLE', `no browser fleet is configured to render the ${req.what}`);
@@ -182,10 +182,10 @@ export class UpstreamPageSource {
       contentType: reply.headers['content-type'] ?? null,
     };
     try {
-      if (reply.status < 400) return parse(page);
+      if (reply.status < 400) return await parse(page);
       // A wall served with an error status (a 503 robot check) is named by the parser; anything else by the status.
       try {
-        parse(page);
+        await parse(page);
       } catch (e) {
         if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED') throw e;
       }

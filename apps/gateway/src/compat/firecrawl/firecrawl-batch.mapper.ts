@@ -7,6 +7,8 @@ import { TrawlError } from '@trawl/contracts';
 /** The native fields a URL batch carries for every URL; others of a scrape cannot be set per batch. */
 const BATCH_NATIVE_FIELDS = new Set(['formats', 'timeout']);
 const HANDLED = new Set(['urls', 'webhook']);
+/** The formats a URL batch's scrape task returns (markdown and html). */
+const BATCH_FORMATS = new Set(['markdown', 'html']);
 
 export interface BatchMapping extends Mapping {
   urls: string[];
@@ -63,8 +65,11 @@ export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefaul
     warnings,
     urls: valid,
     invalidURLs,
-    formats: scrape.answered.map((a) => a.name),
+    formats: scrape.answered.map((a) => a.name).filter((name) => BATCH_FORMATS.has(name)),
   };
+  for (const { name } of scrape.answered) {
+    if (!BATCH_FORMATS.has(name)) mapping.warnings.push(`format ${name} cannot be set for a batch in Trawl; ignored`);
+  }
   const webhook = webhookUrlOf(body.webhook, mapping);
   if (webhook !== undefined) {
     mapping.webhook = webhook;

@@ -64,14 +64,17 @@ export function toNativeScrape(options: Record<string, unknown>, where = ''): Sc
   if (!Array.isArray(requested)) {
     throw new TrawlError('VALIDATION_FAILED', `${where}formats must be a list`, { field: `${where}formats` });
   }
-  const nativeFormats: string[] = [];
-  for (const name of new Set(requested.map(formatName))) {
+  const nativeFormats: unknown[] = [];
+  // Each format name with its entry as given (the object form of a screenshot keeps its options).
+  const entries = new Map<string, unknown>(requested.map((entry: unknown) => [formatName(entry), entry]));
+  for (const name of entries.keys()) {
     const rule = FORMATS[FORMAT_ALIASES[name] ?? name];
     if (!rule) {
       mapping.warnings.push(`format ${name} is not a format Trawl knows; ignored`);
     } else if (rule.kind === 'mapped') {
       mapping.answered.push({ name, rule });
-      if (!nativeFormats.includes(rule.native)) nativeFormats.push(rule.native);
+      if (rule.passEntry) nativeFormats.push(entries.get(name));
+      else if (!nativeFormats.includes(rule.native)) nativeFormats.push(rule.native);
     } else if (rule.kind === 'pending') {
       mapping.warnings.push(`format ${name} is not supported by Trawl yet; ignored`);
     } else {
@@ -95,6 +98,7 @@ export function fromNativeScrape(result: ScrapeResult, mapping: ScrapeMapping): 
     (doc as unknown as Record<string, unknown>)[key] =
       rule.decode === 'scrape-html' && typeof value === 'string' ? decodeScrapeHtml(value) : value;
   }
+  if (result.actions) (doc as unknown as Record<string, unknown>).actions = result.actions;
   if (mapping.warnings.length > 0) doc.warning = mapping.warnings.join('; ');
   return doc;
 }

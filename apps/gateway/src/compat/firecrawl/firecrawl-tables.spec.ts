@@ -25,12 +25,12 @@ describe('Firecrawl translation tables', () => {
     expect(fromNativeScrape(result, mapping)).toMatchObject({ html: '<p>é</p>', markdown: '# A' });
   });
 
-  it('defaults to markdown, and still reads the page as markdown when only pending formats are asked', () => {
+  it('defaults to markdown, and still reads the page as markdown when no asked format maps', () => {
     expect(toNativeScrape({}).native.formats).toEqual(['markdown']);
-    const onlyLinks = toNativeScrape({ formats: ['links'] });
-    expect(onlyLinks.native.formats).toEqual(['markdown']);
-    expect(onlyLinks.warnings).toEqual(['format links is not supported by Trawl yet; ignored']);
-    expect(fromNativeScrape(result, onlyLinks).markdown).toBeUndefined();
+    const onlySummary = toNativeScrape({ formats: ['summary'] });
+    expect(onlySummary.native.formats).toEqual(['markdown']);
+    expect(onlySummary.warnings).toEqual(['format summary: Trawl does no LLM summaries; ignored']);
+    expect(fromNativeScrape(result, onlySummary).markdown).toBeUndefined();
   });
 
   it('names every pending and unsupported format in a warning, and an unknown one too', () => {
@@ -50,25 +50,47 @@ describe('Firecrawl translation tables', () => {
       waitFor: 10,
       includeTags: ['main'],
       skipTlsVerification: false,
-      storeInCache: false,
+      blockAds: true,
       origin: 'js-sdk@4.42.0',
       integration: 'n8n',
       somethingNew: 1,
     });
-    expect(mapping.native).toEqual({ formats: ['markdown'], headers: { a: 'b' }, waitFor: 10 });
+    expect(mapping.native).toEqual({ formats: ['markdown'], headers: { a: 'b' }, waitFor: 10, includeTags: ['main'] });
     expect(mapping.warnings).toEqual([
-      'includeTags is not supported by Trawl yet; ignored',
-      'storeInCache: Trawl stores every scrape in its result cache; ignored',
+      'blockAds: Trawl does not block ads; ignored',
       'somethingNew is not an option Trawl knows; ignored',
     ]);
   });
 
-  it('a pending entry switched to mapped copies the value onto the named native field', () => {
+  it('copies every mapped option onto the native field its entry names', () => {
     for (const [name, rule] of Object.entries(SCRAPE_OPTIONS)) {
-      if (rule.kind !== 'pending') continue;
-      expect(rule.native.length).toBeGreaterThan(0);
-      expect(toNativeScrape({ [name]: true }).warnings.join()).toContain(name);
+      if (rule.kind !== 'mapped' || ['timeout', 'waitFor', 'maxAge'].includes(name)) continue;
+      expect(toNativeScrape({ [name]: true }).native[rule.native]).toBe(true);
     }
+  });
+
+  it('passes a screenshot entry as given (its options kept), and answers rawHtml, links, screenshot and actions', () => {
+    const mapping = toNativeScrape({
+      formats: ['rawHtml', 'links', { type: 'screenshot', fullPage: true, quality: 80 }],
+    });
+    expect(mapping.native.formats).toEqual(['rawHtml', 'links', { type: 'screenshot', fullPage: true, quality: 80 }]);
+    expect(mapping.warnings).toEqual([]);
+    const doc = fromNativeScrape(
+      {
+        ...result,
+        rawHtml: '<p>raw</p>',
+        links: ['https://a.test/x'],
+        screenshot: 'data:image/jpeg;base64,AA',
+        actions: { screenshots: [], scrapes: [], javascriptReturns: [] },
+      } as ScrapeResult,
+      mapping,
+    );
+    expect(doc).toMatchObject({
+      rawHtml: '<p>raw</p>',
+      links: ['https://a.test/x'],
+      screenshot: 'data:image/jpeg;base64,AA',
+      actions: { screenshots: [], scrapes: [], javascriptReturns: [] },
+    });
   });
 
   it("clamps timeout, waitFor and maxAge to Trawl's bounds and says so", () => {

@@ -25,7 +25,6 @@ export type OptionRule =
 
 const given = (v: unknown): boolean => v !== undefined && v !== null;
 const isTrue = (v: unknown): boolean => v === true;
-const isFalse = (v: unknown): boolean => v === false;
 const nonEmpty = (v: unknown): boolean => (Array.isArray(v) ? v.length > 0 : given(v));
 
 /** Scrape options (v2 `/v2/scrape` body, `scrapeOptions` of search and batch; v1 alike). `url` and `formats` aside. */
@@ -34,14 +33,14 @@ export const SCRAPE_OPTIONS: Readonly<Record<string, OptionRule>> = {
   waitFor: { kind: 'mapped', native: 'waitFor' },
   timeout: { kind: 'mapped', native: 'timeout' },
   maxAge: { kind: 'mapped', native: 'maxAge' },
-  onlyMainContent: { kind: 'pending', native: 'onlyMainContent', owner: 'content' },
-  includeTags: { kind: 'pending', native: 'includeTags', owner: 'content' },
-  excludeTags: { kind: 'pending', native: 'excludeTags', owner: 'content' },
-  mobile: { kind: 'pending', native: 'mobile', owner: 'pool' },
-  actions: { kind: 'pending', native: 'actions', owner: 'pool' },
-  location: { kind: 'pending', native: 'location', owner: 'pool' },
+  onlyMainContent: { kind: 'mapped', native: 'onlyMainContent' },
+  includeTags: { kind: 'mapped', native: 'includeTags' },
+  excludeTags: { kind: 'mapped', native: 'excludeTags' },
+  mobile: { kind: 'mapped', native: 'mobile' },
+  actions: { kind: 'mapped', native: 'actions' },
+  location: { kind: 'mapped', native: 'location' },
   skipTlsVerification: { kind: 'unsupported', why: 'Trawl always verifies TLS', asks: isTrue },
-  storeInCache: { kind: 'unsupported', why: 'Trawl stores every scrape in its result cache', asks: isFalse },
+  storeInCache: { kind: 'mapped', native: 'storeInCache' },
   zeroDataRetention: { kind: 'unsupported', why: 'Trawl keeps results for its cache and task lookup', asks: isTrue },
   blockAds: { kind: 'unsupported', why: 'Trawl does not block ads', asks: isTrue },
   proxy: {
@@ -68,7 +67,7 @@ export const SCRAPE_OPTIONS: Readonly<Record<string, OptionRule>> = {
 
 /** A Firecrawl format onto a native one; `decode` turns the native field into Firecrawl's value. */
 export type FormatRule =
-  | { kind: 'mapped'; native: string; decode?: 'scrape-html' }
+  | { kind: 'mapped'; native: string; decode?: 'scrape-html'; passEntry?: boolean }
   | { kind: 'pending'; native: string; owner: PendingOwner }
   | { kind: 'unsupported'; why: string };
 
@@ -77,9 +76,10 @@ export const FORMATS: Readonly<Record<string, FormatRule>> = {
   markdown: { kind: 'mapped', native: 'markdown' },
   // Native `html` is base64 of the percent-encoded markup (the spec's sample); Firecrawl's is the markup.
   html: { kind: 'mapped', native: 'html', decode: 'scrape-html' },
-  rawHtml: { kind: 'pending', native: 'rawHtml', owner: 'content' },
-  links: { kind: 'pending', native: 'links', owner: 'content' },
-  screenshot: { kind: 'pending', native: 'screenshot', owner: 'pool' },
+  rawHtml: { kind: 'mapped', native: 'rawHtml' },
+  links: { kind: 'mapped', native: 'links' },
+  // The entry is passed as given (`screenshot`, `screenshot@fullPage` or the object form): the native scrape takes all three.
+  screenshot: { kind: 'mapped', native: 'screenshot', passEntry: true },
   summary: { kind: 'unsupported', why: 'Trawl does no LLM summaries' },
   json: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
   extract: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },

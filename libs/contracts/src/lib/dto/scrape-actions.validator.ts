@@ -236,3 +236,15 @@ export class IsScrapeOptions implements ValidatorConstraintInterface {
     return `${args.property}${problem?.match(/^[.[]/) ? '' : ' '}${problem ?? 'are not valid'}`;
   }
 }
+
+/** A scrape's `headers` may not set `Host` (the request goes to the URL's host; a Host header would say another). */
+@ValidatorConstraint({ name: 'hasNoHostHeader' })
+export class HasNoHostHeader implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return !isObject(value) || !Object.keys(value).some((k) => k.toLowerCase() === 'host');
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} may not set Host (the page is asked of its URL's host)`;
+  }
+}

@@ -19,7 +19,13 @@ import { IsHttpUrl } from './http-url.validator.js';
 import { HEADER_MAP_DOC, IsHeaderMap } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
 import { IsStoreInCache } from './store-in-cache.validator.js';
-import { IsBrowserOnlyFlag, IsScrapeActions, IsScrapeFormats, IsScrapeLocation } from './scrape-actions.validator.js';
+import {
+  HasNoHostHeader,
+  IsBrowserOnlyFlag,
+  IsScrapeActions,
+  IsScrapeFormats,
+  IsScrapeLocation,
+} from './scrape-actions.validator.js';
 import {
   SCRAPE_ACTION_TYPES,
   SCREENSHOT_FORMATS,
@@ -86,7 +92,19 @@ export class ScrapeRequestDto {
   })
   @IsOptional()
   @Validate(IsHeaderMap)
+  @Validate(HasNoHostHeader)
   headers?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    description:
+      'Browser engine: send `headers` with every request the page makes (third parties included). Default false: ' +
+      'a `Cookie` header becomes cookies of the page’s host, other headers go only to the requested origin’s page ' +
+      '(ADR 0019).',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  headersEverywhere?: boolean;
 
   @ApiPropertyOptional({ description: 'Milliseconds for the whole scrape.', default: LIMITS.defaultTimeoutMs })
   @IsInt()

@@ -1,4 +1,6 @@
 // Helpers for the nested, index-addressed JSON arrays Google Maps embeds in its pages and returns from its endpoints.
+import type { ScanMeter } from '../scan/scan-meter.types.js';
+import { jsonLiteralEnd, parseJsonOrUndefined, readAssignedLiteral } from '../scan/script-text.util.js';
 
 /** A value of such an array: anything JSON. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -15,22 +17,18 @@ export function hasXssiPrefix(text: string): boolean {
 }
 
 /** Parses JSON, returning undefined instead of throwing. */
-export function tryParseJson(text: string): Json | undefined {
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return undefined;
-  }
+export function tryParseJson(text: string, meter?: ScanMeter): Json | undefined {
+  return parseJsonOrUndefined<Json>(text, meter);
 }
 
 /**
  * Parses a maps endpoint body: `)]}'` + JSON array, or the older wrapper object `{"c":0,"d":")]}'\n[...]"}` whose `d`
  * holds the same thing as a string.
  */
-export function parseMapsJson(text: string): Json | undefined {
-  const parsed = tryParseJson(stripXssi(text));
+export function parseMapsJson(text: string, meter?: ScanMeter): Json | undefined {
+  const parsed = tryParseJson(stripXssi(text), meter);
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && typeof parsed['d'] === 'string') {
-    return tryParseJson(stripXssi(parsed['d']));
+    return tryParseJson(stripXssi(parsed['d']), meter);
   }
   return parsed;
 }
@@ -76,51 +74,24 @@ export function walkJson(value: Json | undefined, visit: (v: Json) => boolean | 
  * string literals; undefined when it does not close.
  */
 export function sliceJsonLiteral(text: string, start: number): string | undefined {
-  const open = text[start];
-  if (open !== '[' && open !== '{') return undefined;
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (c === '\\') escaped = true;
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') inString = true;
-    else if (c === '[' || c === '{') depth++;
-    else if (c === ']' || c === '}') {
-      depth--;
-      if (depth === 0) return text.slice(start, i + 1);
-    }
-  }
-  return undefined;
+  const end = jsonLiteralEnd(text, start);
+  return end < 0 ? undefined : text.slice(start, end);
 }
 
-/** The value assigned to `name` in an inline script (`name=[...]` or `name = {...}`), parsed. */
-export function readAssignedJson(html: string, name: string): Json | undefined {
-  let from = 0;
-  for (;;) {
-    const i = html.indexOf(name, from);
-    if (i < 0) return undefined;
-    const m = /^\s*=\s*/.exec(html.slice(i + name.length, i + name.length + 20));
-    if (m) {
-      const literal = sliceJsonLiteral(html, i + name.length + m[0].length);
-      const parsed = literal === undefined ? undefined : tryParseJson(literal);
-      if (parsed !== undefined) return parsed;
-    }
-    from = i + name.length;
-  }
+/**
+ * The value assigned to `name` in an inline script (`name=[...]` or `name = {...}`), parsed. One pass over the page;
+ * gives up at the first literal that does not close.
+ */
+export function readAssignedJson(html: string, name: string, meter?: ScanMeter): Json | undefined {
+  return readAssignedLiteral<Json>(html, name, meter);
 }
 
 /** Every string inside `value` that is itself an XSSI-prefixed JSON document, parsed. */
-export function embeddedJsonDocuments(value: Json | undefined): Json[] {
+export function embeddedJsonDocuments(value: Json | undefined, meter?: ScanMeter): Json[] {
   const out: Json[] = [];
   walkJson(value, (v) => {
     if (typeof v === 'string' && hasXssiPrefix(v)) {
-      const parsed = tryParseJson(stripXssi(v));
+      const parsed = parseJsonOrUndefined<Json>(stripXssi(v), meter);
       if (parsed !== undefined) out.push(parsed);
     }
   });

@@ -1,47 +1,58 @@
 // Tells block, captcha and consent interstitials (retry later) apart from pages we can parse, and maps pages from
 // pages of another kind.
 import { TrawlError } from '@trawl/contracts';
+import type { ScanMeter } from '../scan/scan-meter.types.js';
+import { withoutScripts } from '../scan/script-text.util.js';
 import { UpstreamWallError, WALL_NAMES, type WallKind } from '../wall/upstream-wall.error.js';
 
-const BLOCK_MARKERS: [RegExp, WallKind, string][] = [
+/**
+ * Wall markers, each with the literals (lower case) one of which it needs: a marker's pattern runs only on a page
+ * that holds one of them (a plain substring search), over the lower-cased head of the page.
+ */
+const BLOCK_MARKERS: [string[], RegExp, WallKind, string][] = [
   [
-    /id=["']?captcha-form|class=["'][^"']*g-recaptcha|\/recaptcha\/(api|enterprise)\.js/i,
+    ['captcha-form', 'g-recaptcha', '/recaptcha/'],
+    /id=["']?captcha-form|class=["'][^"']*g-recaptcha|\/recaptcha\/(api|enterprise)\.js/,
     'unusual-traffic',
     `its ${WALL_NAMES['unusual-traffic']} (captcha)`,
   ],
   [
-    /our systems have detected unusual traffic|<title>[^<]*\/sorry\/index|(action|href|value)=["'][^"']*\/sorry\/index/i,
+    ['unusual traffic', '/sorry/index'],
+    /our systems have detected unusual traffic|<title>[^<]*\/sorry\/index|(action|href|value)=["'][^"']*\/sorry\/index/,
     'unusual-traffic',
     `its ${WALL_NAMES['unusual-traffic']}`,
   ],
   [
-    /action=["'](https:\/\/consent\.(google|youtube)\.[a-z.]+|[^"']*\/consent)\/save|<title>\s*Before you continue|name=["']?set_eom/i,
+    ['/save', 'before you continue', 'set_eom'],
+    /action=["'](https:\/\/consent\.(google|youtube)\.[a-z.]+|[^"']*\/consent)\/save|<title>\s*before you continue|name=["']?set_eom/,
     'consent',
     `its ${WALL_NAMES.consent}`,
   ],
 ];
 
-/** Asks for JavaScript: maps' own <noscript> line, or search's 2025 refresh to /httpservice/retry/enablejs. */
-const ENABLE_JS = /Enable JavaScript to see Google Maps|\/httpservice\/retry\/enablejs/i;
+/** Asks for JavaScript (lower case): maps' own <noscript> line, or search's 2025 refresh to /httpservice/retry/enablejs. */
+const ENABLE_JS = ['enable javascript to see google maps', '/httpservice/retry/enablejs'];
 /** Content a maps page has when it is more than a shell: a result feed or a place panel in its markup… */
 const MAPS_MARKUP = /role=["']?(feed|article)\b|<h1[\s>]|data-item-id=/i;
 /** …or an embedded payload (the `)]}'`-prefixed JSON strings of APP_INITIALIZATION_STATE). */
 const MAPS_PAYLOAD = /\)\]\}'/;
 
-function hasMapsContent(html: string): boolean {
+function hasMapsContent(html: string, meter?: ScanMeter): boolean {
   if (MAPS_PAYLOAD.test(html)) return true;
   // Markup only: a script that builds the feed names it too, and a shell is not content.
-  return MAPS_MARKUP.test(html.replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, ''));
+  return MAPS_MARKUP.test(withoutScripts(html, meter));
 }
 
 /** The wall a maps answer is, with the message that names it. */
-function mapsWallOf(input: string): { wall: WallKind; message: string } | undefined {
-  const head = input.length > 400_000 ? input.slice(0, 200_000) + input.slice(-200_000) : input;
-  for (const [re, wall, what] of BLOCK_MARKERS) {
-    if (re.test(head)) return { wall, message: `The maps upstream answered with ${what}` };
+function mapsWallOf(input: string, meter?: ScanMeter): { wall: WallKind; message: string } | undefined {
+  const head = (input.length > 400_000 ? input.slice(0, 200_000) + input.slice(-200_000) : input).toLowerCase();
+  for (const [needs, re, wall, what] of BLOCK_MARKERS) {
+    if (needs.some((n) => head.includes(n)) && re.test(head)) {
+      return { wall, message: `The maps upstream answered with ${what}` };
+    }
   }
   // Every real maps page carries the <noscript> line; only a page without any content is the wall itself.
-  if (!isJsonInput(input) && ENABLE_JS.test(head) && !hasMapsContent(input)) {
+  if (!isJsonInput(input) && ENABLE_JS.some((n) => head.includes(n)) && !hasMapsContent(input, meter)) {
     return {
       wall: 'enable-javascript',
       message: `The maps upstream answered with its ${WALL_NAMES['enable-javascript']} (a page without content that asks for JavaScript)`,
@@ -62,8 +73,8 @@ export function classifyMapsWall(input: string): WallKind | undefined {
  * Throws UPSTREAM_BLOCKED (an UpstreamWallError naming the wall) when the page is a captcha, block or consent
  * interstitial, or the enable-JavaScript wall (a page without content that asks for JavaScript).
  */
-export function assertNotBlocked(input: string): void {
-  const found = mapsWallOf(input);
+export function assertNotBlocked(input: string, meter?: ScanMeter): void {
+  const found = mapsWallOf(input, meter);
   if (found) throw new UpstreamWallError(found.wall, found.message);
 }
 

@@ -178,3 +178,19 @@ describe('parseMapsSearch refusals', () => {
     expect(data.organicResults.map((r) => r.name)).toEqual(['Meze House']);
   });
 });
+
+describe('searchParameters.gl of a maps search', () => {
+  const json = fixture('search-response.json');
+  it('echoes the gl asked for, else the gl of the page URL (an mp-search URL carrying one)', () => {
+    expect(parseMapsSearch(json, ctx).searchParameters.gl).toBe('us');
+    const { gl: _asked, ...withoutGl } = ctx;
+    const fromUrl = { ...withoutGl, requestUrl: 'https://www.google.com/maps/search/tacos?hl=es&gl=MX' };
+    expect(parseMapsSearch(json, fromUrl).searchParameters.gl).toBe('mx');
+  });
+
+  it('is empty when nothing asked for a country: POST /extract/search/maps takes no gl (docs/results.md)', () => {
+    const { gl: _asked, ...withoutGl } = ctx;
+    const bare = { ...withoutGl, requestUrl: 'https://www.google.com/maps/search/tacos?hl=en' };
+    expect(parseMapsSearch(json, bare).searchParameters.gl).toBe('');
+  });
+});

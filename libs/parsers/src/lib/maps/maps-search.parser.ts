@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { MapsSearchData } from '@trawl/contracts';
-import { embeddedJsonDocuments, type Json, parseMapsJson, readAssignedJson } from './maps-json.util.js';
+import { type Json, parseMapsJson } from './maps-json.util.js';
+import { loadPageDom } from '../scan/page-dom.factory.js';
+import type { ScanMeter } from '../scan/scan-meter.types.js';
 import { parseLl } from './maps-url.builder.js';
 import { assertNotBlocked, isJsonInput, isMapsHtml, notRecognised } from './maps-page.guard.js';
 import { findPlaceArrays, readPlaceArray } from './place-data.reader.js';
 import { readPlaceDom } from './place-dom.reader.js';
 import { mergeFacts, type PlaceFacts } from './place-facts.util.js';
-import { readEmbeddedPlace } from './place-page.parser.js';
+import { embeddedStateDocuments, readEmbeddedPlace } from './place-page.parser.js';
 import { toMapsPlaceItem } from './place-record.mapper.js';
 import { looksLikePlaceDom, readSearchDom } from './search-dom.reader.js';
 
@@ -22,6 +24,8 @@ export interface MapsSearchContext {
   now?: Date;
   /** search_metadata.id; defaults to a digest of the request URL and time. */
   id?: string;
+  /** Counts the parse's work (tests). */
+  meter?: ScanMeter;
 }
 
 function placesFromJson(doc: Json): PlaceFacts[] {
@@ -79,19 +83,20 @@ function glOf(ctx: MapsSearchContext): string {
 }
 
 /** Place facts found in a maps search response (JSON body or HTML page), in result order. */
-export function readMapsSearchPlaces(input: string): PlaceFacts[] {
+export function readMapsSearchPlaces(input: string, meter?: ScanMeter): PlaceFacts[] {
   if (isJsonInput(input)) {
-    const doc = parseMapsJson(input);
+    const doc = parseMapsJson(input, meter);
     if (!Array.isArray(doc)) throw notRecognised('The JSON is not a maps search response');
     return placesFromJson(doc);
   }
   if (!isMapsHtml(input)) throw notRecognised('The page is not a maps page');
-  const state = readAssignedJson(input, 'APP_INITIALIZATION_STATE');
-  const embedded = embeddedJsonDocuments(state).flatMap(placesFromJson);
-  const cards = readSearchDom(input);
+  const docs = embeddedStateDocuments(input, meter);
+  const embedded = docs.flatMap(placesFromJson);
+  const $ = loadPageDom(input, meter);
+  const cards = readSearchDom($);
   if (embedded.length === 0 && cards.length === 0 && looksLikePlaceDom(input)) {
     // A query with a single match opens that place instead of a list.
-    const place = mergeFacts(readEmbeddedPlace(input), readPlaceDom(input));
+    const place = mergeFacts(readEmbeddedPlace(docs), readPlaceDom($, input));
     return place.name ? [place] : [];
   }
   if (cards.length > 0 || embedded.length <= 1) return mergeLists(embedded, cards);
@@ -103,8 +108,8 @@ export function readMapsSearchPlaces(input: string): PlaceFacts[] {
  * (embedded state first, rendered result cards second). A place page (a query with a single match) gives one result.
  */
 export function parseMapsSearch(input: string, ctx: MapsSearchContext): MapsSearchData {
-  assertNotBlocked(input);
-  const places = readMapsSearchPlaces(input);
+  assertNotBlocked(input, ctx.meter);
+  const places = readMapsSearchPlaces(input, ctx.meter);
   const vp = parseLl(ctx.ll);
   const now = ctx.now ?? new Date();
   const createdAt = formatCreatedAt(now);

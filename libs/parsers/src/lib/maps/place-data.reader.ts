@@ -34,11 +34,11 @@ const GOOGLE_ASSET = /^https?:\/\/([a-z0-9-]+\.)*(googleusercontent|gstatic|goog
 const PHOTO_URL = /^https:\/\/lh\d\.googleusercontent\.com\/(p|gps-cs-s|gps-proxy)\//;
 
 function strings(value: Json | undefined, keep: (s: string) => boolean): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   walkJson(value, (v) => {
-    if (typeof v === 'string' && keep(v) && !out.includes(v)) out.push(v);
+    if (typeof v === 'string' && !out.has(v) && keep(v)) out.add(v);
   });
-  return out;
+  return [...out];
 }
 
 function readHours(b: Json[]): { day: string; times: string[] }[] {
@@ -65,15 +65,15 @@ function isAboutOption(o: Json): boolean {
  * `["/g/…", null, "Mastercard", "Mastercard"]` under `[2][4]`, in order, without repeats.
  */
 function optionValues(o: Json[]): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   walkJson(at(o, 2, 4), (v) => {
     if (Array.isArray(v) && typeof v[0] === 'string' && /^\/[gm]\//.test(v[0]) && typeof v[2] === 'string') {
-      if (v[2].trim() && !out.includes(v[2])) out.push(v[2]);
+      if (v[2].trim()) out.add(v[2]);
       return false;
     }
     return true;
   });
-  return out;
+  return [...out];
 }
 
 /** Attribute groups (`["service_options", "Service options", [[ "/geo/type/…", "Outdoor seating", [1, …] ], …]]`). */
@@ -117,14 +117,14 @@ function readOrders(b: Json[]): string[] {
 }
 
 function readMenus(b: Json[]): string[] {
-  const out: string[] = [];
+  const out = new Set<string>();
   const menu = str(b, 38, 0);
-  if (menu) out.push(menu);
+  if (menu) out.add(menu);
   for (const r of arr(b, 46)) {
     const link = str(r, 0);
-    if (link && !out.includes(link)) out.push(link);
+    if (link) out.add(link);
   }
-  return out;
+  return [...out];
 }
 
 function readClaimed(b: Json[]): boolean {
@@ -157,6 +157,8 @@ export function readPlaceArray(b: Json[]): PlaceFacts {
   const streetAlt = str(addr, 2);
   const reviewsUrl = str(b, 4, 3, 0);
   const status = readStatus(b);
+  const menuUrls = readMenus(b);
+  const menus = new Set(menuUrls);
   return {
     name,
     dataId,
@@ -187,8 +189,8 @@ export function readPlaceArray(b: Json[]): PlaceFacts {
     reviewsUrl,
     priceDollar: str(b, 4, 2),
     priceText: str(b, 4, 10),
-    ordersUrls: readOrders(b).filter((u) => !readMenus(b).includes(u)),
-    menuUrls: readMenus(b),
+    ordersUrls: readOrders(b).filter((u) => !menus.has(u)),
+    menuUrls,
     hours: readHours(b),
     about: readAbout(at(b, 100)),
     claimed: readClaimed(b),

@@ -1,6 +1,6 @@
 // Layer 3 for place pages: the rendered side panel (a page saved after scripts ran). Roles, aria labels and
 // data-item-id attributes first; class names only where nothing else names the element.
-import * as cheerio from 'cheerio';
+import type * as cheerio from 'cheerio';
 import { splitAddress } from './address.util.js';
 import { afterLabel, isPriceLevel, PHOTO_URL, readPlaceUrl, unwrapRedirect } from './maps-dom.util.js';
 import { cidFromDataId, mergeFacts, type PlaceFacts } from './place-facts.util.js';
@@ -133,8 +133,8 @@ function ownPlaceUrl(html: string, name: string | undefined): ReturnType<typeof 
   return {};
 }
 
-export function readPlaceDom(html: string, pageUrl?: string): PlaceFacts {
-  const $ = cheerio.load(html);
+/** Facts of the rendered place panel of a page loaded once (`$`); `html` is the same page as text. */
+export function readPlaceDom($: Root, html: string, pageUrl?: string): PlaceFacts {
   const h1 = mainHeading($);
   const header = headerBlock(h1);
   const title = $('title')

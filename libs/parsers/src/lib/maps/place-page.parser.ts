@@ -6,10 +6,14 @@ import { readPlaceDom } from './place-dom.reader.js';
 import { mergeFacts, type PlaceFacts } from './place-facts.util.js';
 import { toPlaceRecord } from './place-record.mapper.js';
 import { readPlaceUrl } from './maps-dom.util.js';
+import { loadPageDom } from '../scan/page-dom.factory.js';
+import type { ScanMeter } from '../scan/scan-meter.types.js';
 
 export interface PlacePageContext {
   /** The URL the page was fetched from (used for the maps URL and, failing all else, coordinates). */
   url: string;
+  /** Counts the parse's work (tests). */
+  meter?: ScanMeter;
 }
 
 const normName = (s: string | undefined): string => (s ?? '').toLocaleLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
@@ -26,14 +30,18 @@ function mainPlaceArray(doc: Json, panelName?: string): Json[] | undefined {
   return all[0];
 }
 
+/** The JSON documents of a maps page's embedded state (APP_INITIALIZATION_STATE and the documents in its strings). */
+export function embeddedStateDocuments(html: string, meter?: ScanMeter): Json[] {
+  const state = readAssignedJson(html, 'APP_INITIALIZATION_STATE', meter);
+  return state === undefined ? [] : embeddedJsonDocuments(state, meter);
+}
+
 /**
- * Facts from the embedded state of a place page (full place array first, the short 2024+ record second). With
- * `panelName` (the heading of the rendered place panel), only records of that place are read.
+ * Facts from the embedded state documents of a place page (full place array first, the short 2024+ record second).
+ * With `panelName` (the heading of the rendered place panel), only records of that place are read.
  */
-export function readEmbeddedPlace(html: string, panelName?: string): PlaceFacts | undefined {
-  const state = readAssignedJson(html, 'APP_INITIALIZATION_STATE');
-  if (state === undefined) return undefined;
-  const docs = embeddedJsonDocuments(state);
+export function readEmbeddedPlace(docs: Json[], panelName?: string): PlaceFacts | undefined {
+  if (docs.length === 0) return undefined;
   let full: PlaceFacts | undefined;
   for (const doc of docs) {
     const place = mainPlaceArray(doc, panelName);
@@ -57,17 +65,18 @@ export function readEmbeddedPlace(html: string, panelName?: string): PlaceFacts 
  * the page URL.
  */
 export function parsePlacePage(input: string, ctx: PlacePageContext): PlaceRecord {
-  assertNotBlocked(input);
+  const meter = ctx.meter;
+  assertNotBlocked(input, meter);
   let facts: PlaceFacts;
   if (isJsonInput(input)) {
-    const doc = parseMapsJson(input);
+    const doc = parseMapsJson(input, meter);
     const place = doc === undefined ? undefined : mainPlaceArray(doc);
     if (!place) throw notRecognised('The JSON is not a maps place payload');
     facts = readPlaceArray(place);
   } else {
     if (!isMapsHtml(input)) throw notRecognised('The page is not a maps page');
-    const dom = readPlaceDom(input, ctx.url);
-    const embedded = readEmbeddedPlace(input, dom.panelOverList ? dom.name : undefined);
+    const dom = readPlaceDom(loadPageDom(input, meter), input, ctx.url);
+    const embedded = readEmbeddedPlace(embeddedStateDocuments(input, meter), dom.panelOverList ? dom.name : undefined);
     const hasPlaceDom = dom.address !== undefined || dom.phone !== undefined || dom.rating !== undefined;
     if (!embedded && !hasPlaceDom) throw notRecognised('The maps page is not a place page');
     facts = mergeFacts(embedded, dom);

@@ -1,6 +1,6 @@
 // Layer 3 for search pages: the rendered result list (`role="feed"` of `role="article"` cards, each with a link to
 // the place whose URL carries its feature id, coordinates and place id).
-import * as cheerio from 'cheerio';
+import type * as cheerio from 'cheerio';
 import { splitAddress } from './address.util.js';
 import {
   isOpeningStatus,
@@ -37,7 +37,7 @@ function infoRows($: cheerio.CheerioAPI, card: Sel): string[][] {
   return rows;
 }
 
-function readCard($: cheerio.CheerioAPI, card: Sel): PlaceFacts | undefined {
+function readCard($: cheerio.CheerioAPI, card: Sel, locale: string | undefined): PlaceFacts | undefined {
   const link = card.find('a[href*="/maps/place/"]').first();
   const href = link.attr('href');
   const fromUrl = readPlaceUrl(href);
@@ -50,7 +50,6 @@ function readCard($: cheerio.CheerioAPI, card: Sel): PlaceFacts | undefined {
 
   // The star label reads "4.5 stars 1,234 Reviews", "4,5 Sterne 1.234 Rezensionen", "4,6 étoiles 3 412 avis": by
   // structure (a role="img" label starting with a rating), numbers read with the page locale's separators.
-  const locale = normaliseLocale($('html').attr('lang'));
   const starLabel = card
     .find('[role="img"][aria-label]')
     .filter(
@@ -118,17 +117,28 @@ function readCard($: cheerio.CheerioAPI, card: Sel): PlaceFacts | undefined {
   return facts;
 }
 
-/** Cards of a rendered search page, in page order. */
-export function readSearchDom(html: string): PlaceFacts[] {
-  const $ = cheerio.load(html);
+/** Cards of a rendered search page loaded once (`$`), in page order. */
+export function readSearchDom($: cheerio.CheerioAPI): PlaceFacts[] {
+  const locale = normaliseLocale($('html').attr('lang'));
   let cards: Sel = $('[role="feed"] [role="article"]');
   if (cards.length === 0) cards = $('[role="article"]');
   if (cards.length === 0) cards = $('a[href*="/maps/place/"]').parent();
+  // A card never holds another card: only the innermost are read (a page of cards nested in cards would make every
+  // outer card's reading cover the rest of the page). Found in one walk up from each card.
+  const all = new Set(cards.toArray());
+  const outer = new Set<unknown>();
+  for (const card of all) {
+    for (let up = card.parent; up; up = up.parent) {
+      if (outer.has(up)) break;
+      if (all.has(up as typeof card)) outer.add(up);
+    }
+  }
   const out: PlaceFacts[] = [];
-  cards.each((_, el) => {
-    const facts = readCard($, $(el));
+  for (const el of all) {
+    if (outer.has(el)) continue;
+    const facts = readCard($, $(el), locale);
     if (facts) out.push(facts);
-  });
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@ import { clean, firstAttr, firstText, parseCount, parseRating, textOf, unique } 
 import { extractImages, extractVariants } from './retail-media.extractor.js';
 import { extractPrices } from './retail-price.extractor.js';
 import { loadRetailPage, type RetailPage } from './retail-page.reader.js';
+import type { ScanMeter } from '../scan/scan-meter.types.js';
 
 const ASIN_RE = /^[A-Z0-9]{10}$/;
 const TITLE = ['#productTitle', '#ebooksProductTitle', '#title span', '#title'];
@@ -19,8 +20,8 @@ const TITLE = ['#productTitle', '#ebooksProductTitle', '#title span', '#title'];
  * (captcha, AWS WAF challenge) or the 503 throttling page, UPSTREAM_NOT_FOUND for Amazon's 404 page, and
  * PAGE_NOT_RECOGNISED for any other page that is not a product page.
  */
-export function parseProductPage(html: string, ctx: { url: string }): RetailRecord {
-  const page = loadRetailPage(html);
+export function parseProductPage(html: string, ctx: { url: string; meter?: ScanMeter }): RetailRecord {
+  const page = loadRetailPage(html, ctx.meter);
   const { $, q } = page;
   const bodyText = clean($('body').text() || $.root().text());
   assertNotBlocked(page, bodyText, html);

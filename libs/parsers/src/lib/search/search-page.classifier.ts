@@ -1,6 +1,6 @@
-import * as cheerio from 'cheerio';
 import type { CheerioAPI } from 'cheerio';
 import { TrawlError } from '@trawl/contracts';
+import { loadPageDom } from '../scan/page-dom.factory.js';
 import { UpstreamWallError, WALL_NAMES, type WallKind } from '../wall/upstream-wall.error.js';
 
 /** Wording of Google's block and consent interstitials (several languages). Only counts on a page without results. */
@@ -91,7 +91,7 @@ function searchWallOf($: CheerioAPI): FoundWall | undefined {
  * undefined for a results page (with or without results) and for a page that is no wall. Pure.
  */
 export function classifySearchWall(html: string): WallKind | undefined {
-  const $ = cheerio.load(html, { xml: { xmlMode: false, decodeEntities: true } });
+  const $ = loadPageDom(html);
   return looksLikeResultsPage($) ? undefined : searchWallOf($)?.wall;
 }
 

@@ -1,4 +1,3 @@
-import * as cheerio from 'cheerio';
 import type { CheerioAPI } from 'cheerio';
 import type { WebSearchResult } from '@trawl/contracts';
 import { readKnowledgePanel } from './knowledge-panel.reader.js';
@@ -8,10 +7,14 @@ import { readRelatedSearches } from './related-searches.reader.js';
 import { assertSearchPage } from './search-page.classifier.js';
 import { readAds, readAiOverview, readLocalResults, readTopStories } from './serp-features.reader.js';
 import { clean, scriptImageMap } from './serp-dom.util.js';
+import { loadPageDom } from '../scan/page-dom.factory.js';
+import type { ScanMeter } from '../scan/scan-meter.types.js';
 
 export interface ParseSearchPageOptions {
   /** Results before this page (the request's `start`): realPosition continues from it. */
   pageOffset?: number;
+  /** Counts the parse's work (tests). */
+  meter?: ScanMeter;
 }
 
 /**
@@ -21,7 +24,7 @@ export interface ParseSearchPageOptions {
  */
 export function parseSearchPage(html: string, opts: ParseSearchPageOptions = {}): WebSearchResult {
   // htmlparser2 (not parse5): several times faster on 1-2 MB results pages, and Google's markup is well formed.
-  const $ = cheerio.load(html, { xml: { xmlMode: false, decodeEntities: true } });
+  const $ = loadPageDom(html, opts.meter);
   assertSearchPage($);
   const images = scriptImageMap($);
   const pageOffset = Math.max(0, Math.trunc(opts.pageOffset ?? 0));

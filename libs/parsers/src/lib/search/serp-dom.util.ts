@@ -168,17 +168,18 @@ export function scriptImageMap($: CheerioAPI): Map<string, string> {
   $('script').each((_, el) => {
     const code = $(el).text();
     if (!code) return;
-    for (const m of code.matchAll(/var s='(data:image\/[^']+)';\s*var ii=\[([^\]]*)\]/g)) {
+    // Bounded repeats: a script of a million unclosed `var ii=[` costs a bounded scan from each, not the rest.
+    for (const m of code.matchAll(/var s='(data:image\/[^']{1,200000})';\s{0,16}var ii=\[([^\]]{0,4000})\]/g)) {
       const src = unescape(m[1]);
       for (const id of m[2].split(',')) {
         const key = id.trim().replace(/^['"]|['"]$/g, '');
         if (key && !map.has(key)) map.set(key, src);
       }
     }
-    const ldi = /google\.ldi=(\{[^}]*\})/.exec(code);
+    const ldi = readLdi(code);
     if (ldi) {
       try {
-        const obj = JSON.parse(unescape(ldi[1])) as Record<string, unknown>;
+        const obj = JSON.parse(unescape(ldi)) as Record<string, unknown>;
         for (const [k, v] of Object.entries(obj)) if (typeof v === 'string' && !map.has(k)) map.set(k, v);
       } catch {
         // Not JSON after all: ignore, the images stay unresolved.
@@ -186,6 +187,15 @@ export function scriptImageMap($: CheerioAPI): Map<string, string> {
     }
   });
   return map;
+}
+
+/** The `{…}` after the first `google.ldi=` of a script (up to its first `}`); undefined when it does not close. */
+function readLdi(code: string): string | undefined {
+  const at = code.indexOf('google.ldi={');
+  if (at < 0) return undefined;
+  const start = at + 'google.ldi='.length;
+  const end = code.indexOf('}', start);
+  return end < 0 ? undefined : code.slice(start, end + 1);
 }
 
 /** An img's source: its own data URI or http src, else what the page's scripts would set for its id. */
