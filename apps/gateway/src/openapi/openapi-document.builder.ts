@@ -97,7 +97,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'get /extractTask/{jobId}': { data: ref('TaskRecord'), errors: BY_ID },
   'delete /extractTask/{jobId}': { data: ref('TaskRecord'), errors: [...BY_ID, 'TASK_FINISHED'] },
-  'post /crawl': { data: ref('CrawlStartReply'), errors: [...COMMON, 'URL_NOT_ALLOWED'] },
+  'post /crawl': { data: ref('CrawlStartReply'), errors: [...COMMON, 'URL_NOT_ALLOWED', ...TASK_SERVICE] },
   'get /crawl/{id}': { data: ref('CrawlStatus'), errors: BY_ID },
   'delete /crawl/{id}': { data: ref('CrawlStatus'), errors: BY_ID },
   'post /map': { data: ref('MapSiteReply'), errors: [...COMMON, 'URL_NOT_ALLOWED', ...UPSTREAM] },
