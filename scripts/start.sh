@@ -5,7 +5,10 @@
 # last. Every child runs in its own session (setsid), so a terminal's Ctrl-C (SIGINT to the foreground process group)
 # reaches only this script and npm, never Redis or NATS while the services still need them.
 #
-#   npm start                          # gateway on http://127.0.0.1:8080, API key "dev-key"
+#   npm start                          # gateway on http://127.0.0.1:8080 (this machine only), with an API key made
+#                                      # at random for this run: printed, and kept in $TRAWL_RUN_DIR/api-key
+#   HOST=0.0.0.0 npm start             # gateway reachable from the network (set API_KEYS to keys of your own)
+#   OPS_HOST=0.0.0.0 npm start         # the services' ops servers (/metrics, readiness) too; loopback by default
 #   TRAWL_SIMULATOR=1 npm start        # extractors read the built-in upstream simulator instead of the internet
 #   TRAWL_SIMULATOR=1 TRAWL_SIMULATOR_MODE=2026 npm start   # ... playing the 2025-2026 sites (walls, challenges)
 #   SSRF_ALLOW_HOSTS=127.0.0.1 npm start   # let /scrape reach pages served on this machine (demos)
@@ -22,12 +25,20 @@ if [ "${TRAWL_SKIP_BOOTSTRAP:-0}" = "1" ]; then export NX_DAEMON=false NX_NO_CLO
 
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
-export API_KEYS="${API_KEYS:-dev-key}"
+RUN_DIR="${TRAWL_RUN_DIR:-tmp/run}"
+mkdir -p "$RUN_DIR"
+# No well-known development key: without API_KEYS, a key made at random for this run (printed below, and kept in
+# $RUN_DIR/api-key, readable by this user only, for scripts and the README's examples).
+if [ -z "${API_KEYS:-}" ]; then
+  API_KEYS="dev-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+  (umask 077 && printf '%s\n' "$API_KEYS" >"$RUN_DIR/api-key")
+else
+  rm -f "$RUN_DIR/api-key" # a key of an earlier run would mislead
+fi
+export API_KEYS
 export WEBHOOK_SIGNING_SECRET="${WEBHOOK_SIGNING_SECRET:-whsec_$(printf 'trawl-dev-signing-secret' | base64)}"
 export PORT="${PORT:-8080}"
 export CHROMIUM_PATH="${CHROMIUM_PATH:-$(chromium_path || true)}"
-RUN_DIR="${TRAWL_RUN_DIR:-tmp/run}"
-mkdir -p "$RUN_DIR"
 
 # Services (stopped first) and infrastructure (Redis, NATS: stopped last) are kept apart so the stop has an order.
 services=()
@@ -117,7 +128,7 @@ for main in dist/apps/*/src/main.js; do
   services+=("$started")
 done
 
-log "gateway: http://127.0.0.1:$PORT/api/openapi/v1 (docs: /api/openapi/v1/docs), API key: ${API_KEYS%%,*}"
+log "gateway: http://${HOST:-127.0.0.1}:$PORT/api/openapi/v1 (docs: /api/openapi/v1/docs), API key: ${API_KEYS%%,*}"
 log "Ctrl-C stops everything started here"
 wait -n "${services[@]}" "${infra[@]}" || true
 log "a process exited; see $RUN_DIR/*.log"

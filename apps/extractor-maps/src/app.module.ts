@@ -31,7 +31,12 @@ export class AppModule implements OnApplicationShutdown {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ servers: env.NATS_URL, name: 'extractor-maps-renders', auth: natsAuth(env) }),
+        MessagingModule.forRoot({
+          servers: env.NATS_URL,
+          name: 'extractor-maps-renders',
+          caller: 'extractor-maps',
+          auth: natsAuth(env),
+        }),
       ],
       controllers: [MapsController],
       providers: [

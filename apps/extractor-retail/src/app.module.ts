@@ -31,7 +31,12 @@ export class AppModule implements OnApplicationShutdown {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ servers: env.NATS_URL, name: 'extractor-retail-renders', auth: natsAuth(env) }),
+        MessagingModule.forRoot({
+          servers: env.NATS_URL,
+          name: 'extractor-retail-renders',
+          caller: 'extractor-retail',
+          auth: natsAuth(env),
+        }),
       ],
       controllers: [RetailController],
       providers: [

@@ -1,7 +1,7 @@
 import { Controller, UseFilters } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ExtractUrlRequestDto, parseDto, SUBJECTS, type RetailRecord } from '@trawl/contracts';
-import { WireErrorFilter } from '@trawl/messaging';
+import { Payload } from '@nestjs/microservices';
+import { ExtractUrlRequestDto, SUBJECTS, type RetailRecord } from '@trawl/contracts';
+import { ServesSubject, WireErrorFilter } from '@trawl/messaging';
 import { withResultMeta } from '@trawl/parsers';
 import { RetailService } from './retail.service.js';
 
@@ -11,9 +11,8 @@ import { RetailService } from './retail.service.js';
 export class RetailController {
   constructor(private readonly service: RetailService) {}
 
-  @MessagePattern(SUBJECTS.extractRetail)
-  async extract(@Payload() payload: unknown): Promise<RetailRecord> {
-    const req = parseDto(ExtractUrlRequestDto, payload);
+  @ServesSubject(SUBJECTS.extractRetail)
+  async extract(@Payload() req: ExtractUrlRequestDto): Promise<RetailRecord> {
     return withResultMeta(await this.service.extract(req), req.meta);
   }
 }

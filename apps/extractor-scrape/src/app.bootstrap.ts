@@ -6,12 +6,13 @@ import { ProxyRotation } from '@trawl/safe-fetch';
 import { runNatsService } from '@trawl/service-runtime';
 import { TrawlMetrics, type Telemetry } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
+import { poolReadiness } from './pool-readiness.policy.js';
 
 const SERVICE = 'extractor-scrape';
 
 /**
  * Starts extractor-scrape: a warm browser pool, its subject served in its NATS queue group, the ops server (ready
- * when NATS is connected and a browser is up; pool size, busy pages and wait queue sampled every second), shutdown
+ * when NATS is connected, a browser is up and not every page slot is stuck: poolReadiness; pool size, busy pages and wait queue sampled every second), shutdown
  * on SIGTERM.
  */
 export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promise<void> {
@@ -42,10 +43,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
       }, 1000);
       sample.unref();
     },
-    ready: () => {
-      const stats = pool?.stats();
-      return { ok: (stats?.browsers ?? 0) > 0, details: { ...stats } };
-    },
+    ready: () => poolReadiness(pool?.stats()),
     onStop: () => clearInterval(sample),
   });
   const sandbox = sandboxDecision(env.BROWSER_NO_SANDBOX);

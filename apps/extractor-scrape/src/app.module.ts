@@ -33,6 +33,8 @@ export class AppModule implements OnApplicationShutdown {
       maxBodyBytes: env.SCRAPE_MAX_BODY_BYTES,
       edgeId: env.INSTANCE_ID,
       settle: { quietMs: env.BROWSER_SETTLE_QUIET_MS, maxMs: env.BROWSER_SETTLE_MAX_MS },
+      maxScreenshotBytes: env.SCRAPE_SCREENSHOT_MAX_BYTES,
+      actionsMaxMs: env.SCRAPE_ACTIONS_MAX_MS,
     };
     // Chromium reaches the web only through the guarding proxy (every request and hop checked before it leaves and
     // at connect time); the pool checks the page's navigation and redirect hops too, for a clear URL_NOT_ALLOWED.
@@ -55,6 +57,7 @@ export class AppModule implements OnApplicationShutdown {
         blockResources: env.BROWSER_BLOCK_RESOURCES,
         reuseContexts: env.BROWSER_REUSE_CONTEXTS,
         maxTasksPerContext: env.BROWSER_MAX_TASKS_PER_CONTEXT,
+        cleanupTimeoutMs: env.BROWSER_CLEANUP_TIMEOUT_MS,
         sandbox: sandboxDecision(env.BROWSER_NO_SANDBOX).sandbox,
         guard: async (url) => void (await checkUrl(url, { allow })),
         proxyServer: guardProxy.url,
@@ -64,7 +67,7 @@ export class AppModule implements OnApplicationShutdown {
         ...(proxies.size > 0
           ? {
               upstreamProxies: {
-                next: () => proxies.next(),
+                next: (country?: string) => proxies.next(country),
                 markBlocked: (p: string) => proxies.markBlocked(p),
                 laneFor: (p: string) => guardProxy.laneFor(p),
               },

@@ -1,7 +1,7 @@
 import { Controller, UseFilters } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { parseDto, RenderPageRequestDto, SUBJECTS, type RenderPageReply } from '@trawl/contracts';
-import { WireErrorFilter } from '@trawl/messaging';
+import { Payload } from '@nestjs/microservices';
+import { RenderPageRequestDto, SUBJECTS, type RenderPageReply } from '@trawl/contracts';
+import { ServesSubject, WireErrorFilter } from '@trawl/messaging';
 import { RenderService } from './render.service.js';
 
 /** Serves SUBJECTS.renderPage (pages the upstream extractors need rendered) in the extractor-scrape queue group. */
@@ -10,8 +10,8 @@ import { RenderService } from './render.service.js';
 export class RenderController {
   constructor(private readonly service: RenderService) {}
 
-  @MessagePattern(SUBJECTS.renderPage)
-  render(@Payload() payload: unknown): Promise<RenderPageReply> {
-    return this.service.render(parseDto(RenderPageRequestDto, payload));
+  @ServesSubject(SUBJECTS.renderPage)
+  render(@Payload() req: RenderPageRequestDto): Promise<RenderPageReply> {
+    return this.service.render(req);
   }
 }

@@ -1,7 +1,7 @@
 import { Controller, UseFilters } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { parseDto, ScrapePageRequestDto, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
-import { WireErrorFilter } from '@trawl/messaging';
+import { Payload } from '@nestjs/microservices';
+import { ScrapePageRequestDto, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
+import { ServesSubject, WireErrorFilter } from '@trawl/messaging';
 import { ScrapeService } from './scrape.service.js';
 
 /** Serves SUBJECTS.scrapePage (POST /scrape, and /extract with type `scrape`) in the extractor-scrape queue group. */
@@ -10,8 +10,8 @@ import { ScrapeService } from './scrape.service.js';
 export class ScrapeController {
   constructor(private readonly service: ScrapeService) {}
 
-  @MessagePattern(SUBJECTS.scrapePage)
-  scrape(@Payload() payload: unknown): Promise<ScrapeResult> {
-    return this.service.scrape(parseDto(ScrapePageRequestDto, payload));
+  @ServesSubject(SUBJECTS.scrapePage)
+  scrape(@Payload() req: ScrapePageRequestDto): Promise<ScrapeResult> {
+    return this.service.scrape(req);
   }
 }

@@ -4,8 +4,11 @@ import {
   encodeScrapeHtml,
   TrawlError,
   type ScrapePageRequestDto,
+  type ScrapeEngine,
+  type ScrapeFormat,
   type ScrapeRequestDto,
   type ScrapeResult,
+  type ScreenshotFormat,
 } from '@trawl/contracts';
 import { replyDeadlineMs } from '@trawl/messaging';
 import { checkUrl } from '@trawl/safe-fetch';
@@ -14,7 +17,7 @@ import type { HtmlDigestTask, PageDigest } from './content/page-digest.extractor
 import { PageWorkPool } from './content/page-work.pool.js';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
-import type { RenderedPage, ScrapeEngineRequest } from './engines/rendered-page.types.js';
+import type { BrowserScrapeOptions, RenderedPage, ScrapeEngineRequest } from './engines/rendered-page.types.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 
 /** Statuses with which sites often turn away a plain HTTP client but serve a browser (`auto` retries in Chromium). */
@@ -49,14 +52,17 @@ export class ScrapeService {
   async scrape(req: ScrapePageRequestDto): Promise<ScrapeResult> {
     const deadline = Date.now() + replyDeadlineMs(req.timeout);
     await checkUrl(req.url, { allow: this.settings.allow });
+    const browser = browserOptions(req);
     const engineReq: ScrapeEngineRequest = {
       url: req.url,
       headers: req.headers,
+      ...(req.headersEverywhere ? { headersEverywhere: true } : {}),
       waitFor: req.waitFor,
       deadline,
       tenant: req.tenant,
+      ...(browser ? { browser } : {}),
     };
-    const formats = new Set(req.formats);
+    const formats = new Set(req.formats.filter((f): f is ScrapeFormat => typeof f === 'string'));
     if (formats.has('rawHtml')) engineReq.rawHtml = true;
     const wants: HtmlWants = {
       markdown: formats.has('markdown'),
@@ -67,7 +73,11 @@ export class ScrapeService {
       links: formats.has('links'),
       metadata: true,
     };
-    const { page, kind, digest } = await this.render(req.engine ?? this.settings.defaultEngine, engineReq, wants);
+    const { page, kind, digest } = await this.render(
+      engineFor(req, browser, this.settings.defaultEngine),
+      engineReq,
+      wants,
+    );
     const html =
       kind === 'html' ? page.html : kind === 'pdf' ? `<pre>${escapeHtml(digest.text ?? '')}</pre>` : page.html;
     const markdown = kind === 'text' ? page.html : (digest.markdown ?? '');
@@ -81,6 +91,8 @@ export class ScrapeService {
       ...(formats.has('markdown') ? { markdown } : {}),
       ...(formats.has('rawHtml') ? { rawHtml: page.rawHtml ?? page.html } : {}),
       ...(formats.has('links') ? { links: digest.links ?? [] } : {}),
+      ...(page.screenshot ? { screenshot: page.screenshot } : {}),
+      ...(page.actions ? { actions: page.actions } : {}),
       metadata: {
         ...digest.metadata,
         title: page.title || digest.title,
@@ -146,6 +158,46 @@ export class ScrapeService {
     );
     return { page, kind, digest };
   }
+}
+
+/**
+ * The browser options of a request (ADR 0019), or undefined when it has none: the screenshot of `formats` (the
+ * string forms or Firecrawl's object), the actions, location and mobile.
+ */
+function browserOptions(req: ScrapePageRequestDto): BrowserScrapeOptions | undefined {
+  let screenshot: ScreenshotFormat | undefined;
+  for (const f of req.formats) {
+    if (f === 'screenshot') screenshot = { type: 'screenshot' };
+    else if (f === 'screenshot@fullPage') screenshot = { type: 'screenshot', fullPage: true };
+    else if (typeof f === 'object' && f.type === 'screenshot') screenshot = f;
+  }
+  const options: BrowserScrapeOptions = {
+    ...(screenshot ? { screenshot } : {}),
+    ...(req.actions && req.actions.length > 0 ? { actions: req.actions } : {}),
+    ...(req.location ? { location: req.location } : {}),
+    ...(req.mobile ? { mobile: true } : {}),
+  };
+  return Object.keys(options).length > 0 ? options : undefined;
+}
+
+/**
+ * The engine of a scrape: the request's, else the service's default. With browser options the browser serves it
+ * (`auto` goes straight to it, and so does a default of `http`); `http` named with them is refused (the gateway
+ * refuses it first; this holds for any other producer).
+ */
+function engineFor(
+  req: ScrapePageRequestDto,
+  browser: BrowserScrapeOptions | undefined,
+  fallback: ScrapeEngine,
+): ScrapeEngine {
+  if (!browser) return req.engine ?? fallback;
+  if (req.engine === 'http')
+    throw new TrawlError(
+      'VALIDATION_FAILED',
+      'screenshot, actions, location and mobile need the browser engine (engine is http)',
+      { field: 'engine' },
+    );
+  return 'browser';
 }
 
 function hostOf(url: string): string {

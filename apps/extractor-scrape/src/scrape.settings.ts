@@ -15,4 +15,8 @@ export interface ScrapeSettings {
   edgeId: string;
   /** The browser engine's wait after `load` (BROWSER_SETTLE_QUIET_MS, BROWSER_SETTLE_MAX_MS). */
   settle: SettleOptions;
+  /** Largest screenshot image, bytes (SCRAPE_SCREENSHOT_MAX_BYTES). */
+  maxScreenshotBytes: number;
+  /** Longest time a scrape's actions may take in all, ms (SCRAPE_ACTIONS_MAX_MS). */
+  actionsMaxMs: number;
 }

@@ -30,7 +30,12 @@ export class AppModule implements OnApplicationShutdown {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ servers: env.NATS_URL, name: 'extractor-search-renders', auth: natsAuth(env) }),
+        MessagingModule.forRoot({
+          servers: env.NATS_URL,
+          name: 'extractor-search-renders',
+          caller: 'extractor-search',
+          auth: natsAuth(env),
+        }),
       ],
       controllers: [WebSearchController],
       providers: [

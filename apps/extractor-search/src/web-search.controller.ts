@@ -1,7 +1,7 @@
 import { Controller, UseFilters } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { parseDto, SUBJECTS, WebSearchRequestDto, type WebSearchResult } from '@trawl/contracts';
-import { WireErrorFilter } from '@trawl/messaging';
+import { Payload } from '@nestjs/microservices';
+import { SUBJECTS, WebSearchRequestDto, type WebSearchResult } from '@trawl/contracts';
+import { ServesSubject, WireErrorFilter } from '@trawl/messaging';
 import { withResultMeta } from '@trawl/parsers';
 import { WebSearchService } from './web-search.service.js';
 
@@ -11,9 +11,8 @@ import { WebSearchService } from './web-search.service.js';
 export class WebSearchController {
   constructor(private readonly service: WebSearchService) {}
 
-  @MessagePattern(SUBJECTS.searchWeb)
-  async search(@Payload() payload: unknown): Promise<WebSearchResult> {
-    const req = parseDto(WebSearchRequestDto, payload);
+  @ServesSubject(SUBJECTS.searchWeb)
+  async search(@Payload() req: WebSearchRequestDto): Promise<WebSearchResult> {
     return withResultMeta(await this.service.search(req), req.meta);
   }
 }

@@ -18,6 +18,13 @@ import { MetricsController } from './routes/metrics.controller.js';
 import { ScrapeController } from './routes/scrape.controller.js';
 import { SearchController } from './routes/search.controller.js';
 import { TasksController } from './routes/tasks.controller.js';
+import { NativeOperations } from './compat/native-operations.service.js';
+import { FirecrawlService } from './compat/firecrawl/firecrawl.service.js';
+import { FirecrawlBatchService } from './compat/firecrawl/firecrawl-batch.service.js';
+import { FirecrawlV1Controller } from './compat/firecrawl/firecrawl-v1.controller.js';
+import { FirecrawlV2Controller } from './compat/firecrawl/firecrawl-v2.controller.js';
+import { SerpApiController } from './compat/serpapi/serp-api.controller.js';
+import { McpController } from './compat/mcp/mcp.controller.js';
 
 @Module({})
 export class AppModule {
@@ -27,6 +34,7 @@ export class AppModule {
       imports: [
         MessagingModule.forRoot({
           servers: env.NATS_URL,
+          caller: 'gateway',
           name: 'gateway',
           observe: metrics.nats.observer,
           auth: natsAuth(env),
@@ -39,6 +47,11 @@ export class AppModule {
         TasksController,
         HealthController,
         MetricsController,
+        // The peers' APIs (ADR 0024): translations of the native operations above, nothing else.
+        FirecrawlV2Controller,
+        FirecrawlV1Controller,
+        SerpApiController,
+        McpController,
       ],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
@@ -46,6 +59,9 @@ export class AppModule {
         GatewayRedisService,
         ResultCacheService,
         ApiKeysService,
+        NativeOperations,
+        FirecrawlService,
+        FirecrawlBatchService,
         // Order matters: authenticate first, then count against the key's limits.
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: KeyLimitsGuard },

@@ -9,7 +9,8 @@ import { TrawlError } from '@trawl/contracts';
 import { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 import { clientErrorHandler } from './envelope/client-error.handler.js';
-import { toErrorEnvelope } from './envelope/error-envelope.mapper.js';
+import { toErrorAnswer } from './compat/compat-error.mapper.js';
+import { COMPAT_ROOT_PATHS } from './compat/compat-peer.policy.js';
 import { useJsonBodyParser } from './validation/json-body.parser.js';
 import { RouteMethods } from './validation/route-methods.store.js';
 import { securityHeaders } from './security/security-headers.builder.js';
@@ -51,7 +52,7 @@ export async function createGatewayApp(
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // The router's own refusals (bad percent-encoding, over-long parameter) run no hook: headers and envelope here.
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      const { status, body } = toErrorEnvelope(error, String(request.id));
+      const { status, body } = toErrorAnswer(request.url, error, String(request.id));
       void reply.headers(security).header('x-request-id', request.id).status(status).send(body);
     },
     clientErrorHandler,
@@ -73,7 +74,8 @@ export async function createGatewayApp(
     if (request.routeOptions.url === undefined) {
       const allowed = routes.allowed(request.url.split('?', 1)[0] ?? '');
       if (allowed.length > 0) {
-        const { status, body } = toErrorEnvelope(
+        const { status, body } = toErrorAnswer(
+          request.url,
           new TrawlError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}`),
           String(request.id),
         );
@@ -92,7 +94,7 @@ export async function createGatewayApp(
     done();
   });
   fastify.setErrorHandler((error, request, reply) => {
-    const { status, body } = toErrorEnvelope(error, String(request.id));
+    const { status, body } = toErrorAnswer(request.url, error, String(request.id));
     void reply.status(status).send(body);
   });
   app.setGlobalPrefix(API_PREFIX, {
@@ -100,6 +102,8 @@ export async function createGatewayApp(
       { path: 'health/live', method: RequestMethod.GET },
       { path: 'health/ready', method: RequestMethod.GET },
       { path: 'metrics', method: RequestMethod.GET },
+      // The peers' APIs at the root, where their clients look (ADR 0024): Firecrawl's, SerpAPI's, MCP.
+      ...COMPAT_ROOT_PATHS.map((path) => ({ path, method: RequestMethod.ALL })),
     ],
   });
   const origins = env.CORS_ORIGINS;

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, freePort } from '@trawl/testing';
@@ -45,6 +45,7 @@ function describeProcesses(pids: number[]): string {
  * Issue 10, "must show" 6: SIGINT to `npm start`'s process group (what a terminal's Ctrl-C sends) stops the whole
  * stack in order, the services first and Redis and NATS last, and leaves no process behind after the grace period.
  * `npm start` runs from the existing build (TRAWL_SKIP_BUILD) on free loopback ports with its own run directory.
+ * Issue 19, Medium 7 (ADR 0021): it makes its development key at random and listens on loopback only.
  */
 const built = serviceBuilt('gateway') && serviceBuilt('task-service');
 const suite = built ? describe : describe.skip;
@@ -94,7 +95,10 @@ suite('npm start and Ctrl-C (issue 10, must show 6)', () => {
         CACHE_REDIS_URL: `redis://127.0.0.1:${cacheRedisPort}`,
         NATS_URL: `nats://127.0.0.1:${natsPort}`,
         PORT: String(port),
-        HOST: '127.0.0.1',
+        // No HOST, OPS_HOST or API_KEYS: the defaults are what is tried (loopback, a key made for the run).
+        HOST: '',
+        OPS_HOST: '',
+        API_KEYS: '',
         LOG_LEVEL: 'warn',
         TRAWL_SIMULATOR: '0',
       },
@@ -111,6 +115,21 @@ suite('npm start and Ctrl-C (issue 10, must show 6)', () => {
     const running = processesWith(marker);
     // npm, the script, Redis, NATS and at least the gateway and task-service.
     expect(running.length).toBeGreaterThanOrEqual(6);
+
+    // No well-known key: the key is made for this run, printed, and kept in the run directory for this user only.
+    const key = readFileSync(join(runDir, 'api-key'), 'utf8').trim();
+    expect(key).toMatch(/^dev-[0-9a-f]{32}$/);
+    expect(statSync(join(runDir, 'api-key')).mode & 0o077).toBe(0);
+    expect(output).toContain(`API key: ${key}`);
+    const lookup = (apiKey: string) =>
+      fetch(`http://127.0.0.1:${port}/api/openapi/v1/extractTask/no-such-task`, { headers: { 'x-api-key': apiKey } });
+    expect((await lookup('dev-key')).status).toBe(401);
+    expect((await lookup(key)).status).toBe(404);
+    // The gateway and the services' ops servers listen on loopback only: 127.0.0.2 (this machine, another address)
+    // is refused. The first service's ops server is on TRAWL_METRICS_PORT_BASE.
+    await eventually(async () => (await fetch(`http://127.0.0.1:${metricsBase}/health/live`)).ok, 60_000);
+    await expect(fetch(`http://127.0.0.2:${metricsBase}/metrics`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.2:${port}/health/ready`)).rejects.toThrow();
 
     const pgid = npm.pid;
     if (pgid === undefined) throw new Error('npm has no pid');

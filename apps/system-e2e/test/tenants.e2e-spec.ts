@@ -16,7 +16,7 @@ interface RawDelivery {
  * Issue 8, "must show" 3 (tenants): through the whole stack (gateway, task-service, webhook-dispatcher and
  * extractor-scrape as processes on real Redis and NATS), two bootstrap keys A and B. B cannot look up A's task, and
  * B's webhooks are signed with B's own secret: a receiver holding A's secret (or the master) rejects them. Also the
- * per-key cap of outstanding jobs answers 429 with Retry-After.
+ * per-key cap of outstanding jobs answers 429 with Retry-After, for URL tasks and for each query of a maps batch.
  */
 describe('tenants are isolated (processes, real Redis and NATS)', () => {
   let site: LoopbackServer;
@@ -121,6 +121,15 @@ describe('tenants are isolated (processes, real Redis and NATS)', () => {
     expect(res.status).toBe(429);
     expect(res.body.data).toEqual({ error: 'RATE_LIMITED', retryable: true });
     expect(res.body.message).toMatch(/at most 5/);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('counts each query of a maps batch against the cap: 6 queries under a cap of 5 answer 429 (ADR 0021)', async () => {
+    const querys = Array.from({ length: 6 }, (_, i) => `coffee ${i}`);
+    const res = await callApi(stack, 'POST', '/extractTask/batch/maps', { querys, webhook: `${hooks.url}/maps` }, asB);
+    expect(res.status).toBe(429);
+    expect(res.body.data).toEqual({ error: 'RATE_LIMITED', retryable: true });
+    expect(res.body.message).toMatch(/at most 5; this batch of 6/);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
   }, 30_000);
 });

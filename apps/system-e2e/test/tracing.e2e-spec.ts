@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { eventually, startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
-import { callApi, SIGNING_SECRET, startStack, type ServiceName, type Stack } from './support/stack.js';
+import { API_KEY, callApi, SIGNING_SECRET, startStack, type ServiceName, type Stack } from './support/stack.js';
 
 /** One span as the OTLP/HTTP JSON exporter reports it, with the service that sent it. */
 interface ReportedSpan {
@@ -37,14 +37,22 @@ function hexId(id: string | undefined): string {
 }
 
 /** A loopback OTLP/HTTP collector: keeps every span POSTed to /v1/traces (JSON) in memory; other signals are accepted and dropped. */
-async function startCollector(): Promise<{ url: string; spans: ReportedSpan[]; close(): Promise<void> }> {
+async function startCollector(): Promise<{
+  url: string;
+  spans: ReportedSpan[];
+  /** Every traces export as it arrived (JSON text), attributes included. */
+  bodies: string[];
+  close(): Promise<void>;
+}> {
   const spans: ReportedSpan[] = [];
+  const bodies: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.method === 'POST' && req.url === '/v1/traces') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpTraces;
+        bodies.push(Buffer.concat(chunks).toString('utf8'));
+        const body = JSON.parse(bodies[bodies.length - 1] ?? '{}') as OtlpTraces;
         for (const rs of body.resourceSpans ?? []) {
           const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
           for (const ss of rs.scopeSpans ?? []) {
@@ -69,6 +77,7 @@ async function startCollector(): Promise<{ url: string; spans: ReportedSpan[]; c
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
+    bodies,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -164,5 +173,28 @@ describe('one trace across the whole stack (processes, OTLP to a loopback collec
     const root = inTrace().find((s) => s.parentSpanId === '');
     expect(root?.service).toBe('gateway');
     expect(root?.kind).toBe(KIND.server);
+  });
+
+  it("never records a key sent in the query (SerpAPI's api_key): not in a span, a log line or an answer", async () => {
+    const root = new URL(stack.baseUrl).origin;
+    const paths = [
+      `/search.json?engine=google&q=traced&api_key=${API_KEY}`,
+      `/search?engine=bing&api_key=${API_KEY}`,
+      `/searches/unknown?api_key=${API_KEY}`,
+      `/api/openapi/v1/nothing?api_key=${API_KEY}`,
+    ];
+    for (const path of paths) {
+      const res = await fetch(`${root}${path}`);
+      expect({ path, leaked: (await res.text()).includes(API_KEY) }).toEqual({ path, leaked: false });
+    }
+    // The gateway's HTTP spans of those requests reach the collector, their URL attributes redacted.
+    await eventually(
+      () =>
+        collector.bodies.some((b) => b.includes('api_key=REDACTED') && b.includes('/searches/unknown')) || undefined,
+      30_000,
+      100,
+    );
+    expect(collector.bodies.filter((b) => b.includes(API_KEY))).toEqual([]);
+    expect(stack.services.get('gateway')?.output()).not.toContain(API_KEY);
   });
 });

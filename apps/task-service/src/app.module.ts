@@ -19,6 +19,7 @@ export class AppModule {
       imports: [
         MessagingModule.forRoot({
           servers: env.NATS_URL,
+          caller: 'task-service',
           name: `task-service-${env.INSTANCE_ID}`,
           auth: natsAuth(env),
           // Latency of the requests the workers make to the extractors, by subject and outcome.

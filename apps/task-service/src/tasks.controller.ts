@@ -1,10 +1,16 @@
 import { Controller, UseFilters } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { SUBJECTS, type TaskRecord, type TaskSubmitReply } from '@trawl/contracts';
-import { WireErrorFilter } from '@trawl/messaging';
+import { Payload } from '@nestjs/microservices';
+import {
+  SUBJECTS,
+  TaskLookupRequestDto,
+  type TaskRecord,
+  type TaskSubmitReply,
+  type TaskSubmitRequest,
+} from '@trawl/contracts';
+import { ServesSubject, WireErrorFilter } from '@trawl/messaging';
 import { TaskCanceller, TaskReader, TaskSubmitter } from '@trawl/tasks';
 
-/** Batch submission, task lookup and cancellation over NATS; payloads are validated by the submitter, reader and canceller. */
+/** Batch submission, task lookup and cancellation over NATS; payloads are checked against their rows (SUBJECT_TABLE). */
 @Controller()
 @UseFilters(WireErrorFilter)
 export class TasksController {
@@ -14,18 +20,18 @@ export class TasksController {
     private readonly canceller: TaskCanceller,
   ) {}
 
-  @MessagePattern(SUBJECTS.taskSubmit)
-  submit(@Payload() payload: unknown): Promise<TaskSubmitReply> {
-    return this.submitter.submit(payload);
+  @ServesSubject(SUBJECTS.taskSubmit)
+  submit(@Payload() req: TaskSubmitRequest): Promise<TaskSubmitReply> {
+    return this.submitter.submit(req);
   }
 
-  @MessagePattern(SUBJECTS.taskGet)
-  get(@Payload() payload: unknown): Promise<TaskRecord> {
-    return this.reader.get(payload);
+  @ServesSubject(SUBJECTS.taskGet)
+  get(@Payload() req: TaskLookupRequestDto): Promise<TaskRecord> {
+    return this.reader.get(req);
   }
 
-  @MessagePattern(SUBJECTS.taskCancel)
-  cancel(@Payload() payload: unknown): Promise<TaskRecord> {
-    return this.canceller.cancel(payload);
+  @ServesSubject(SUBJECTS.taskCancel)
+  cancel(@Payload() req: TaskLookupRequestDto): Promise<TaskRecord> {
+    return this.canceller.cancel(req);
   }
 }

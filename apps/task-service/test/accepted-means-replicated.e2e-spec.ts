@@ -99,6 +99,16 @@ describe('task-service: accepted means replicated (a master with 2 replicas, RED
     const reply = await submit(urlBatch('healthy'));
     expect(reply.jobs).toHaveLength(5);
     await eventually(() => calls.filter((c) => c.includes('/healthy/')).length === 5, 20_000);
+    // Done, not only called: a job still active holds a lock key and an admission entry, which would vanish from the
+    // next test's listings while it compares them before and after the outage.
+    const ids = reply.jobs.map((j) => j.id);
+    await eventually(async () => {
+      const records = await Promise.all(
+        ids.map((jobId) => client.send(SUBJECTS.taskGet, { jobId }, { timeoutMs: 5000 })),
+      );
+      const outstanding = await outstandingIds(admin);
+      return records.every((r) => r.status === 'completed') && !ids.some((id) => outstanding.includes(id));
+    }, 20_000);
   });
 
   it('with the replicas unreachable, answers 503 (retryable) and none of the jobs runs; with them back, the same call is accepted', async () => {

@@ -14,6 +14,7 @@ export class AppModule {
       imports: [
         MessagingModule.forRoot({
           servers: env.NATS_URL,
+          caller: 'webhook-dispatcher',
           name: `webhook-dispatcher-${env.INSTANCE_ID}`,
           auth: natsAuth(env),
         }),

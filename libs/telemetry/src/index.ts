@@ -5,3 +5,4 @@ export * from './lib/logger.factory.js';
 export * from './lib/nest-logger.adapter.js';
 export * from './lib/trawl-metrics.service.js';
 export * from './lib/ops.server.js';
+export * from './lib/url-secrets.util.js';

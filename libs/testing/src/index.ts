@@ -8,3 +8,4 @@ export * from './lib/forward-proxy.server.js';
 export * from './lib/metric-sample.parser.js';
 export * from './lib/nats-cluster.harness.js';
 export * from './lib/redis-topologies.harness.js';
+export * from './lib/read-counting.util.js';

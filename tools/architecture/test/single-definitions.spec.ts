@@ -57,17 +57,22 @@ describe('each rule defined once', () => {
     // A switch over the types that sends to subjects (tools/parse switches over page kinds, with no subject).
     const switching = filesMatching(/case '(retail|mp-maps|mp-search|scrape)':/);
     expect(switching.filter((path) => /SUBJECTS\./.test(FILES.find((f) => f.path === path)?.text ?? ''))).toEqual([]);
-    // Files naming every URL-type subject: the contract's map, its type table, and the deploy catalog's NATS
-    // permissions (a list of what the gateway and task-service may call, not a routing).
+    // Files naming every URL-type subject: the contract's map only. Request and reply types, the serving service and
+    // the deploy's NATS permissions are all read off the one subject table.
     expect(
       filesMatching(
         /SUBJECTS\.extractRetail\b[\s\S]*SUBJECTS\.extractPlace\b|SUBJECTS\.extractPlace\b[\s\S]*SUBJECTS\.extractRetail\b/,
       ),
-    ).toEqual([
-      'libs/contracts/src/lib/extract-routing.policy.ts',
-      'libs/contracts/src/lib/rpc-contract.types.ts',
-      'tools/deploy/src/lib/service-catalog.constants.ts',
-    ]);
+    ).toEqual(['libs/contracts/src/lib/extract-routing.policy.ts']);
+  });
+
+  it('writes each subject once: its row of the subject table, and nowhere else as text', () => {
+    // A subject string ('<domain>.<verb>.v<N>') in shipped code outside the table is a second definition.
+    const literal = /'(extract|scrape|render|task)\.[a-z-]+\.v\d+'/;
+    expect(filesMatching(literal)).toEqual(['libs/contracts/src/lib/subjects.constants.ts']);
+    // Which service serves a subject and who may call it: only the table says (no map of subject to service).
+    expect(filesMatching(/servedBy:\s*'/)).toEqual(['libs/contracts/src/lib/subjects.constants.ts']);
+    expect(filesMatching(/SERVICE_OF_SUBJECT/)).toEqual([]);
   });
 
   it('boots every service through one runtime: signals, ops server and Nest log levels exist once', () => {
@@ -100,8 +105,13 @@ describe('each rule defined once', () => {
   it('defines the job-id pattern and the engine names once', () => {
     expect(filesMatching(/JOB_ID_PATTERN\s*=/)).toEqual(['libs/contracts/src/lib/job-id.constants.ts']);
     expect(filesMatching(/\[\s*'(http|browser|auto)',\s*'(http|browser|auto)',\s*'(http|browser|auto)'\s*\]/)).toEqual([
-      'libs/contracts/src/lib/dto/scrape-request.dto.ts',
       'libs/contracts/src/lib/upstream-engine.constants.ts',
     ]);
+  });
+
+  it('defines canonical JSON once, where the gateway and task-service both may import it', () => {
+    // A key sort inside a recursive serializer: the rule behind the cache key and the idempotency fingerprint.
+    expect(filesMatching(/\.sort\(\(\[a\], \[b\]\)/)).toEqual(['libs/contracts/src/lib/canonical-json.serializer.ts']);
+    expect(filesMatching(/function canonicalJson\b/)).toEqual(['libs/contracts/src/lib/canonical-json.serializer.ts']);
   });
 });

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { toYaml } from './lib/manifests-yaml.serializer.js';
 import { renderManifests } from './lib/manifests.renderer.js';
+import { natsAuthConfig } from './lib/network-security.builder.js';
 import { findRepoRoot } from './lib/repo-root.util.js';
 import { loadValues, ValuesError } from './lib/trawl-values.reader.js';
 import { validateManifests } from './lib/manifests.validator.js';
@@ -11,9 +12,12 @@ const USAGE = `Trawl Kubernetes manifests (deploy/k8s/values.yaml + your overrid
 
   node dist/tools/deploy/src/main.js render [--values FILE]... [--out FILE]
   node dist/tools/deploy/src/main.js check  [--values FILE]...
+  node dist/tools/deploy/src/main.js nats-auth [--values FILE]... [--out FILE]
 
-render  prints (or writes) every object, ready for kubectl apply -f.
-check   renders and validates every object against the Kubernetes/KEDA schemas and the cross-object rules.`;
+render     prints (or writes) every object, ready for kubectl apply -f.
+check      renders and validates every object against the Kubernetes/KEDA schemas and the cross-object rules.
+nats-auth  prints (or writes) the NATS authorization block alone (deploy/nats/auth.conf): a user per service,
+           allowed the subjects of its rows of the subject table (libs/contracts).`;
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values: flags } = parseArgs({
@@ -26,12 +30,18 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const command = positionals[0];
-  if (flags.help || (command !== 'render' && command !== 'check')) {
+  if (flags.help || (command !== 'render' && command !== 'check' && command !== 'nats-auth')) {
     console.log(USAGE);
     return flags.help ? 0 : 64;
   }
   const root = findRepoRoot(fileURLToPath(import.meta.url));
   const values = loadValues(root, flags.values ?? []);
+  if (command === 'nats-auth') {
+    const conf = natsAuthConfig(values);
+    if (flags.out) writeFileSync(flags.out, conf);
+    else process.stdout.write(conf);
+    return 0;
+  }
   const objects = renderManifests(values);
   if (command === 'render') {
     const yaml = toYaml(

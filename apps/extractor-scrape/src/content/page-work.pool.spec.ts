@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PageWorkPool } from './page-work.pool.js';
 
@@ -14,6 +14,10 @@ describe('PageWorkPool (piscina worker threads)', () => {
   const pool = new PageWorkPool({ threads: 2, budgetMs: 20_000, inlineBelowChars: 1000 });
   const tight = new PageWorkPool({ threads: 1, budgetMs: 1, inlineBelowChars: 0 });
   const later = () => Date.now() + 30_000;
+
+  // As the service does at start: a worker's start-up (loading its modules, tens of seconds on a loaded machine) is
+  // not the first test's page, whose deadline would otherwise pay for it (the whole-suite hunt saw it run out).
+  beforeAll(() => pool.warmUp(), 120_000);
 
   afterAll(async () => {
     await pool.close();

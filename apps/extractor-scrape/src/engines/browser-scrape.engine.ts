@@ -4,6 +4,7 @@ import { BrowserPool, settlePage } from '@trawl/browser-pool';
 import { mediaTypeOf } from '@trawl/safe-fetch';
 import { errors, type Response } from 'playwright-core';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
+import { runPageActions, takeScreenshot } from './page-actions.handler.js';
 import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.types.js';
 
 /** The `browser` engine: the page rendered by Chromium from the pool (scripts run, heavy resources blocked). */
@@ -38,6 +39,17 @@ export class BrowserScrapeEngine {
         // leaving a quarter of the time left (at most 1 s) for reading it. `waitFor` stays a fixed wait on top.
         await settlePage(page, { ...this.settings.settle, deadline: deadline - Math.min(1000, remainingMs() / 4) });
         if (req.waitFor) await page.waitForTimeout(Math.min(req.waitFor, remainingMs()));
+        const { actions: steps, screenshot: shot } = req.browser ?? {};
+        // The actions, bounded in all (SCRAPE_ACTIONS_MAX_MS) and leaving time to read the page; their navigations
+        // go through the pool's guard like every request of the page.
+        const actions =
+          steps && steps.length > 0
+            ? await runPageActions(page, steps, {
+                until: Math.min(Date.now() + this.settings.actionsMaxMs, deadline - Math.min(1000, remainingMs() / 4)),
+                maxScreenshotBytes: this.settings.maxScreenshotBytes,
+                maxHtmlChars: this.settings.maxBodyBytes,
+              })
+            : undefined;
         const { html, title, length } = await page.evaluate(snapshot, this.settings.maxBodyBytes);
         if (length > this.settings.maxBodyBytes) {
           throw new TrawlError(
@@ -47,6 +59,9 @@ export class BrowserScrapeEngine {
         }
         // The document as served: the main navigation response's body (a redirect's last hop), decoded.
         const rawHtml = req.rawHtml ? await (main ?? response)?.text().catch(() => undefined) : undefined;
+        const screenshot = shot
+          ? await takeScreenshot(page, shot, this.settings.maxScreenshotBytes, remainingMs())
+          : undefined;
         return {
           html,
           ...(rawHtml !== undefined ? { rawHtml } : {}),
@@ -55,9 +70,20 @@ export class BrowserScrapeEngine {
           url: page.url(),
           contentType: response?.headers()['content-type'] ?? null,
           engine: 'browser' as const,
+          ...(screenshot ? { screenshot } : {}),
+          ...(actions ? { actions } : {}),
         };
       },
-      { deadline: req.deadline, headers: req.headers, tenant: req.tenant },
+      {
+        deadline: req.deadline,
+        headers: req.headers,
+        // Caller headers go to the requested page only, unless the caller asked for them everywhere (ADR 0019).
+        ...(req.headersEverywhere ? {} : { headersFor: req.url }),
+        tenant: req.tenant,
+        ...(req.browser?.location ? { location: req.browser.location } : {}),
+        ...(req.browser?.mobile ? { mobile: true } : {}),
+        ...(req.browser?.screenshot?.viewport ? { viewport: req.browser.screenshot.viewport } : {}),
+      },
     );
   }
 }

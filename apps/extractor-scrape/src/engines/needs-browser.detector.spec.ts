@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { readCounted } from '@trawl/testing';
 import { needsBrowser, scanPage, visibleText } from './needs-browser.detector.js';
 
 const article = `<html><head><title>A</title><script src="/analytics.js"></script></head><body><main>${'<p>Plenty of server-rendered text here. </p>'.repeat(20)}</main></body></html>`;
@@ -41,6 +42,36 @@ describe('scanPage on hostile pages', () => {
     const page = '<title>'.repeat(200_000);
     expect(scanPage(page).title.length).toBeLessThanOrEqual(1024);
     expect(needsBrowser(page)).toBe(false);
+  });
+
+  /**
+   * "One pass", counted rather than timed: the work the scan does on a page (characters read, sliced or searched,
+   * through `readCounted`) grows with the page, no faster, and no step takes the whole page at once (a regular
+   * expression over the page, which can backtrack quadratically where no count sees it). A scan that searches the
+   * rest of the page for each `<title>` or tag reads the 8× page 64× as much and fails here.
+   */
+  it.each([
+    ['<title> repeated', (n: number) => '<title>'.repeat(n)],
+    ['unclosed tags', (n: number) => '<div><span><p><a>'.repeat(n)],
+    ['deep nesting', (n: number) => `${'<div>'.repeat(n)}deep${'</div>'.repeat(n)}`],
+    ['unclosed script', (n: number) => `<p>x</p><script>${'if(a<b){c("</scr")}'.repeat(n)}`],
+    ['unclosed noscript', (n: number) => `<noscript>${'enable <b>javascript</b> '.repeat(n)}`],
+    ['unclosed attribute', (n: number) => `<div id="${'root '.repeat(n)}`],
+  ])('does work in proportion to the page, in one pass: %s', (_name, build) => {
+    const work = (n: number) => {
+      const { text, reads } = readCounted(build(n));
+      scanPage(text, 1000);
+      return { length: text.length, ...reads };
+    };
+    const small = work(1_000);
+    const large = work(8_000);
+    expect(small.wholeText).toEqual([]);
+    expect(large.wholeText).toEqual([]);
+    // Each character read about once (a slice of a token reads it a second time), on any size.
+    expect(small.chars).toBeLessThanOrEqual(3 * small.length);
+    expect(large.chars).toBeLessThanOrEqual(3 * large.length);
+    // Eight times the page, eight times the work: a quadratic scan does 64 times.
+    expect(large.chars / small.chars).toBeLessThanOrEqual(8 * 1.25);
   });
 
   it('scans megabytes of unclosed tags and deep nesting without a stack', () => {

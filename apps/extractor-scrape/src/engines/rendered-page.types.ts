@@ -1,3 +1,5 @@
+import type { ScrapeAction, ScrapeActionsResult, ScrapeLocation, ScreenshotFormat } from '@trawl/contracts';
+
 /** A page as an engine got it: the markup or bytes to return and what the result's metadata needs. */
 export interface RenderedPage {
   /** Rendered markup (browser) or the body decoded as a browser would (http); '' when the page is not a document. */
@@ -14,11 +16,25 @@ export interface RenderedPage {
   engine: 'browser' | 'http';
   /** The document as served (the main response's body, decoded), when the request asked for `rawHtml`. */
   rawHtml?: string;
+  /** The screenshot asked for (browser engine): a data URL. */
+  screenshot?: string;
+  /** What the actions produced (browser engine, a request with actions). */
+  actions?: ScrapeActionsResult;
+}
+
+/** What a scrape asks of the browser beyond the page (ADR 0019); any of them makes the scrape use the browser. */
+export interface BrowserScrapeOptions {
+  screenshot?: ScreenshotFormat;
+  actions?: ScrapeAction[];
+  location?: ScrapeLocation;
+  mobile?: boolean;
 }
 
 export interface ScrapeEngineRequest {
   url: string;
   headers?: Record<string, string>;
+  /** Send `headers` with every request the page makes, not only to the requested origin's page (ADR 0019). */
+  headersEverywhere?: boolean;
   waitFor?: number;
   /** Epoch milliseconds by which the engine must be done. */
   deadline: number;
@@ -26,4 +42,6 @@ export interface ScrapeEngineRequest {
   tenant?: string;
   /** Keep the document as served (`formats: ["rawHtml"]`). */
   rawHtml?: boolean;
+  /** The browser options of the request, when it has any. */
+  browser?: BrowserScrapeOptions;
 }

@@ -6,6 +6,7 @@ import type { FastifyReply } from 'fastify';
 import { GATEWAY_ENV } from '../gateway.tokens.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { cacheKey, ResultCache, type CachedOperation } from './result.cache.js';
+import { cacheUse, carriesCredentials, type CacheAsk } from './result-cache.policy.js';
 
 /** host:port of a redis:// URL, for telling two instances apart. */
 function instanceOf(url: string): string {
@@ -20,7 +21,9 @@ function instanceOf(url: string): string {
 /**
  * The gateway's result cache (`maxAge` on /extract/search, /extract/search/maps, /extract and /scrape) on its own
  * Redis, CACHE_REDIS_URL: never the instance of task state, whose `noeviction` policy must not change, while the
- * cache's must evict (ADR 0016). Entries are scoped to the API key. Off when CACHE_REDIS_URL is empty.
+ * cache's must evict (ADR 0016). Entries are scoped to the API key; only what a caller or the operator asked to keep
+ * is kept, and nothing of a request with credentials unless its caller says so (ADR 0021). Off when CACHE_REDIS_URL
+ * is empty.
  */
 @Injectable()
 export class ResultCacheService implements OnModuleInit, OnApplicationShutdown {
@@ -95,19 +98,25 @@ export class ResultCacheService implements OnModuleInit, OnApplicationShutdown {
   /**
    * Answers `load()` through the cache: a stored result of the same request of the same key at most `maxAge` ms old
    * (the operation's default when absent) is answered as it is, with `Age` (s) and `X-Trawl-Cache-Age-Ms` headers and
-   * `X-Trawl-Cache: hit`; otherwise the upstream's answer is stored and answered with `X-Trawl-Cache: miss`.
+   * `X-Trawl-Cache: hit`; otherwise the upstream's answer is answered with `X-Trawl-Cache: miss`, and kept only when
+   * the call asked for it (`cacheUse`: a request with credentials never without `storeInCache: true`).
    */
   async serve<T>(
     operation: CachedOperation,
     req: AuthenticatedRequest,
     res: FastifyReply,
     request: object,
-    maxAge: number | undefined,
+    ask: CacheAsk,
     load: () => Promise<T>,
   ): Promise<T> {
     if (!this.cache) return load();
+    const use = cacheUse(ask, this.defaults[operation], carriesCredentials(request));
+    if (use.readMaxAgeMs === 0 && !use.store) {
+      void res.header('x-trawl-cache', 'miss');
+      return load();
+    }
     const key = cacheKey(operation, req.principal?.id ?? '-', request);
-    const { value, ageMs } = await this.cache.through(key, maxAge ?? this.defaults[operation], load);
+    const { value, ageMs } = await this.cache.through(key, use.readMaxAgeMs, use.store, load);
     if (ageMs === null) void res.header('x-trawl-cache', 'miss');
     else void res.headers({ 'x-trawl-cache': 'hit', age: Math.floor(ageMs / 1000), 'x-trawl-cache-age-ms': ageMs });
     return value;

@@ -47,30 +47,39 @@ describe('ResultCache', () => {
 
   it('answers a stored result younger than maxAge without loading, with its age', async () => {
     const t = setup();
-    expect(await t.cache.through('k', 60_000, t.load)).toEqual({ value: { n: 1 }, ageMs: null });
+    expect(await t.cache.through('k', 60_000, true, t.load)).toEqual({ value: { n: 1 }, ageMs: null });
     t.advance(1500);
-    expect(await t.cache.through('k', 60_000, t.load)).toEqual({ value: { n: 1 }, ageMs: 1500 });
+    expect(await t.cache.through('k', 60_000, true, t.load)).toEqual({ value: { n: 1 }, ageMs: 1500 });
     expect(t.loads()).toBe(1);
   });
 
   it('loads again past maxAge, and always with maxAge 0 (storing the fresh result)', async () => {
     const t = setup();
-    await t.cache.through('k', 0, t.load);
+    await t.cache.through('k', 0, true, t.load);
     t.advance(5000);
-    expect((await t.cache.through('k', 4999, t.load)).value).toEqual({ n: 2 });
-    expect((await t.cache.through('k', 0, t.load)).value).toEqual({ n: 3 });
-    expect((await t.cache.through('k', 10, t.load)).value).toEqual({ n: 3 });
+    expect((await t.cache.through('k', 4999, true, t.load)).value).toEqual({ n: 2 });
+    expect((await t.cache.through('k', 0, true, t.load)).value).toEqual({ n: 3 });
+    expect((await t.cache.through('k', 10, true, t.load)).value).toEqual({ n: 3 });
+  });
+
+  it('keeps a fresh result only when told to (store false: answered, read by nobody later)', async () => {
+    const t = setup();
+    await t.cache.through('k', 60_000, false, t.load);
+    expect(t.entries.size).toBe(0);
+    expect((await t.cache.through('k', 60_000, true, t.load)).value).toEqual({ n: 2 });
+    expect((await t.cache.through('k', 60_000, false, t.load)).ageMs).toBe(0);
+    expect(t.loads()).toBe(2);
   });
 
   it('does not store a result larger than maxEntryBytes', async () => {
     const t = setup({ maxEntryBytes: 5 });
-    await t.cache.through('k', 1000, t.load);
+    await t.cache.through('k', 1000, true, t.load);
     expect(t.entries.size).toBe(0);
   });
 
   it('a cache that fails is a miss, never a failed request', async () => {
     const t = setup({ failing: true });
-    expect((await t.cache.through('k', 1000, t.load)).value).toEqual({ n: 1 });
+    expect((await t.cache.through('k', 1000, true, t.load)).value).toEqual({ n: 1 });
     await new Promise((r) => setTimeout(r, 0));
     expect(t.errors.length).toBeGreaterThan(0);
   });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@trawl/contracts';
 
 /** The synchronous operations whose results are cached (`maxAge`). */
 export const CACHED_OPERATIONS = ['search', 'maps', 'extract', 'scrape'] as const;
@@ -26,16 +27,6 @@ export interface CachedResult<T> {
   ageMs: number | null;
 }
 
-/** JSON with object keys sorted at every level, `undefined` members left out. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
-
 /**
  * The cache key of a request: the operation, the tenant (API key id) and a hash of the request as the extractor
  * gets it (defaults applied, `maxAge` left out), so two keys never share an entry and the same request in another
@@ -48,8 +39,9 @@ export function cacheKey(operation: CachedOperation, tenant: string, request: ob
 
 /**
  * Results of the synchronous operations kept in their own Redis for `maxAge`: a stored result younger than the
- * caller's `maxAge` is answered without asking the upstream; otherwise the upstream is asked and its result stored
- * (also with `maxAge: 0`, so that a later call may use it). Entries are `{ at, value }` JSON with a TTL; larger than
+ * caller's `maxAge` is answered without asking the upstream; otherwise the upstream is asked, and its result stored
+ * when the call says so (`cacheUse`: only what a caller or the operator asked to keep, ADR 0021). Entries are
+ * `{ at, value }` JSON with a TTL; larger than
  * `maxEntryBytes` they are not stored. The cache never fails a request: a Redis error is a miss (and is reported).
  */
 export class ResultCache {
@@ -62,14 +54,17 @@ export class ResultCache {
     this.now = options.now ?? Date.now;
   }
 
-  async through<T>(key: string, maxAgeMs: number, load: () => Promise<T>): Promise<CachedResult<T>> {
+  /**
+   * A stored result at most `maxAgeMs` old (0: none is read), else `load()`'s, which is kept when `store` says so.
+   */
+  async through<T>(key: string, maxAgeMs: number, store: boolean, load: () => Promise<T>): Promise<CachedResult<T>> {
     if (maxAgeMs > 0) {
       const hit = await this.read<T>(key);
       if (hit && hit.ageMs <= maxAgeMs) return hit;
     }
     const at = this.now();
     const value = await load();
-    this.write(key, at, value);
+    if (store) this.write(key, at, value);
     return { value, ageMs: null };
   }
 

@@ -98,6 +98,8 @@ function classify(error: unknown): { code: ErrorCode; message: string; field?: s
       };
     }
     if (status === 415) return { ...FASTIFY_ERRORS.FST_ERR_CTP_INVALID_MEDIA_TYPE, retryable: false };
+    // Nest's "Cannot GET /path?query": the query may carry a key (SerpAPI's api_key); name the path only.
+    if (status === 404) return { code: 'NOT_FOUND', message: message.replace(/\?\S*/, ''), retryable: false };
     const code = STATUS_TO_CODE[status] ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED');
     return { code, message, retryable: false };
   }

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderApiDocs } from './api-docs.renderer.js';
 import { API_PREFIX, limitsMarkdown, OPERATIONS } from './openapi-document.builder.js';
+import { JOB_ID_PATTERN, MAX_HEADERS, MAX_URL_PARAMS } from '@trawl/contracts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -58,6 +59,37 @@ describe('openapi.json', () => {
       }
     },
   );
+
+  it.each(Object.keys(OPERATIONS))(
+    '%s: lists 504 UPSTREAM_TIMEOUT, which the gateway answers when the service behind it misses its deadline',
+    (key) => {
+      const [method, path] = key.split(' ') as [string, string];
+      const op = doc.paths[`/${API_PREFIX}${path}`][method] as Json;
+      const schema = op.responses['504']?.content['application/json'].schema as Json;
+      expect(schema?.properties.data.allOf[1].properties.error.enum).toEqual(['UPSTREAM_TIMEOUT']);
+    },
+  );
+
+  it('types progress as whole percent, the jobId path parameter by its rule, and bounds params and headers', () => {
+    const schemas = doc.components.schemas as Record<string, Json>;
+    for (const name of ['TaskRecord', 'UrlBatchJob', 'MapsBatchJob', 'SearchBatchJob']) {
+      expect([name, schemas[name]?.properties.progress]).toEqual([
+        name,
+        expect.objectContaining({ type: 'integer', minimum: 0, maximum: 100 }),
+      ]);
+    }
+    for (const method of ['get', 'delete']) {
+      const param = (doc.paths[`/${API_PREFIX}/extractTask/{jobId}`][method] as Json).parameters.find(
+        (p: Json) => p.name === 'jobId',
+      );
+      expect(new RegExp(param.schema.pattern).source).toBe(JOB_ID_PATTERN.source);
+    }
+    const body = (path: string) =>
+      deref(doc, doc.paths[`/${API_PREFIX}${path}`].post.requestBody.content['application/json'].schema) as Json;
+    expect(body('/extract').properties.params.maxProperties).toBe(MAX_URL_PARAMS);
+    expect(body('/extractTask/batch').properties.params.maxProperties).toBe(MAX_URL_PARAMS);
+    expect(body('/scrape').properties.headers.maxProperties).toBe(MAX_HEADERS);
+  });
 
   it('types integers as integers, with the bounds, patterns and defaults the DTOs enforce', () => {
     const search = doc.components.schemas.WebSearchRequestDto as Json;

@@ -28,6 +28,11 @@ const UPSTREAM: ErrorCode[] = ['UPSTREAM_NOT_FOUND', 'UPSTREAM_ERROR', 'UPSTREAM
 const PAGE: ErrorCode[] = ['UNSUPPORTED_CONTENT_TYPE', 'CONTENT_TOO_LARGE', 'PAGE_TOO_COMPLEX'];
 /** What a batch submission with an `Idempotency-Key` can answer beside the rest. */
 const IDEMPOTENCY: ErrorCode[] = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS'];
+/**
+ * What an operation answered by task-service can meet on the way: task-service not answering within the gateway's
+ * deadline (504 UPSTREAM_TIMEOUT: MessagingClient's deadline, as for the extractors).
+ */
+const TASK_SERVICE: ErrorCode[] = ['UPSTREAM_TIMEOUT'];
 /** Task lookup and cancel: a path parameter, no body. */
 const BY_ID: ErrorCode[] = [
   'VALIDATION_FAILED',
@@ -39,6 +44,7 @@ const BY_ID: ErrorCode[] = [
   'RATE_LIMITED',
   'INTERNAL',
   'SERVICE_UNAVAILABLE',
+  ...TASK_SERVICE,
 ];
 
 interface OperationDoc {
@@ -79,15 +85,15 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'post /extractTask/batch/maps': {
     data: { type: 'array', items: ref('MapsBatchJob') },
-    errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY],
+    errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY, ...TASK_SERVICE],
   },
   'post /extractTask/batch/search': {
     data: { type: 'array', items: ref('SearchBatchJob') },
-    errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY],
+    errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY, ...TASK_SERVICE],
   },
   'post /extractTask/batch': {
     data: { type: 'array', items: ref('UrlBatchJob') },
-    errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY],
+    errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY, ...TASK_SERVICE],
   },
   'get /extractTask/{jobId}': { data: ref('TaskRecord'), errors: BY_ID },
   'delete /extractTask/{jobId}': { data: ref('TaskRecord'), errors: [...BY_ID, 'TASK_FINISHED'] },
@@ -117,6 +123,7 @@ export const LIMITS_TABLE: [string, string, string][] = [
   ['`headers` (scrape)', `at most ${LIMITS.maxHeaders}`, '400 VALIDATION_FAILED'],
   ['`waitFor` (scrape, ms)', `0–${LIMITS.maxWaitForMs}`, '400 VALIDATION_FAILED'],
   ['`maxAge` (ms; search, maps, extract, scrape)', `integer 0–${LIMITS.maxCacheAgeMs}`, '400 VALIDATION_FAILED'],
+  ['`storeInCache` (search, maps, extract, scrape)', 'boolean', '400 VALIDATION_FAILED'],
   [
     '`Idempotency-Key` header (batches)',
     `1–${LIMITS.maxIdempotencyKeyLength} visible ASCII characters; remembered 24 h per API key`,

@@ -151,10 +151,10 @@ const mapsPlaceItem = shape<MapsPlaceItem>({
   address: str(),
   street_addr: str(),
   street_addr_supplement: str(),
-  latitude: num(),
-  longitude: num(),
+  latitude: nullable(num('null when the page does not show it.')),
+  longitude: nullable(num('null when the page does not show it.')),
   claimed: bool(),
-  rating: num(),
+  rating: nullable(num('null when the place shows no rating.')),
   number_of_reviews: int(),
   website: str(),
   mp_phone: nullable(str()),
@@ -232,7 +232,7 @@ const placeRecord = shape<PlaceRecord>(
     mp_place_id: str(),
     mp_price_range: nullable(str()),
     mp_price_range_dollar_sign: nullable(str()),
-    mp_rating: num(),
+    mp_rating: nullable(num('null when the place shows no rating.')),
     mp_reviews_count: int(),
     mp_reviews_url: str(),
     mp_state_abbr: str(),
@@ -241,8 +241,8 @@ const placeRecord = shape<PlaceRecord>(
     mp_temporarily_closed: bool(),
     mp_website: str(),
     mp_zip_code: str(),
-    latitude: num(),
-    longitude: num(),
+    latitude: nullable(num('null when the page does not show it.')),
+    longitude: nullable(num('null when the page does not show it.')),
     optional_popular_times: anyValue('Popular times, when the page has them.'),
     optional_questions_and_answers: anyValue('Questions and answers, when the page has them.'),
     optional_review_summary: anyValue('Review summary, when the page has one.'),
@@ -292,6 +292,14 @@ const scrapeResult = shape<ScrapeResult>(
       'Present when `markdown` was asked for: the main content (`onlyMainContent`, default true), else the whole page.',
     ),
     rawHtml: str('The document as served; present when `rawHtml` was asked for.'),
+    screenshot: str('Present when a screenshot was asked for: a data URL, PNG (JPEG with `quality`).'),
+    actions: shape<NonNullable<ScrapeResult['actions']>>({
+      screenshots: arr(str('A data URL per screenshot action.')),
+      scrapes: arr(shape<{ url: string; html: string }>({ url: str(), html: str('Rendered HTML at that moment.') })),
+      javascriptReturns: arr(
+        shape<{ type: string; value: unknown }>({ type: str(), value: anyValue('The JSON value.') }),
+      ),
+    }),
     links: {
       ...arr(str()),
       description: 'Every link of the page, absolute, once each, in page order; present when `links` was asked for.',
@@ -345,7 +353,7 @@ const scrapeResult = shape<ScrapeResult>(
       ),
     ),
   },
-  ['html', 'markdown', 'rawHtml', 'links'],
+  ['html', 'markdown', 'rawHtml', 'links', 'screenshot', 'actions'],
 );
 
 const urlParams: JsonSchema = {
@@ -380,6 +388,15 @@ const wireError = shape<WireError>({ code: enumOf(ERROR_CODES), message: str(), 
   'field',
 ]);
 
+/** A task's progress: the share of a batch's queries that settled, whole percent (0 for a single URL until it ends). */
+const PROGRESS: JsonSchema = {
+  type: 'integer',
+  minimum: 0,
+  maximum: 100,
+  description:
+    'Percent of a batch’s queries settled, whole, 0-100 (100 once the batch has its result); a URL task stays 0.',
+};
+
 const taskRecord = shape<TaskRecord>(
   {
     taskId: str(),
@@ -387,7 +404,7 @@ const taskRecord = shape<TaskRecord>(
     params: { type: 'object', description: 'The job data as submitted (see the batch operations).' },
     data: anyValue('The result: null until completed. A maps/search batch: { results, completed, failed }.'),
     error: nullable(ref('WireError')),
-    progress: num(),
+    progress: PROGRESS,
     attemptsMade: int(),
     finishedOn: nullable(int('Epoch ms.')),
     processedOn: nullable(int('Epoch ms.')),
@@ -408,7 +425,7 @@ const batchJob = (data: string): JsonSchema =>
     data: ref(data),
     opts: ref('BatchJobOpts'),
     id: str('The job id: use it with GET /extractTask/{jobId}; the webhook carries it as taskId.'),
-    progress: num(),
+    progress: PROGRESS,
     returnvalue: anyValue('null at submission.'),
     stacktrace: nullable(arr(str())),
     priority: int(),
@@ -457,8 +474,9 @@ const urlJobData = shape<UrlJobData>(
     type: enumOf(EXTRACT_TYPES),
     params: urlParams,
     engine: enumOf(UPSTREAM_ENGINES),
+    scrapeOptions: { type: 'object', description: 'Type `scrape`: the formats and browser options asked for.' },
   },
-  ['params', 'engine'],
+  ['params', 'engine', 'scrapeOptions'],
 );
 
 const errorData = shape<ErrorData>(

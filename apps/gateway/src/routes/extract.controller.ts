@@ -34,8 +34,8 @@ export class ExtractController {
   ): Promise<ExtractResponse> {
     const url = appendUrlParams(body.url, body.params);
     // The record is what is cached (maxAge); the response around it is made for each call.
-    const { maxAge, ...request } = body;
-    const data = await this.cache.serve('extract', req, res, request, maxAge, () =>
+    const { maxAge, storeInCache, ...request } = body;
+    const data = await this.cache.serve('extract', req, res, request, { maxAge, storeInCache }, () =>
       this.extractByType(body.type, url, body, req.principal?.id),
     );
     return {
@@ -64,6 +64,7 @@ export class ExtractController {
       params: body.params,
       meta: body.meta,
       engine: body.engine,
+      ...(body.scrapeOptions ? { scrapeOptions: body.scrapeOptions } : {}),
       tenant, // the authenticated key; ExtractRequestDto has no such field
     });
     return this.messaging.send(call.subject, call.payload, { timeoutMs: body.timeout });

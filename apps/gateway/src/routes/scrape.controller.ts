@@ -23,9 +23,9 @@ export class ScrapeController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<ScrapeResult> {
-    const { maxAge, ...request } = body;
+    const { maxAge, storeInCache, ...request } = body;
     // The tenant is the key the guard authenticated (the body cannot name one: unknown fields are refused).
-    return this.cache.serve('scrape', req, res, request, maxAge, () =>
+    return this.cache.serve('scrape', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.scrapePage, scrapePageRequest(request, req.principal?.id), {
         timeoutMs: body.timeout,
       }),

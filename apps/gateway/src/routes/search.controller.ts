@@ -33,8 +33,8 @@ export class SearchController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<WebSearchResult> {
-    const { maxAge, ...request } = body;
-    return this.cache.serve('search', req, res, request, maxAge, () =>
+    const { maxAge, storeInCache, ...request } = body;
+    return this.cache.serve('search', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.searchWeb, request, { timeoutMs: body.timeout }),
     );
   }
@@ -47,8 +47,8 @@ export class SearchController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<MapsSearchResponse> {
-    const { maxAge, ...request } = body;
-    return this.cache.serve('maps', req, res, request, maxAge, () =>
+    const { maxAge, storeInCache, ...request } = body;
+    return this.cache.serve('maps', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.searchMaps, request, { timeoutMs: body.timeout }),
     );
   }

@@ -91,6 +91,13 @@ function jobIdOf(jobId: string): string {
   return jobId;
 }
 
+/** The `jobId` path parameter, with the rule the gateway checks (JOB_ID_PATTERN) before asking task-service. */
+const JOB_ID_PARAM = {
+  name: 'jobId',
+  description: 'Job id from a batch submission: 1-200 letters, digits, `_` or `-`.',
+  schema: { type: 'string', pattern: JOB_ID_PATTERN.source, minLength: 1, maxLength: 200 },
+} as const;
+
 /** Asynchronous batches and task lookup: forwarded to task-service, which owns job state. */
 @ApiTags('tasks')
 @Controller('extractTask')
@@ -152,6 +159,10 @@ export class TasksController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<RawJson> {
+    // The spec's batch needs a webhook; only a peer API's batch (followed by lookup) goes without one (ADR 0024).
+    if (body.webhook === undefined) {
+      throw new TrawlError('VALIDATION_FAILED', 'webhook must be an absolute http(s) URL', { field: 'webhook' });
+    }
     // Up to 10,000 job objects (4.7 MB): forwarded as JSON text, written once into the envelope (RawJson).
     const reply = await withRetryAfter(
       res,
@@ -165,7 +176,7 @@ export class TasksController {
   }
 
   @Get(':jobId')
-  @ApiParam({ name: 'jobId', description: 'Job id from a batch submission.' })
+  @ApiParam(JOB_ID_PARAM)
   @ApiOperationDoc('Look up a task', 'Only the key that submitted a task finds it; any other key gets 404.')
   lookup(@Param('jobId') jobId: string, @Req() req: AuthenticatedRequest): Promise<TaskRecord> {
     return this.messaging.send(
@@ -177,7 +188,7 @@ export class TasksController {
 
   @Delete(':jobId')
   @HttpCode(200)
-  @ApiParam({ name: 'jobId', description: 'Job id from a batch submission.' })
+  @ApiParam(JOB_ID_PARAM)
   @ApiOperationDoc(
     'Cancel a task',
     'A waiting or delayed task never runs; a running one stops waiting for its extractor and its result is ' +

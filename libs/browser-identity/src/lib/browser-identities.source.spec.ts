@@ -43,6 +43,29 @@ describe('BrowserIdentities', () => {
     });
   });
 
+  it('makes a phone whose user agent, client hints, navigation headers and screen agree (mobile)', () => {
+    const phone = identities.create({ mobile: true });
+    expect(phone.userAgent).toMatch(/\(Linux; Android 10; K\) .* Chrome\/156\.0\.0\.0 Mobile Safari\/537\.36$/);
+    expect(phone.userAgentMetadata).toMatchObject({ mobile: true, platform: 'Android', formFactors: ['Mobile'] });
+    expect(phone.clientHints).toMatchObject({ 'sec-ch-ua-mobile': '?1', 'sec-ch-ua-platform': '"Android"' });
+    expect(phone.navigation).toMatchObject({ 'user-agent': phone.userAgent, 'sec-ch-ua-mobile': '?1' });
+    expect(phone.device).toMatchObject({ isMobile: true, hasTouch: true, viewport: { width: 412, height: 915 } });
+    expect(identities.create().device).toBeUndefined();
+  });
+
+  it("takes a location's languages over hl, and its country's position only when asked to", () => {
+    const de = identities.create({ gl: 'DE', languages: ['de-DE', 'de'], geolocate: true });
+    expect(de).toMatchObject({
+      locale: 'de-DE',
+      languages: ['de-DE', 'de'],
+      acceptLanguage: 'de-DE,de;q=0.9',
+      timezoneId: 'Europe/Berlin',
+      geolocation: { latitude: 52.52, longitude: 13.41 },
+    });
+    expect(identities.create({ gl: 'DE' }).geolocation).toBeUndefined();
+    expect(identities.create({ gl: 'ZZ', geolocate: true }).geolocation).toBeUndefined();
+  });
+
   it('keeps one identity per hl/gl for the process', () => {
     expect(identities.forLocale('fr', 'FR')).toBe(identities.forLocale('fr', 'FR'));
     expect(identities.forLocale('fr', 'FR').timezoneId).toBe('Europe/Paris');

@@ -1,7 +1,8 @@
 import { HeaderGenerator } from 'header-generator';
 import { brandHeader, chromeBrands, majorOf, type BrandVersion } from './chrome-brands.builder.js';
 import { newestRecordedChrome, resolveChromeVersion, type ChromeVersionSource } from './chrome-version.resolver.js';
-import { localeIdentity, type LocaleIdentity } from './locale-identity.factory.js';
+import { COUNTRY_POSITIONS } from './country-position.constants.js';
+import { acceptLanguageOf, localeIdentity, type LocaleIdentity } from './locale-identity.factory.js';
 
 /** CDP `Emulation.UserAgentMetadata`: what `navigator.userAgentData` and the `Sec-CH-UA-*` headers report. */
 export interface UserAgentMetadata {
@@ -38,12 +39,45 @@ export interface BrowserIdentity extends LocaleIdentity {
    * recording, with this identity's user agent, client hints and Accept-Language).
    */
   navigation: Record<string, string>;
+  /** A phone's screen (a `mobile` identity only): what the browser context emulates. */
+  device?: { viewport: { width: number; height: number }; deviceScaleFactor: number; isMobile: true; hasTouch: true };
+  /** Where the browser says it is (an identity made for a `location` with a listed country only). */
+  geolocation?: { latitude: number; longitude: number };
+}
+
+/** What an identity is made for. */
+export interface IdentityOptions {
+  hl?: string;
+  gl?: string;
+  /**
+   * The languages the browser prefers, most preferred first (a scrape's `location.languages`): `navigator.languages`
+   * and Accept-Language say these instead of what hl/gl make; the locale is the first.
+   */
+  languages?: string[];
+  /** A phone: Chrome on Android (user agent, client hints and navigation headers that agree) and its screen. */
+  mobile?: boolean;
+  /** Give the identity the position of its country (`gl`), when COUNTRY_POSITIONS lists it. */
+  geolocate?: boolean;
 }
 
 /** The brand Chrome adds to Chromium's. */
 const BRAND = 'Google Chrome';
 /** The OS the pool's Chromium runs on (Debian in the image): claiming another would contradict fonts and WebGL. */
 const OS = { ua: 'X11; Linux x86_64', platform: 'Linux x86_64', hint: 'Linux', generator: 'linux' } as const;
+/**
+ * The phone a `mobile` identity is: Chrome on Android, as a Pixel 8 reports it (reduced user agent `Android 10; K`,
+ * as Chrome sends since its user-agent reduction; the model and version only in the high-entropy hints).
+ */
+const PHONE = {
+  ua: 'Linux; Android 10; K',
+  platform: 'Linux armv81',
+  hint: 'Android',
+  platformVersion: '14.0.0',
+  model: 'Pixel 8',
+  generator: 'android',
+  viewport: { width: 412, height: 915 },
+  deviceScaleFactor: 2.625,
+} as const;
 /** Content codings the HTTP engines decode (`zstd` needs Node 22.15+). */
 const DECODED_CODINGS = ['gzip', 'deflate', 'br'];
 
@@ -79,38 +113,59 @@ export class BrowserIdentities {
   }
 
   /** A new identity for a host language and country. */
-  create(options: { hl?: string; gl?: string } = {}): BrowserIdentity {
-    const locale = localeIdentity(options.hl, options.gl);
+  create(options: IdentityOptions = {}): BrowserIdentity {
+    const locale = localeIdentity(options.languages?.[0] ?? options.hl, options.gl);
+    if (options.languages && options.languages.length > 0) {
+      locale.languages = options.languages.map((l) => l.replace('_', '-'));
+      locale.locale = locale.languages[0];
+      locale.acceptLanguage = acceptLanguageOf(locale.languages);
+    }
+    const mobile = options.mobile === true;
     const major = majorOf(this.version);
     const reduced = `${major}.0.0.0`;
-    const userAgent = `Mozilla/5.0 (${OS.ua}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${reduced} Safari/537.36`;
+    const userAgent = mobile
+      ? `Mozilla/5.0 (${PHONE.ua}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${reduced} Mobile Safari/537.36`
+      : `Mozilla/5.0 (${OS.ua}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${reduced} Safari/537.36`;
     const brands = chromeBrands(this.version, { brand: BRAND });
     const userAgentMetadata: UserAgentMetadata = {
       brands,
       fullVersionList: chromeBrands(this.version, { brand: BRAND, full: true }),
       fullVersion: this.version,
-      platform: OS.hint,
-      platformVersion: '',
-      architecture: 'x86',
-      model: '',
-      mobile: false,
-      bitness: '64',
+      platform: mobile ? PHONE.hint : OS.hint,
+      platformVersion: mobile ? PHONE.platformVersion : '',
+      architecture: mobile ? '' : 'x86',
+      model: mobile ? PHONE.model : '',
+      mobile,
+      bitness: mobile ? '' : '64',
       wow64: false,
-      formFactors: ['Desktop'],
+      formFactors: [mobile ? 'Mobile' : 'Desktop'],
     };
     const clientHints = {
       'sec-ch-ua': brandHeader(brands),
-      'sec-ch-ua-mobile': '?0',
-      'sec-ch-ua-platform': `"${OS.hint}"`,
+      'sec-ch-ua-mobile': mobile ? '?1' : '?0',
+      'sec-ch-ua-platform': `"${mobile ? PHONE.hint : OS.hint}"`,
     };
+    const country = options.gl?.toUpperCase();
+    const position = options.geolocate && country ? COUNTRY_POSITIONS[country] : undefined;
     return {
       ...locale,
       browserVersion: this.version,
       userAgent,
-      platform: OS.platform,
+      platform: mobile ? PHONE.platform : OS.platform,
       userAgentMetadata,
       clientHints,
-      navigation: this.navigation(userAgent, clientHints, locale),
+      navigation: this.navigation(userAgent, clientHints, locale, mobile),
+      ...(mobile
+        ? {
+            device: {
+              viewport: { ...PHONE.viewport },
+              deviceScaleFactor: PHONE.deviceScaleFactor,
+              isMobile: true as const,
+              hasTouch: true as const,
+            },
+          }
+        : {}),
+      ...(position ? { geolocation: { latitude: position[0], longitude: position[1] } } : {}),
     };
   }
 
@@ -130,11 +185,12 @@ export class BrowserIdentities {
     userAgent: string,
     clientHints: Record<string, string>,
     locale: LocaleIdentity,
+    mobile = false,
   ): Record<string, string> {
     const recorded = this.generator.getHeaders({
       browsers: [{ name: 'chrome', maxVersion: this.recordedMajor }],
-      operatingSystems: [OS.generator],
-      devices: ['desktop'],
+      operatingSystems: [mobile ? PHONE.generator : OS.generator],
+      devices: [mobile ? 'mobile' : 'desktop'],
       locales: [...locale.languages], // a copy: header-generator reorders the array it is given
       httpVersion: '2',
     });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
+import type { Page } from 'playwright-core';
 import { BrowserPool } from './browser.pool.js';
 import { resolveChromiumPath } from './chromium-path.resolver.js';
 
@@ -38,6 +39,13 @@ describe('BrowserPool tab reset per tenant (real Chromium)', () => {
         html('<title>late</title><p>A</p><script>setTimeout(() => localStorage.setItem("a", "1"), 150)</script>');
       else if (path === '/reads-storage')
         html('<title>read</title><script>document.title = String(localStorage.length)</script>');
+      else if (path === '/popup-when-idle')
+        html('<title>idle</title><p>A</p><script>setTimeout(() => window.open("/popup-reopens"), 400)</script>');
+      else if (path.startsWith('/popup-reopens'))
+        // Closing this popup opens another from its opener, while the tab still shows the opener's page.
+        html(
+          '<title>popup</title><script>addEventListener("pagehide", () => opener.open("/popup-reopens-again"))</script>',
+        );
       else html(`<title>${path}</title><p>${path}</p>`);
     });
   });
@@ -146,5 +154,48 @@ describe('BrowserPool tab reset per tenant (real Chromium)', () => {
     );
     expect(stored).toBe('0');
     expect(pool.stats().contextsReused).toBe(0); // the context was not fit for tenant B: a new one served it
+  });
+
+  /** Pages of the task's context as the browser counts them (CDP), popups Playwright has not listed yet included. */
+  const pagesInBrowser = async (page: Page) => {
+    const cdp = await page.context().newCDPSession(page);
+    const own = (await cdp.send('Target.getTargetInfo')).targetInfo.browserContextId;
+    const { targetInfos } = await cdp.send('Target.getTargets');
+    await cdp.detach();
+    return targetInfos.filter((t) => t.type === 'page' && t.browserContextId === own).length;
+  };
+  /** Tenant A's tab, kept for A, opens a popup while idle; resolves once the popup has asked for its page. */
+  const keepTabThatOpensPopup = async (pool: BrowserPool) => {
+    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/popup-when-idle`)), {
+      deadline: soon(),
+      tenant: 'tenant-a',
+    });
+    const until = soon();
+    while (!site.requests.some((r) => r.url === '/popup-reopens')) {
+      if (Date.now() > until) throw new Error('the kept tab opened no popup');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    site.requests.length = 0;
+  };
+
+  it("a popup that reopens itself as it closes does not survive into another tenant's task", async () => {
+    const pool = newPool();
+    await keepTabThatOpensPopup(pool);
+    const seen = await pool.run(async ({ page }) => pagesInBrowser(page), { deadline: soon(), tenant: 'tenant-b' });
+    expect(seen).toBe(1);
+  });
+
+  it("popups a kept tab opened while idle are closed before the same tenant's next task", async () => {
+    const pool = newPool();
+    await keepTabThatOpensPopup(pool);
+    const seen = await pool.run(async ({ page }) => pagesInBrowser(page), { deadline: soon(), tenant: 'tenant-a' });
+    expect(seen).toBe(1);
+  });
+
+  it('a task without a tenant after a kept tab that opened a popup gets a tab alone in its context', async () => {
+    const pool = newPool();
+    await keepTabThatOpensPopup(pool);
+    const seen = await pool.run(async ({ page }) => pagesInBrowser(page), { deadline: soon() });
+    expect(seen).toBe(1);
   });
 });

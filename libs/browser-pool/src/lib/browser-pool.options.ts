@@ -37,6 +37,12 @@ export interface BrowserPoolOptions {
    */
   gcEveryTasks: number;
   /**
+   * Longest time the cleanup after a task may take (clean check, emptying the tab, closing popups, garbage
+   * collection), ms. Every step is bounded by what is left of it; when it runs out the context is closed instead,
+   * and the task's page slot is freed whatever the cleanup or the close does (a page cannot keep a slot).
+   */
+  cleanupTimeoutMs: number;
+  /**
    * SSRF guard. Without `proxyServer`: applied to every request (route handler) and redirect hop. With it: the proxy
    * guards every request, and this is applied to the main frame's navigation and redirect hops for a clear error.
    */
@@ -69,8 +75,11 @@ export interface BrowserPoolOptions {
 
 /** The upstream proxies the pool hands out to sessions: e.g. @trawl/safe-fetch's ProxyRotation plus GuardProxy lanes. */
 export interface UpstreamProxies {
-  /** The next upstream proxy to use (ProxyRotation.next). */
-  next(): string | undefined;
+  /**
+   * The next upstream proxy to use (ProxyRotation.next); with `country`, one that serves that country first, when
+   * the list says which country each serves.
+   */
+  next(country?: string): string | undefined;
   /** Sets a proxy aside for its cool-down (ProxyRotation.markBlocked), when a session through it was blocked. */
   markBlocked(proxy: string): void;
   /** The local proxy URL a context uses to browse through `proxy`: the guard, chained to it (GuardProxy.laneFor). */
@@ -97,6 +106,15 @@ export interface BrowserPoolStats {
   tasksCompleted: number;
   tasksFailed: number;
   contextsReused: number;
+  /** Page slots in all (maxBrowsers × maxPagesPerBrowser). */
+  slots: number;
+  /**
+   * Page slots held past the time their task and its cleanup were bounded by (deadline + cleanupTimeoutMs, and the
+   * same again for the close): should stay 0; a pool whose every slot is stuck is not ready.
+   */
+  stuckPages: number;
+  /** Cleanups whose bound ran out (the context was closed instead of kept). */
+  cleanupsTimedOut: number;
   /** Tabs emptied between tasks (about:blank, history reset): after a task without a tenant, or on a change of tenant. */
   tabsReset: number;
 }
@@ -110,6 +128,7 @@ export const DEFAULT_POOL_OPTIONS = {
   reuseContexts: true,
   maxTasksPerContext: 500,
   gcEveryTasks: 10,
+  cleanupTimeoutMs: 2000,
   launchTimeoutMs: 30_000,
   sandbox: true,
   sessionMaxTasks: 100,

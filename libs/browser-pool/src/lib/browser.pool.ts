@@ -30,8 +30,15 @@ export interface PageTaskContext {
 export interface RunOptions {
   /** Epoch milliseconds by which the task (queueing and launch included) must be done. */
   deadline: number;
-  /** Extra HTTP headers for every request of the task (a fresh context is always used then). */
+  /** Extra HTTP headers for every request of the task (a fresh context is always used then); see `headersFor`. */
   headers?: Record<string, string>;
+  /**
+   * Scopes `headers` to one page instead of every request (issue 19, Medium 5): a `Cookie` header becomes cookies of
+   * the context for this URL (host-only, so the browser sends them only where that host's cookies go), and every
+   * other header is added only to the main frame's navigations to this URL's origin; third parties, frames and
+   * subresources never see them. Absent: `headers` go with every request (the render path's referer).
+   */
+  headersFor?: string;
   /**
    * Who the task browses as. Tasks of one named session share its identity, upstream proxy and context, cookies
    * included (name sessions per tenant); other sessions never share them. Without it, the pool's own session for
@@ -47,6 +54,16 @@ export interface RunOptions {
    * of one tenant may follow each other on it (they can see their own previous page, never another tenant's).
    */
   tenant?: string;
+  /**
+   * Where the page is asked from (a scrape's `location`): the identity's languages (Accept-Language, locale), the
+   * country's time zone and position (geolocation granted), and an upstream proxy of that country when the proxy
+   * list says which serve it. Instead of hl/gl.
+   */
+  location?: { country?: string; languages?: string[] };
+  /** A phone: the identity's mobile user agent and client hints, its screen, touch (a session of its own). */
+  mobile?: boolean;
+  /** The viewport of the task's page, CSS pixels (a fresh context that is not reused). */
+  viewport?: { width: number; height: number };
 }
 
 /** A session: one identity and one upstream proxy, for up to sessionMaxTasks tasks and sessionMaxAgeMs. */
@@ -73,6 +90,8 @@ interface Slot {
   context: BrowserContext;
   page: Page;
   cdp?: CDPSession;
+  /** The context's id in the browser (CDP browserContextId), once asked for. */
+  contextId?: string;
   uses: number;
   withHeaders: boolean;
   crashed: boolean;
@@ -97,24 +116,28 @@ interface PooledBrowser {
   idle: Slot[];
 }
 
-/** Returns the number of storage items a page's origin holds (local, session, IndexedDB, CacheStorage). */
-async function storageProbe(): Promise<number> {
-  const count = async (f: () => number | Promise<number>) => {
-    try {
-      return await f();
-    } catch {
-      return 0; // not available here (opaque origin, insecure context)
-    }
+/** A cleanup step whose bound ran out: the context is closed rather than waited for. */
+class CleanupTimeout extends Error {}
+
+/**
+ * Races each step of one cleanup against what is left of its budget (epoch ms `until`). A step that does not settle in
+ * time rejects with CleanupTimeout; its own promise is left to settle (or fail) on its own.
+ */
+function cleanupBound(until: number): <T>(step: Promise<T>) => Promise<T> {
+  return <T>(step: Promise<T>) => {
+    step.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const out = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new CleanupTimeout('cleanup step ran out of time')),
+        Math.max(1, until - Date.now()),
+      );
+    });
+    return Promise.race([step, out]).finally(() => clearTimeout(timer));
   };
-  const counts = await Promise.all([
-    count(() => localStorage.length + sessionStorage.length),
-    count(async () => (await indexedDB.databases()).length),
-    count(async () => (self.caches ? (await caches.keys()).length : 0)),
-  ]);
-  return counts[0] + counts[1] + counts[2];
 }
 
-const STORAGE_PROBE = `(${storageProbe.toString()})()`;
+type Bound = ReturnType<typeof cleanupBound>;
 
 /**
  * A bounded pool of Chromium browsers (Playwright). `run(task, { deadline })` waits for a free page (bounded queue,
@@ -142,7 +165,10 @@ export class BrowserPool {
     tasksFailed: 0,
     contextsReused: 0,
     tabsReset: 0,
+    cleanupsTimedOut: 0,
   };
+  /** Each held page slot: the epoch ms by which it must be free (its deadline plus the cleanup's and the close's bound). */
+  private readonly holds = new Set<{ until: number }>();
 
   constructor(options: Partial<BrowserPoolOptions> & Pick<BrowserPoolOptions, 'executablePath' | 'guard'>) {
     this.opts = {
@@ -159,6 +185,8 @@ export class BrowserPool {
     return {
       browsers: this.browsers.filter((b) => !b.dead).length,
       busyPages: this.permits.busy,
+      slots: this.opts.maxBrowsers * this.opts.maxPagesPerBrowser,
+      stuckPages: [...this.holds].filter((h) => h.until < Date.now()).length,
       idleContexts: this.browsers.reduce((n, b) => n + b.idle.length, 0),
       queueLength: this.permits.queued,
       ...this.counters,
@@ -190,7 +218,10 @@ export class BrowserPool {
     if (this.closed) throw new TrawlError('SERVICE_UNAVAILABLE', 'browser pool is shutting down');
     const { deadline } = options;
     const headers = options.headers && Object.keys(options.headers).length > 0 ? options.headers : undefined;
+    const fresh = headers !== undefined || options.viewport !== undefined;
     await this.permits.acquire(deadline);
+    const hold = { until: deadline + 2 * this.opts.cleanupTimeoutMs };
+    this.holds.add(hold);
     const pb = this.pickBrowser();
     let slot: Slot | undefined;
     let ok = false;
@@ -202,7 +233,19 @@ export class BrowserPool {
         'the deadline passed while opening a session',
       );
       session.tasks++;
-      const taking = this.takeSlot(pb, headers, session, options.tenant);
+      const scoped = headers && options.headersFor ? options.headersFor : undefined;
+      const taking = this.takeSlot(
+        pb,
+        headers,
+        session,
+        options.tenant,
+        fresh ? options.viewport : undefined,
+        fresh,
+        scoped !== undefined,
+      ).then(async (s) => {
+        if (scoped && headers) await scopeHeaders(s.page, headers, scoped);
+        return s;
+      });
       slot = await raceDeadline(taking, deadline, 'the deadline passed while opening a browser page').catch(
         (e: unknown) => {
           taking.then(
@@ -220,7 +263,7 @@ export class BrowserPool {
     } finally {
       if (ok) this.counters.tasksCompleted++;
       else this.counters.tasksFailed++;
-      void this.release(pb, slot, ok, options.tenant);
+      void this.release(pb, slot, ok, options.tenant).finally(() => this.holds.delete(hold));
     }
   }
 
@@ -378,9 +421,12 @@ export class BrowserPool {
     headers: Record<string, string> | undefined,
     session: Session,
     tenant?: string,
+    viewport?: { width: number; height: number },
+    fresh = headers !== undefined,
+    scoped = false,
   ): Promise<Slot> {
     const browser = await pb.ready;
-    if (!headers && this.opts.reuseContexts) {
+    if (!fresh && this.opts.reuseContexts) {
       const at = this.idleSlotFor(pb, session, tenant);
       const reused = at >= 0 ? pb.idle.splice(at, 1)[0] : undefined;
       if (reused && (await this.readyFor(reused, tenant))) {
@@ -400,18 +446,21 @@ export class BrowserPool {
     }
     const identity = session.identity;
     const context = await browser.newContext({
-      extraHTTPHeaders: headers,
+      extraHTTPHeaders: scoped ? undefined : headers, // scoped: scopeHeaders, once the page is open
       serviceWorkers: 'block',
       acceptDownloads: false,
       locale: identity.locale,
       timezoneId: identity.timezoneId,
+      ...(identity.device ?? {}),
+      ...(viewport ? { viewport } : {}),
+      ...(identity.geolocation ? { geolocation: identity.geolocation, permissions: ['geolocation'] } : {}),
       ...(session.lane ? { proxy: { server: session.lane } } : {}),
     });
     const slot: Slot = {
       context,
       page: undefined as unknown as Page,
       uses: 1,
-      withHeaders: headers !== undefined,
+      withHeaders: fresh,
       crashed: false,
       task: { documentOrigins: new Set(), checks: [] },
       session,
@@ -519,36 +568,37 @@ export class BrowserPool {
   }
 
   /**
-   * After a task: keep the context for reuse when it is provably clean, else close it. Holds the permit until done.
+   * After a task: keep the context for reuse when it is provably clean, else close it. Every step is bounded by the
+   * cleanup's budget (cleanupTimeoutMs): a page that makes a step hang (a busy loop, a renderer that never answers)
+   * only gets its context closed. The permit is freed whatever the cleanup and the close do, within that budget and
+   * one more for the close.
    * A task with a tenant leaves its page in the tab (popups closed) for that tenant's next task; `readyFor` empties
    * the tab before anyone else's. Without a tenant the tab is emptied now, as before tenants were known.
    */
   private async release(pb: PooledBrowser, slot: Slot | undefined, ok: boolean, tenant?: string): Promise<void> {
     try {
-      if (slot) {
-        if (
-          ok &&
-          !pb.dead &&
-          !pb.retired &&
-          this.sessions.get(slot.session.key) === slot.session &&
-          (await this.isClean(slot))
-        ) {
-          if (tenant === undefined) await this.forgetTask(slot);
-          else {
-            await this.closePopups(slot);
+      if (!slot) return;
+      const within = cleanupBound(Date.now() + this.opts.cleanupTimeoutMs);
+      let kept = false;
+      try {
+        if (ok && !pb.dead && !pb.retired && this.sessions.get(slot.session.key) === slot.session) {
+          kept = await this.isClean(slot, within);
+          if (kept && tenant === undefined) kept = await this.forgetTask(slot, within);
+          else if (kept) {
+            kept = await this.closePopups(slot, within);
             slot.shownFor = tenant;
           }
-          if (slot.uses % this.opts.gcEveryTasks === 0) {
-            slot.cdp ??= await slot.context.newCDPSession(slot.page);
-            await slot.cdp.send('HeapProfiler.collectGarbage');
+          if (kept && slot.uses % this.opts.gcEveryTasks === 0) {
+            const cdp = await within(this.cdpOf(slot));
+            await within(cdp.send('HeapProfiler.collectGarbage'));
           }
-          pb.idle.push(slot);
-        } else {
-          await slot.context.close();
         }
+      } catch (e) {
+        if (e instanceof CleanupTimeout) this.counters.cleanupsTimedOut++;
+        kept = false;
       }
-    } catch {
-      await slot?.context.close().catch(() => undefined);
+      if (kept) pb.idle.push(slot);
+      else await this.closeContext(slot);
     } finally {
       pb.active--;
       this.permits.release();
@@ -556,84 +606,140 @@ export class BrowserPool {
     }
   }
 
-  /**
-   * Before a context serves the next task: every other page (popups) closed, the task's document replaced by
-   * about:blank (its scripts, timers and connections stop) and the tab's history cleared, so `history.back()` or
-   * `history.length` tells the next task nothing of this one.
-   */
-  private async forgetTask(slot: Slot): Promise<void> {
-    await this.closePopups(slot);
-    await slot.page.goto('about:blank');
-    slot.cdp ??= await slot.context.newCDPSession(slot.page);
-    await slot.cdp.send('Page.resetNavigationHistory');
-    slot.shownFor = undefined;
-    this.counters.tabsReset++;
+  /** Closes a slot's context, waiting for it at most cleanupTimeoutMs (the browser goes on closing it). */
+  private async closeContext(slot: Slot): Promise<void> {
+    await cleanupBound(Date.now() + this.opts.cleanupTimeoutMs)(slot.context.close()).catch(() => undefined);
   }
 
-  private async closePopups(slot: Slot): Promise<void> {
-    await Promise.all(
-      slot.context
-        .pages()
-        .filter((p) => p !== slot.page)
-        .map((p) => p.close()),
+  private async cdpOf(slot: Slot): Promise<CDPSession> {
+    slot.cdp ??= await slot.context.newCDPSession(slot.page);
+    return slot.cdp;
+  }
+
+  /**
+   * Before a context serves the next task: the task's document replaced by about:blank (its scripts, timers and
+   * connections stop, so it can open no more popups), then every other page (popups) closed, the tab's history
+   * cleared (`history.back()` or `history.length` tells the next task nothing of this one), then verified: one page,
+   * showing about:blank, one frame. False: the tab is not provably empty (the caller closes the context).
+   */
+  private async forgetTask(slot: Slot, within: Bound): Promise<boolean> {
+    await within(slot.page.goto('about:blank'));
+    if (!(await this.closePopups(slot, within))) return false;
+    const cdp = await within(this.cdpOf(slot));
+    await within(cdp.send('Page.resetNavigationHistory'));
+    if (slot.page.url() !== 'about:blank' || !(await this.alone(slot, within))) return false;
+    slot.shownFor = undefined;
+    this.counters.tabsReset++;
+    return true;
+  }
+
+  /** Closes every page of the context but the tab, then checks that none is left (a popup may open another). */
+  private async closePopups(slot: Slot, within: Bound): Promise<boolean> {
+    await within(
+      Promise.all(
+        slot.context
+          .pages()
+          .filter((p) => p !== slot.page)
+          .map((p) => p.close()),
+      ),
     );
+    return this.alone(slot, within);
+  }
+
+  /**
+   * The tab is the context's only page and shows one frame, as the browser itself counts pages (CDP Target.getTargets):
+   * a popup opened a moment ago (by a popup as it closed, say) exists there before Playwright lists it.
+   */
+  private async alone(slot: Slot, within: Bound): Promise<boolean> {
+    const pages = slot.context.pages();
+    if (pages.length !== 1 || pages[0] !== slot.page || slot.page.isClosed() || slot.page.frames().length !== 1)
+      return false;
+    const cdp = await within(this.cdpOf(slot));
+    slot.contextId ??= (await within(cdp.send('Target.getTargetInfo'))).targetInfo.browserContextId;
+    const { targetInfos } = await within(cdp.send('Target.getTargets'));
+    return targetInfos.filter((t) => t.type === 'page' && t.browserContextId === slot.contextId).length === 1;
   }
 
   /**
    * Whether an idle context may serve a task of `tenant`. A tab kept showing a tenant's last page serves that tenant's
-   * next task as it is (no navigation: ~35 ms of CPU a page, BENCHMARKS.md, Scrape, run 4). Anyone else's task, or a
-   * task without a tenant, gets it emptied first (forgetTask) after the clean check has run again, on the kept page:
-   * that page went on running after its task's check, and what it stored since must not reach another tenant.
+   * next task as it is (no navigation: ~35 ms of CPU a page, BENCHMARKS.md, Scrape, run 4), once popups it opened
+   * while idle are closed. Anyone else's task, or a task without a tenant, gets it emptied first (forgetTask) after the
+   * clean check has run again, on the kept page: that page went on running after its task's check, and what it stored
+   * since must not reach another tenant. Bounded as the cleanup after a task is.
    * False: the context is not fit for the task (the caller closes it and opens a new one).
    */
   private async readyFor(slot: Slot, tenant: string | undefined): Promise<boolean> {
     if (slot.crashed || slot.page.isClosed()) return false; // the tab died while idle
-    if (slot.shownFor === undefined) return true; // empty tab: a new one, or emptied after its last task
-    if (tenant !== undefined && slot.shownFor === tenant) return true;
+    const within = cleanupBound(Date.now() + this.opts.cleanupTimeoutMs);
     try {
-      await this.closePopups(slot); // opened while the tab was idle
+      if (slot.shownFor === undefined) return await this.alone(slot, within); // a new tab, or emptied after its task
+      if (tenant !== undefined && slot.shownFor === tenant) return await this.closePopups(slot, within);
       if (slot.task.refused) return false;
       // The kept task's state still collects the tab's requests: a document of another origin loaded since, a frame
       // added or anything stored since its check, and the context is not handed to anyone else.
-      const unchanged = slot.task.documentOrigins.size <= 1 && slot.page.frames().length === 1;
-      if (!slot.session.named && !(unchanged && (await this.holdsNothing(slot)))) return false;
-      await this.forgetTask(slot);
-      return true;
-    } catch {
+      if (!(await this.isClean(slot, within, true))) return false;
+      return await this.forgetTask(slot, within);
+    } catch (e) {
+      if (e instanceof CleanupTimeout) this.counters.cleanupsTimedOut++;
       return false;
     }
   }
 
-  /** A context may serve the session's next task: a named session keeps its cookies and storage, the pool's own none. */
-  private async isClean(slot: Slot): Promise<boolean> {
+  /**
+   * A context may serve the session's next task: a named session keeps its cookies and storage (they are the
+   * session), the pool's own none; both must be down to their one tab and frame, with no refused request.
+   * `again`: the re-check of an idle kept tab (the per-context limits were checked when the task ended).
+   */
+  private async isClean(slot: Slot, within: Bound, again = false): Promise<boolean> {
     if (!this.opts.reuseContexts || slot.withHeaders || slot.crashed || slot.task.refused) return false;
-    if (slot.uses >= this.opts.maxTasksPerContext || slot.page.isClosed()) return false;
-    if (slot.session.named) return true;
+    if (!again && slot.uses >= this.opts.maxTasksPerContext) return false;
+    if (slot.page.isClosed()) return false;
+    if (slot.session.named) return true; // popups and frames: closed and checked before the tab is kept or emptied
     if (slot.task.documentOrigins.size > 1) return false;
     if (slot.context.pages().length !== 1 || slot.page.frames().length !== 1) return false;
-    return this.holdsNothing(slot);
+    return this.holdsNothing(slot, within);
   }
 
-  /** No cookies in the context and no storage in the page's origin (local, session, IndexedDB, CacheStorage). */
-  private async holdsNothing(slot: Slot): Promise<boolean> {
+  /**
+   * No cookies in the context and no storage in the page's origin (local, session, IndexedDB, CacheStorage), read
+   * from outside the page: the browser's cookie store, and CDP's DOMStorage, IndexedDB and CacheStorage domains,
+   * which no script of the page can override (a page that redefines `indexedDB.databases` or `Storage.length` only
+   * changes what it sees itself). Each read is bounded (`within`): a renderer busy in a loop answers none of them.
+   * The one document origin the task loaded must be the tab's own now (else its storage cannot be read: not clean).
+   */
+  private async holdsNothing(slot: Slot, within: Bound): Promise<boolean> {
     if (slot.page.isClosed()) return false;
-    // The probe goes straight over the slot's CDP session (one Runtime.evaluate): Playwright's evaluate costs more.
-    slot.cdp ??= await slot.context.newCDPSession(slot.page);
-    const [cookies, probe] = await Promise.all([
-      slot.context.cookies(),
-      slot.cdp.send('Runtime.evaluate', {
-        expression: STORAGE_PROBE,
-        awaitPromise: true,
-        returnByValue: true,
-        silent: true,
-      }),
-    ]);
-    return cookies.length === 0 && !probe.exceptionDetails && probe.result.value === 0;
+    const cookies = await within(slot.context.cookies());
+    if (cookies.length > 0) return false;
+    const origin = httpOrigin(slot.page.url());
+    const loaded = [...slot.task.documentOrigins];
+    if (!origin) return loaded.length === 0; // about:blank and the like, with no document of the web loaded
+    if (loaded.some((o) => o !== origin)) return false;
+    const cdp = await within(this.cdpOf(slot));
+    const storageKey = `${origin}/`;
+    const [local, session, databases, caches] = await within(
+      Promise.all([
+        cdp.send('DOMStorage.getDOMStorageItems', { storageId: { storageKey, isLocalStorage: true } }),
+        cdp.send('DOMStorage.getDOMStorageItems', { storageId: { storageKey, isLocalStorage: false } }),
+        cdp.send('IndexedDB.requestDatabaseNames', { storageKey }),
+        cdp.send('CacheStorage.requestCacheNames', { storageKey }),
+      ]),
+    );
+    return (
+      local.entries.length === 0 &&
+      session.entries.length === 0 &&
+      databases.databaseNames.length === 0 &&
+      caches.caches.length === 0
+    );
   }
 
   /** The task's session: the live one for its key, else a new one (identity drawn, next upstream proxy). */
-  private async session(options: Pick<RunOptions, 'session' | 'hl' | 'gl'>): Promise<Session> {
-    const key = options.session ?? `pool:${options.hl ?? ''}|${options.gl ?? ''}`;
+  private async session(options: Pick<RunOptions, 'session' | 'hl' | 'gl' | 'location' | 'mobile'>): Promise<Session> {
+    const { location, mobile } = options;
+    const hl = location ? undefined : options.hl;
+    const gl = location ? location.country?.toUpperCase() : options.gl;
+    const variant = `${location ? `|loc:${location.languages?.join(',') ?? ''}` : ''}${mobile ? '|mobile' : ''}`;
+    const key = options.session ?? `pool:${hl ?? ''}|${gl ?? ''}${variant}`;
     const live = this.sessions.get(key);
     if (live && live.tasks < this.opts.sessionMaxTasks && Date.now() - live.startedAt < this.opts.sessionMaxAgeMs)
       return live;
@@ -642,12 +748,17 @@ export class BrowserPool {
     const opening = (async () => {
       const identities = this.identities ?? new BrowserIdentities({ version: (await this.anyBrowser()).version() });
       this.identities ??= identities;
-      const proxy = this.opts.upstreamProxies?.next();
+      const proxy = this.opts.upstreamProxies?.next(location?.country?.toUpperCase());
       const lane = proxy ? await this.opts.upstreamProxies?.laneFor(proxy) : undefined;
       const fresh: Session = {
         key,
         named: options.session !== undefined,
-        identity: identities.create({ hl: options.hl, gl: options.gl }),
+        identity: identities.create({
+          hl,
+          gl,
+          mobile,
+          ...(location ? { languages: location.languages, geolocate: true } : {}),
+        }),
         proxy,
         lane,
         tasks: 0,
@@ -685,6 +796,33 @@ export class BrowserPool {
 }
 
 /**
+ * `headers` for one page only: the `Cookie` header's pairs as host-only cookies of `url` (the browser's cookie rules
+ * decide where they go), every other header on the main frame's navigations to `url`'s origin (a page route for that
+ * origin only, so no other request passes through Node). `User-Agent` and `Accept-Language` are the identity's
+ * (applyIdentity) and go with every request, as a browser's do.
+ */
+async function scopeHeaders(page: Page, headers: Record<string, string>, url: string): Promise<void> {
+  const origin = new URL(url).origin;
+  const cookies: { name: string; value: string; url: string }[] = [];
+  const rest: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'cookie') {
+      for (const pair of value.split(';')) {
+        const at = pair.indexOf('=');
+        if (at > 0) cookies.push({ name: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim(), url: origin });
+      }
+    } else if (lower !== 'user-agent' && lower !== 'accept-language') rest[lower] = value;
+  }
+  if (cookies.length > 0) await page.context().addCookies(cookies);
+  if (Object.keys(rest).length === 0) return;
+  await page.route(`${origin}/**`, async (route, request) => {
+    const main = request.isNavigationRequest() && request.frame() === page.mainFrame();
+    await route.fallback(main ? { headers: { ...request.headers(), ...rest } } : undefined).catch(() => undefined);
+  });
+}
+
+/**
  * The identity on a page, over CDP: user agent, Accept-Language list, `navigator.platform` and the client hints
  * (`navigator.userAgentData`, `Sec-CH-UA*`) that Playwright's own `userAgent` option would leave without brands.
  */
@@ -701,6 +839,16 @@ async function applyIdentity(
     platform: identity.platform,
     userAgentMetadata: identity.userAgentMetadata,
   });
+}
+
+/** `scheme://host[:port]` of an http(s) URL, else undefined (about:blank, data:, a bad URL). */
+function httpOrigin(url: string): string | undefined {
+  if (!url.startsWith('http:') && !url.startsWith('https:')) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function isMainNavigation(page: Page, request: Request): boolean {

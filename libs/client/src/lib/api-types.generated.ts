@@ -21,6 +21,16 @@ export type ExtractRequest = {
   maxAge?: number;
   meta?: boolean;
   params?: Record<string, unknown>;
+  scrapeOptions?: {
+    actions?: Array<Record<string, unknown>>;
+    formats?: Array<string | Record<string, unknown>>;
+    location?: {
+      country?: string;
+      languages?: string[];
+    };
+    mobile?: boolean;
+  };
+  storeInCache?: boolean;
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   url: string;
@@ -126,8 +136,8 @@ export type MapsPlaceItem = {
   city: string;
   claimed: boolean;
   country: string;
-  latitude: number;
-  longitude: number;
+  latitude: number | null;
+  longitude: number | null;
   mp_category: string[];
   mp_description: string;
   mp_hours: Array<{
@@ -145,7 +155,7 @@ export type MapsPlaceItem = {
   order_online_url: string | null;
   place_id: string;
   postal_code: string;
-  rating: number;
+  rating: number | null;
   state: string;
   street_addr: string;
   street_addr_supplement: string;
@@ -186,6 +196,7 @@ export type MapsSearchRequest = {
   num?: number;
   q: string;
   start?: number;
+  storeInCache?: boolean;
   timeout?: number;
 };
 
@@ -211,8 +222,8 @@ export type PlaceRecord = {
   ctx_city: string;
   ctx_country: string;
   ctx_state: string;
-  latitude: number;
-  longitude: number;
+  latitude: number | null;
+  longitude: number | null;
   meta?: ResultMeta;
   mp_address: string;
   mp_category: string[];
@@ -234,7 +245,7 @@ export type PlaceRecord = {
   mp_place_id: string;
   mp_price_range: string | null;
   mp_price_range_dollar_sign: string | null;
-  mp_rating: number;
+  mp_rating: number | null;
   mp_reviews_count: number;
   mp_reviews_url: string;
   mp_state_abbr: string;
@@ -286,19 +297,57 @@ export type RetailRecord = {
 };
 
 export type ScrapeRequest = {
-  engine?: "browser" | "http" | "auto";
+  actions?: Array<{
+    all?: boolean;
+    direction?: "up" | "down";
+    fullPage?: boolean;
+    key?: string;
+    milliseconds?: number;
+    quality?: number;
+    script?: string;
+    selector?: string;
+    text?: string;
+    type: "wait" | "click" | "write" | "press" | "scroll" | "screenshot" | "scrape" | "executeJavascript";
+  }>;
+  engine?: "http" | "browser" | "auto";
   excludeTags?: string[];
-  formats?: Array<"markdown" | "html" | "rawHtml" | "links">;
+  formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | {
+    fullPage?: boolean;
+    quality?: number;
+    type: "screenshot";
+    viewport?: {
+      height: number;
+      width: number;
+    };
+  }>;
   headers?: Record<string, string>;
+  headersEverywhere?: boolean;
   includeTags?: string[];
+  location?: {
+    country?: string;
+    languages?: string[];
+  };
   maxAge?: number;
+  mobile?: boolean;
   onlyMainContent?: boolean;
+  storeInCache?: boolean;
   timeout?: number;
   url: string;
   waitFor?: number;
 };
 
 export type ScrapeResult = {
+  actions?: {
+    javascriptReturns: Array<{
+      type: string;
+      value: unknown;
+    }>;
+    scrapes: Array<{
+      html: string;
+      url: string;
+    }>;
+    screenshots: string[];
+  };
   edgeId: string;
   html?: string;
   links?: string[];
@@ -329,6 +378,7 @@ export type ScrapeResult = {
   };
   rawHtml?: string;
   rawStatus: number;
+  screenshot?: string;
   sourceURL: string;
   status: number;
   taskId: string;
@@ -407,6 +457,15 @@ export type UrlBatchJob = {
 export type UrlBatchRequest = {
   engine?: "http" | "browser" | "auto";
   params?: Record<string, unknown>;
+  scrapeOptions?: {
+    actions?: Array<Record<string, unknown>>;
+    formats?: Array<string | Record<string, unknown>>;
+    location?: {
+      country?: string;
+      languages?: string[];
+    };
+    mobile?: boolean;
+  };
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   urls: string[];
@@ -417,6 +476,7 @@ export type UrlJobData = {
   engine?: "http" | "browser" | "auto";
   kind: "url";
   params?: Record<string, string | number | boolean>;
+  scrapeOptions?: Record<string, unknown>;
   timeout: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   url: string;
@@ -428,12 +488,15 @@ export type WebSearchRequest = {
   engine?: "http" | "browser" | "auto";
   gl?: string;
   hl?: string;
+  location?: string;
   lr?: string;
   maxAge?: number;
   meta?: boolean;
   num?: number;
   q: string;
   start?: number;
+  storeInCache?: boolean;
+  tbs?: string;
   timeout?: number;
 };
 

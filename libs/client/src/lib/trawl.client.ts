@@ -111,7 +111,7 @@ export class TrawlClient {
     return this.call('extract', body, init);
   }
 
-  /** POST /scrape: markdown and/or HTML of a page. */
+  /** POST /scrape: markdown and/or HTML of a page; a screenshot, actions before it, location and mobile (ADR 0019). */
   scrape(body: ScrapeRequest, init?: RequestInit): Promise<ScrapeResult> {
     return this.call('scrape', body, init);
   }

@@ -1,8 +1,11 @@
 import { hostname } from 'node:os';
-import { ArrayNotEmpty, IsArray, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
 import { EnvList } from './env-value.transforms.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Where a listener binds unless configured (HOST, OPS_HOST): this machine only (ADR 0021). */
+export const LOOPBACK_HOST = '127.0.0.1';
 
 /** Variables every service reads. */
 export class BaseEnv {
@@ -53,6 +56,14 @@ export class NatsServiceEnv extends BaseEnv {
   @Min(0)
   @Max(65535)
   METRICS_PORT: number = 9464;
+
+  /**
+   * Address the ops server binds (`/metrics`, readiness with its details, task-service's queue dashboard): loopback
+   * unless configured; containers set `0.0.0.0` so the kubelet's probes and Prometheus reach it. ADR 0021.
+   */
+  @IsString()
+  @IsNotEmpty()
+  OPS_HOST: string = LOOPBACK_HOST;
 
   /**
    * Hosts or CIDRs the SSRF guard lets through although they are not public (the simulator on 127.0.0.1, local sites

@@ -58,6 +58,15 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
   BROWSER_MAX_TASKS_PER_CONTEXT: number = 500;
 
   /**
+   * Longest cleanup after a browser task (clean check read from outside the page, tab emptied, popups closed), ms;
+   * past it the context is closed and the page slot freed anyway, so no page can keep a slot (ADR 0019).
+   */
+  @IsInt()
+  @Min(100)
+  @Max(30_000)
+  BROWSER_CLEANUP_TIMEOUT_MS: number = 2000;
+
+  /**
    * After `load`, the browser engine waits until no request is in flight and the DOM has not changed for this long,
    * ms (content written by script or filled from an API after load). A static page costs this once. 0 turns it off.
    */
@@ -82,7 +91,9 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
 
   /**
    * Upstream proxies for the browser, comma-separated `http://user:pass@host:port`: each browser session goes
-   * through one, chained behind the SSRF-guarding proxy. Empty: the browser connects directly.
+   * through one, chained behind the SSRF-guarding proxy. Empty: the browser connects directly. An entry may name the
+   * countries its exits serve as a fragment, `http://host:3128#DE` or `#DE+AT`: a scrape with `location.country`
+   * then browses through one of that country's (ADR 0019).
    */
   @EnvList()
   @IsArray()
@@ -119,6 +130,21 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
   @IsInt()
   @Min(1024)
   SCRAPE_MAX_BODY_BYTES: number = 10 * 1024 * 1024;
+
+  /**
+   * Largest screenshot a scrape returns (the format, and each `screenshot` action), bytes of the image; over it the
+   * scrape fails with CONTENT_TOO_LARGE. Images travel inline (base64 data URLs) in the reply.
+   */
+  @IsInt()
+  @Min(1024)
+  @Max(6 * 1024 * 1024)
+  SCRAPE_SCREENSHOT_MAX_BYTES: number = 3 * 1024 * 1024;
+
+  /** Longest time the `actions` of one scrape may take in all, ms (within the scrape's own timeout). */
+  @IsInt()
+  @Min(1000)
+  @Max(120_000)
+  SCRAPE_ACTIONS_MAX_MS: number = 60_000;
 
   /**
    * Time one page's conversion (HTML scan and markdown, PDF text) may take in the page-work pool, ms; over it the

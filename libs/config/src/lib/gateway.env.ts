@@ -1,9 +1,9 @@
-import { IsArray, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsArray, IsInt, IsNotEmpty, IsString, Matches, Max, Min } from 'class-validator';
 import { LIMITS } from '@trawl/contracts';
 
 /** Largest `maxAge` default, ms: the API's own bound. */
 const MAX_CACHE_AGE_MS = LIMITS.maxCacheAgeMs;
-import { BaseEnv } from './base.env.js';
+import { BaseEnv, LOOPBACK_HOST } from './base.env.js';
 import { EnvList } from './env-value.transforms.js';
 import { withRedisEnv } from './redis.env.js';
 
@@ -14,8 +14,13 @@ export class GatewayEnv extends withRedisEnv(BaseEnv) {
   @Max(65535)
   PORT: number = 8080;
 
+  /**
+   * Address the HTTP listener (API and its ops routes) binds: loopback unless configured, so a development start is
+   * not reachable from the network; containers set `0.0.0.0` (the Dockerfile and the manifests do). ADR 0021.
+   */
   @IsString()
-  HOST: string = '0.0.0.0';
+  @IsNotEmpty()
+  HOST: string = LOOPBACK_HOST;
 
   /** Bootstrap API keys, comma-separated (development and tests; production keys live in the key store). */
   @EnvList()
@@ -85,4 +90,13 @@ export class GatewayEnv extends withRedisEnv(BaseEnv) {
   @Min(0)
   @Max(MAX_CACHE_AGE_MS)
   CACHE_MAX_AGE_MS_SCRAPE: number = 0;
+
+  /**
+   * Longest a batch started through a peer's API (Firecrawl's `POST /v2/batch/scrape`) stays unfinished, ms: past it,
+   * its unfinished tasks are cancelled and the batch answers `failed`, so a client polling for a final state always
+   * gets one (ADR 0024). Default 30 minutes.
+   */
+  @IsInt()
+  @Min(1000)
+  COMPAT_BATCH_DEADLINE_MS: number = 30 * 60 * 1000;
 }

@@ -23,6 +23,13 @@ describe('loadEnv', () => {
     expect(() => loadEnv(GatewayEnv, { INSTANCE_ID: 'gw 1' })).toThrow(/INSTANCE_ID/);
   });
 
+  it('binds the gateway (HOST) and the ops servers (OPS_HOST) to loopback unless configured (ADR 0021)', () => {
+    expect(loadEnv(GatewayEnv, {}).HOST).toBe('127.0.0.1');
+    expect(loadEnv(TaskServiceEnv, {}).OPS_HOST).toBe('127.0.0.1');
+    expect(loadEnv(GatewayEnv, { HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+    expect(loadEnv(TaskServiceEnv, { OPS_HOST: '0.0.0.0' }).OPS_HOST).toBe('0.0.0.0');
+  });
+
   it('reads NATS_STREAM_REPLICAS as 1..5, unset (0) following the cluster; anything else names it', () => {
     expect(loadEnv(TaskServiceEnv, {}).NATS_STREAM_REPLICAS).toBe(0);
     expect(loadEnv(GatewayEnv, { NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);

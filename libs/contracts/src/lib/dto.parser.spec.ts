@@ -33,8 +33,18 @@ describe('parseDto', () => {
   });
 
   it('names the missing required field', () => {
-    const e = failure(() => parseDto(UrlBatchRequestDto, { urls: ['https://example.com'], type: 'retail' }));
-    expect(e.field).toBe('webhook');
+    const e = failure(() =>
+      parseDto(UrlBatchRequestDto, { urls: ['https://example.com'], webhook: 'https://h.example' }),
+    );
+    expect(e.field).toBe('type');
+  });
+
+  it("takes a URL batch without a webhook (a peer API's batch; the native route requires one, ADR 0024)", () => {
+    const dto = parseDto(UrlBatchRequestDto, { urls: ['https://example.com'], type: 'scrape' });
+    expect(dto.webhook).toBeUndefined();
+    expect(
+      failure(() => parseDto(UrlBatchRequestDto, { urls: ['https://a.example'], type: 'scrape', webhook: 'x' })).field,
+    ).toBe('webhook');
   });
 
   it('rejects an unknown type listing the allowed values', () => {

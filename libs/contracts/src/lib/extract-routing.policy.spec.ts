@@ -48,6 +48,29 @@ describe('extractUrlCall: the one type → subject map', () => {
     });
   });
 
+  it("gives extractor-scrape a scrape's formats and browser options (scrapeOptions, ADR 0019), and no other extractor", () => {
+    const scrapeOptions = {
+      formats: ['markdown', 'screenshot@fullPage'],
+      actions: [{ type: 'click' as const, selector: '#more' }],
+      location: { country: 'DE' },
+      mobile: true,
+    };
+    const url = { url: 'https://a.test/', timeout: 1000, scrapeOptions };
+    expect(extractUrlCall('scrape', url).payload).toEqual({
+      url: 'https://a.test/',
+      timeout: 1000,
+      formats: ['markdown', 'screenshot@fullPage'],
+      actions: [{ type: 'click', selector: '#more' }],
+      location: { country: 'DE' },
+      mobile: true,
+    });
+    expect(extractUrlCall('scrape', { ...url, scrapeOptions: { mobile: false } }).payload).toMatchObject({
+      formats: [...EXTRACT_SCRAPE_FORMATS],
+      mobile: false,
+    });
+    expect(extractUrlCall('retail', url).payload).toEqual({ url: 'https://a.test/', timeout: 1000 });
+  });
+
   it("gives extractor-scrape the platform's tenant, and no other extractor", () => {
     const fields = { url: 'https://a.test/', timeout: 5000, tenant: 'key-1' };
     expect(extractUrlCall('scrape', fields).payload).toMatchObject({ tenant: 'key-1' });

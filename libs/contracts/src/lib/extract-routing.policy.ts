@@ -1,5 +1,6 @@
 import { scrapePageRequest, type ScrapePageRequestDto } from './dto/scrape-page-request.dto.js';
-import type { ScrapeEngine, ScrapeFormat } from './dto/scrape-request.dto.js';
+import type { ScrapeOptions } from './dto/scrape-browser.types.js';
+import type { ScrapeEngine, ScrapeFormat, ScrapeFormatOption } from './dto/scrape-request.dto.js';
 import type { ExtractType } from './extract-type.constants.js';
 import type { ExtractUrlRequest, RpcSubject } from './rpc-contract.types.js';
 import { SUBJECTS } from './subjects.constants.js';
@@ -33,6 +34,8 @@ export interface ExtractUrlFields {
   engine?: UpstreamEngine;
   /** Who the URL is extracted for (the authenticated API key id), never a caller's field: `scrape` carries it. */
   tenant?: string;
+  /** Type `scrape`: the request's formats and browser options (ADR 0019). */
+  scrapeOptions?: ScrapeOptions;
 }
 
 /** How a `scrape`-type URL is scraped: the formats asked for, and the engine when the request names none. */
@@ -53,10 +56,19 @@ export function extractUrlCall(
 ): ExtractUrlCall {
   if (type === 'scrape') {
     const engine = fields.engine ?? scrape.engine;
+    const { formats, actions, location, mobile } = fields.scrapeOptions ?? {};
     return {
       subject: SUBJECTS.scrapePage,
       payload: scrapePageRequest(
-        { url: fields.url, formats: [...scrape.formats], timeout: fields.timeout, ...(engine ? { engine } : {}) },
+        {
+          url: fields.url,
+          formats: formats ? (formats as ScrapeFormatOption[]) : [...scrape.formats],
+          timeout: fields.timeout,
+          ...(engine ? { engine } : {}),
+          ...(actions ? { actions } : {}),
+          ...(location ? { location } : {}),
+          ...(mobile !== undefined ? { mobile } : {}),
+        },
         fields.tenant,
       ),
     };

@@ -16,6 +16,8 @@ export const LIMITS = {
   maxBatchItems: 10000,
   maxUrlLength: 4096,
   maxQueryLength: 2048,
+  /** Longest `location` of a web search (a canonical place name). */
+  maxLocationLength: 256,
   maxHeaders: 50,
   /** Largest accepted HTTP request body, bytes. */
   maxBodyBytes: 5 * 1024 * 1024,

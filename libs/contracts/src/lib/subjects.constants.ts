@@ -1,58 +1,216 @@
-/**
- * Every NATS subject Trawl uses. A subject names `<domain>.<verb>.v<N>`; a breaking change to its payload is a new
- * subject, never an edit of this one. Request/reply subjects are served by a queue group (see QUEUE_GROUPS), so
- * replicas share the load.
+import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
+import { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
+import { RenderPageRequestDto, type RenderPageReply } from './dto/render-page-request.dto.js';
+import { ScrapePageRequestDto } from './dto/scrape-page-request.dto.js';
+import { TaskFinishedEventDto } from './dto/task-finished-event.dto.js';
+import { TaskLookupRequestDto } from './dto/task-lookup-request.dto.js';
+import { WebSearchRequestDto } from './dto/web-search-request.dto.js';
+import { WebhookDeadLetterDto } from './dto/webhook-dead-letter.dto.js';
+import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/maps-result.types.js';
+import type { RetailRecord } from './results/retail-result.types.js';
+import type { ScrapeResult } from './results/scrape-result.types.js';
+import type { WebSearchResult } from './results/web-search-result.types.js';
+import { parseTaskSubmitRequest } from './task-submit-request.parser.js';
+import type { TaskRecord, TaskSubmitReply } from './task.types.js';
+import { dtoPayload, parsedPayload, replyOf, type ReplyType, type WirePayload } from './wire-payload.schema.js';
+
+/*
+ * EVERY NATS SUBJECT TRAWL USES, ONE ROW EACH (SUBJECT_TABLE below).
+ *
+ * A subject names `<domain>.<verb>.v<N>`; a breaking change to its payload is a new subject (a new row), never an
+ * edit of this one. From this table come: SUBJECTS (the names code imports), the request and reply types of
+ * `MessagingClient.send` (RpcContract), the service named when nothing answers, the check that a service only sends
+ * what its rows let it call (`MessagingModule.forRoot({ caller })`), the pattern and payload check of each NATS
+ * handler (`@ServesSubject` in libs/messaging), the check at start that a service serves exactly its rows
+ * (DrainingNatsServer), and each service's NATS permissions in the deploy (tools/deploy renders deploy/nats/auth.conf
+ * and deploy/k8s/trawl.yaml from it).
+ *
+ * To add a subject, add one row here and nothing else of the wiring:
+ *   1. a request/reply subject: `myThing: rpc('domain.verb.v1', dtoPayload(MyRequestDto), replyOf<MyReply>(),
+ *      { servedBy: '<service>', callers: ['<service>', ...] })`; the request is a class-validator DTO in ./dto (or,
+ *      for a union, `parsedPayload(name, parse)`); the reply a type in ./results or ./task.types;
+ *      a JetStream subject: `myEvent: stream('domain.event-happened.v1', dtoPayload(MyEventDto), { stream: 'NAME',
+ *      publishers: [...], consumers: [...] })`, and its stream in STREAMS;
+ *   2. then, in the serving app, a controller method `@ServesSubject(SUBJECTS.myThing) handle(req: MyRequestDto)`
+ *      (the service refuses to start while it serves a subject not in its rows, or misses one of its rows);
+ *   3. re-render the deploy: `npm run build`, then `node dist/tools/deploy/src/main.js render -o
+ *      deploy/k8s/trawl.yaml` and `node dist/tools/deploy/src/main.js nats-auth -o deploy/nats/auth.conf` (a test
+ *      fails while either is stale; tools/deploy/test/subject-permissions.spec.ts walks every row in a nats-server).
+ * A new service goes into SERVICE_NAMES first (and the deploy's values).
  */
-export const SUBJECTS = {
-  /** Web search by query (POST /extract/search). Served by extractor-search. */
-  searchWeb: 'extract.search.v1',
-  /** Map-places search by query (POST /extract/search/maps). Served by extractor-maps. */
-  searchMaps: 'extract.maps.v1',
-  /** Single URL of type `mp-maps` (a place page). Served by extractor-maps. */
-  extractPlace: 'extract.place.v1',
-  /** Single URL of type `mp-search` (a maps search page). Served by extractor-maps. */
-  extractMapsSearchUrl: 'extract.maps-url.v1',
-  /** Single URL of type `retail` (a product page). Served by extractor-retail. */
-  extractRetail: 'extract.retail.v1',
-  /** Page scrape (POST /scrape, and POST /extract with type `scrape`). Served by extractor-scrape. */
-  scrapePage: 'scrape.page.v1',
+
+/** Every Trawl service: a NATS user each in the deploy, and for those that serve subjects, their queue group. */
+export const SERVICE_NAMES = [
+  'gateway',
+  'task-service',
+  'webhook-dispatcher',
+  'extractor-search',
+  'extractor-maps',
+  'extractor-retail',
+  'extractor-scrape',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** A request/reply subject: served in one service's queue group, asked by its callers. */
+export interface RpcRow<S extends string = string, Req = unknown, Rep = unknown> {
+  readonly kind: 'rpc';
+  readonly subject: S;
+  /** The request payload and its check, run by the serving handler on every message. */
+  readonly request: WirePayload<Req>;
+  readonly reply: ReplyType<Rep>;
+  /** The service whose queue group serves it (one replica per message). */
+  readonly servedBy: ServiceName;
+  /** The services whose code sends it (their NATS users may publish it). */
+  readonly callers: readonly ServiceName[];
+}
+
+/** A JetStream subject: kept by a stream until its consumers have processed it. */
+export interface StreamRow<S extends string = string, Ev = unknown> {
+  readonly kind: 'stream';
+  readonly subject: S;
+  /** The event payload and its check, run by every consumer on every message. */
+  readonly payload: WirePayload<Ev>;
+  /** The stream that keeps it (STREAMS). */
+  readonly stream: string;
+  readonly publishers: readonly ServiceName[];
+  readonly consumers: readonly ServiceName[];
+}
+
+export type SubjectRow = RpcRow | StreamRow;
+
+function rpc<const S extends string, Req, Rep>(
+  subject: S,
+  request: WirePayload<Req>,
+  reply: ReplyType<Rep>,
+  who: { servedBy: ServiceName; callers: readonly ServiceName[] },
+): RpcRow<S, Req, Rep> {
+  return { kind: 'rpc', subject, request, reply, ...who };
+}
+
+function stream<const S extends string, Ev>(
+  subject: S,
+  payload: WirePayload<Ev>,
+  who: { stream: string; publishers: readonly ServiceName[]; consumers: readonly ServiceName[] },
+): StreamRow<S, Ev> {
+  return { kind: 'stream', subject, payload, ...who };
+}
+
+/** Who sends the extract subjects: the gateway (synchronous endpoints) and task-service (batch workers). */
+const EXTRACT_CALLERS = ['gateway', 'task-service'] as const;
+
+export const SUBJECT_TABLE = {
+  /** Web search by query (POST /extract/search, search batches). */
+  searchWeb: rpc('extract.search.v1', dtoPayload(WebSearchRequestDto), replyOf<WebSearchResult>(), {
+    servedBy: 'extractor-search',
+    callers: EXTRACT_CALLERS,
+  }),
+  /** Map-places search by query (POST /extract/search/maps, maps batches). */
+  searchMaps: rpc('extract.maps.v1', dtoPayload(MapsSearchRequestDto), replyOf<MapsSearchResponse>(), {
+    servedBy: 'extractor-maps',
+    callers: EXTRACT_CALLERS,
+  }),
+  /** Single URL of type `mp-maps` (a place page). */
+  extractPlace: rpc('extract.place.v1', dtoPayload(ExtractUrlRequestDto), replyOf<PlaceRecord>(), {
+    servedBy: 'extractor-maps',
+    callers: EXTRACT_CALLERS,
+  }),
+  /** Single URL of type `mp-search` (a maps search page). */
+  extractMapsSearchUrl: rpc('extract.maps-url.v1', dtoPayload(ExtractUrlRequestDto), replyOf<MapsSearchData>(), {
+    servedBy: 'extractor-maps',
+    callers: EXTRACT_CALLERS,
+  }),
+  /** Single URL of type `retail` (a product page). */
+  extractRetail: rpc('extract.retail.v1', dtoPayload(ExtractUrlRequestDto), replyOf<RetailRecord>(), {
+    servedBy: 'extractor-retail',
+    callers: EXTRACT_CALLERS,
+  }),
+  /** Page scrape (POST /scrape, POST /extract with type `scrape`, URL batches of that type). */
+  scrapePage: rpc('scrape.page.v1', dtoPayload(ScrapePageRequestDto), replyOf<ScrapeResult>(), {
+    servedBy: 'extractor-scrape',
+    callers: EXTRACT_CALLERS,
+  }),
   /**
    * One page rendered in Chromium for an upstream extractor (search, maps, retail in `browser`/`auto`): the browser
-   * fleet. Served by extractor-scrape (its pool, its SSRF guard); see docs/decisions/0005-one-browser-fleet.md.
+   * fleet's pool and SSRF guard; see docs/decisions/0005-one-browser-fleet.md.
    */
-  renderPage: 'render.page.v1',
-  /** Batch submission: creates BullMQ jobs, replies with the job objects. Served by task-service. */
-  taskSubmit: 'task.submit.v1',
-  /** Task lookup by id. Served by task-service. */
-  taskGet: 'task.get.v1',
+  renderPage: rpc('render.page.v1', dtoPayload(RenderPageRequestDto), replyOf<RenderPageReply>(), {
+    servedBy: 'extractor-scrape',
+    callers: ['extractor-search', 'extractor-maps', 'extractor-retail'],
+  }),
+  /** Batch submission: creates BullMQ jobs, replies with the job objects. */
+  taskSubmit: rpc(
+    'task.submit.v1',
+    parsedPayload('parseTaskSubmitRequest', parseTaskSubmitRequest),
+    replyOf<TaskSubmitReply>(),
+    { servedBy: 'task-service', callers: ['gateway'] },
+  ),
+  /** Task lookup by id (GET /extractTask/{jobId}); replies the task record. */
+  taskGet: rpc('task.get.v1', dtoPayload(TaskLookupRequestDto), replyOf<TaskRecord>(), {
+    servedBy: 'task-service',
+    callers: ['gateway'],
+  }),
   /**
    * Cancel a task by id (DELETE /extractTask/{jobId}): a waiting task never runs, an active one's result is
-   * discarded, a batch's queries are cancelled with it; the outcome is `failed` with TASK_CANCELLED. Served by
-   * task-service; replies the task record.
+   * discarded, a batch's queries are cancelled with it; the outcome is `failed` with TASK_CANCELLED. Replies the
+   * task record.
    */
-  taskCancel: 'task.cancel.v1',
-  /** A task reached its final state. JetStream, published by task-service, consumed by webhook-dispatcher. */
-  taskFinished: 'task.finished.v1',
-  /** A task outcome whose webhook delivery gave up. JetStream, published and replayed by webhook-dispatcher. */
-  taskDeliveryFailed: 'task.delivery-failed.v1',
-} as const;
+  taskCancel: rpc('task.cancel.v1', dtoPayload(TaskLookupRequestDto), replyOf<TaskRecord>(), {
+    servedBy: 'task-service',
+    callers: ['gateway'],
+  }),
+  /**
+   * A task reached its final state: published by task-service, delivered by webhook-dispatcher (whose dead-letter
+   * CLI publishes it again on replay).
+   */
+  taskFinished: stream('task.finished.v1', dtoPayload(TaskFinishedEventDto), {
+    stream: 'TASK_OUTCOMES',
+    publishers: ['task-service', 'webhook-dispatcher'],
+    consumers: ['webhook-dispatcher'],
+  }),
+  /** A task outcome whose webhook delivery gave up: published, listed and replayed by webhook-dispatcher. */
+  taskDeliveryFailed: stream('task.delivery-failed.v1', dtoPayload(WebhookDeadLetterDto), {
+    stream: 'WEBHOOK_DEAD_LETTERS',
+    publishers: ['webhook-dispatcher'],
+    consumers: ['webhook-dispatcher'],
+  }),
+} as const satisfies Record<string, SubjectRow>;
+
+type Table = typeof SUBJECT_TABLE;
+
+/** The name → subject map code imports (`SUBJECTS.searchWeb` is 'extract.search.v1'). */
+export const SUBJECTS = Object.fromEntries(Object.entries(SUBJECT_TABLE).map(([name, row]) => [name, row.subject])) as {
+  readonly [K in keyof Table]: Table[K]['subject'];
+};
 
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
 
-/** NATS queue groups: one per service kind, so each message is handled by one replica of that kind. */
+/** Every row, in table order. */
+export const SUBJECT_ROWS: readonly SubjectRow[] = Object.values(SUBJECT_TABLE);
+
+/** The row of `subject`, or undefined for a subject that is not Trawl's. */
+export function subjectRow(subject: string): SubjectRow | undefined {
+  return SUBJECT_ROWS.find((row) => row.subject === subject);
+}
+
+/** The request/reply subjects `service` serves (its queue group's handlers), in table order. */
+export function subjectsServedBy(service: ServiceName): string[] {
+  return SUBJECT_ROWS.flatMap((row) => (row.kind === 'rpc' && row.servedBy === service ? [row.subject] : []));
+}
+
+/** NATS queue groups: one per service kind that serves subjects, so each message is handled by one replica. */
 export const QUEUE_GROUPS = {
   extractorSearch: 'extractor-search',
   extractorMaps: 'extractor-maps',
   extractorRetail: 'extractor-retail',
   extractorScrape: 'extractor-scrape',
   taskService: 'task-service',
-} as const;
+} as const satisfies Record<string, ServiceName>;
 
 /** JetStream resources: the stream that keeps final task outcomes until the dispatcher has delivered them. */
 export const STREAMS = {
-  taskOutcomes: { name: 'TASK_OUTCOMES', subjects: [SUBJECTS.taskFinished] },
+  taskOutcomes: { name: SUBJECT_TABLE.taskFinished.stream, subjects: [SUBJECTS.taskFinished] },
   /** Dead letters: outcomes the dispatcher could not deliver; listed and replayed by its CLI. */
-  webhookDeadLetters: { name: 'WEBHOOK_DEAD_LETTERS', subjects: [SUBJECTS.taskDeliveryFailed] },
+  webhookDeadLetters: { name: SUBJECT_TABLE.taskDeliveryFailed.stream, subjects: [SUBJECTS.taskDeliveryFailed] },
 } as const;
 
 /** Durable JetStream consumer names. */

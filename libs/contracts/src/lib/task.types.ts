@@ -1,3 +1,4 @@
+import type { ScrapeOptions } from './dto/scrape-browser.types.js';
 import type { ExtractType } from './extract-type.constants.js';
 import type { WireError } from './error-codes.constants.js';
 import type { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
@@ -61,11 +62,14 @@ export interface UrlJobData {
   kind: 'url';
   url: string;
   timeout: number;
-  webhook: string;
+  /** Absent for a batch submitted without one (through a peer's API): lookup only. */
+  webhook?: string;
   type: ExtractType;
   params?: UrlParams;
   /** Extension of the spec: the engine asked for (absent: the service's configuration). */
   engine?: UpstreamEngine;
+  /** Type `scrape`: formats and browser options (ADR 0019). */
+  scrapeOptions?: ScrapeOptions;
 }
 
 export type BatchJobData = MapsBatchJobData | SearchBatchJobData | UrlJobData;
@@ -155,7 +159,8 @@ export interface TaskFinishedEvent {
   /** Stable id of this outcome; the webhook's `webhook-id`. */
   eventId: string;
   event: TaskEventName;
-  webhook: string;
+  /** Absent when the job was submitted without a webhook: the dispatcher has nothing to deliver. */
+  webhook?: string;
   /** Id of the API key that submitted the job; selects the signing secret. */
   apiKeyId?: string;
   task: TaskRecord;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { bootstrapKeyId } from './key-material.util.js';
-import { SecretCipher } from './secret-cipher.service.js';
+import { SEALED_PREFIX, SecretCipher } from './secret-cipher.service.js';
 import { deriveWebhookSecret } from './webhook-secret.util.js';
 
 const MASTER = `whsec_${Buffer.from('the-operators-master-signing-secret').toString('base64')}`;
@@ -65,8 +65,16 @@ describe('SecretCipher', () => {
 
   it("refuses a tampered value, another record's value and a wrong key", () => {
     const sealed = cipher.seal('whsec_abc', 'key_1');
-    const flipped = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'B' : 'A') + sealed.slice(-1);
-    expect(() => cipher.open(flipped, 'key_1')).toThrow(/does not open/);
+    // One bit flipped in the nonce, in the tag and in the ciphertext (enc:v1: + base64url(iv(12) ‖ tag(16) ‖ body)):
+    // flipping bytes, not characters, always changes the value (a character swap can land on the same character).
+    const raw = Buffer.from(sealed.slice(SEALED_PREFIX.length), 'base64url');
+    for (const at of [0, 12, raw.length - 1]) {
+      const bytes = Buffer.from(raw);
+      bytes[at] = bytes[at]! ^ 0x01;
+      const tampered = SEALED_PREFIX + bytes.toString('base64url');
+      expect(tampered).not.toBe(sealed);
+      expect(() => cipher.open(tampered, 'key_1')).toThrow(/does not open/);
+    }
     expect(() => cipher.open(sealed, 'key_2')).toThrow(/does not open/);
     expect(() => new SecretCipher(randomBytes(32).toString('base64')).open(sealed, 'key_1')).toThrow(/does not open/);
     expect(() => cipher.open('enc:v1:AAAA', 'key_1')).toThrow(/truncated/);

@@ -5,8 +5,8 @@ import { MessagePattern, Payload, type MicroserviceOptions } from '@nestjs/micro
 import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { eventually, startNats, type TestServer } from '@trawl/testing';
-import { DrainingNatsServer } from './draining-nats.server.js';
-import { MessagingClient } from './messaging.client.js';
+import { DrainingNatsServer, servedSubjectsProblem } from './draining-nats.server.js';
+import { FleetUnavailableError, MessagingClient } from './messaging.client.js';
 import { connectNats } from './nats-connection.factory.js';
 import { natsServerOptions } from './nats-server.options.js';
 
@@ -127,11 +127,52 @@ describe('DrainingNatsServer (real nats-server)', () => {
     expect(seen.has('done')).toBe(true);
   });
 
+  it('answers a request it could not finish within its grace period at once, as a replica gone, not at the deadline', async () => {
+    closeGate();
+    const { app, server } = await startServer(50);
+    // A deadline far past the test's own timeout: only the replica's answer can settle this request in time.
+    const held = client
+      .send(
+        SUBJECTS.scrapePage,
+        { url: 'http://a.test/held', formats: ['markdown'], timeout: 30_000 },
+        { timeoutMs: 600_000, rideOutMs: 0 },
+      )
+      .catch((e: unknown) => e);
+    await eventually(() => gate.entered === 1);
+    await app.close(); // the handler is still waiting at the gate when the grace period runs out
+    const err = await held;
+    expect(err).toBeInstanceOf(FleetUnavailableError);
+    expect((err as FleetUnavailableError).reason).toBe('shut_down');
+    expect((err as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
+    expect(server.requestsInFlight).toBe(1);
+    // The handler finishing afterwards publishes nothing on the closed connection.
+    gate.open();
+    await eventually(() => server.requestsInFlight === 0);
+  });
+
   it('closes an idle server at once instead of sleeping out its grace period', async () => {
     closeGate();
     gate.open();
     const { app } = await startServer(600_000); // ten minutes: only the drain can end close() within the test
     expect((await scrape('http://a.test/quick')).markdown).toBe('done');
     await app.close();
+  });
+});
+
+describe('servedSubjectsProblem: a service serves exactly its rows of the subject table', () => {
+  it('accepts a service whose handlers are its rows, in any order, and a test queue that is no service', () => {
+    expect(
+      servedSubjectsProblem('extractor-maps', ['extract.place.v1', 'extract.maps.v1', 'extract.maps-url.v1']),
+    ).toBeUndefined();
+    expect(servedSubjectsProblem('draining-test', ['anything'])).toBeUndefined();
+  });
+
+  it('names a row without a handler and a handler without a row', () => {
+    expect(servedSubjectsProblem('task-service', ['task.submit.v1', 'task.get.v1'])).toMatch(
+      /no handler for task\.cancel\.v1/,
+    );
+    expect(servedSubjectsProblem('extractor-retail', ['extract.retail.v1', 'extract.search.v1'])).toMatch(
+      /handlers for subjects it does not serve: extract\.search\.v1/,
+    );
   });
 });

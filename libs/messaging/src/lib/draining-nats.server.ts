@@ -1,7 +1,15 @@
-import { ServerNats, type NatsOptions } from '@nestjs/microservices';
-import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { ServerNats, type NatsContext, type NatsOptions } from '@nestjs/microservices';
+import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { SERVICE_NAMES, subjectsServedBy, type ServiceName, type WireError } from '@trawl/contracts';
 
 type ServerOptions = Required<NatsOptions>['options'];
+
+/**
+ * NATS header on the reply a replica sends, as it closes, to a request it had taken but could not finish within its
+ * grace period: the request met a replica going away, not a failure of its own (MessagingClient answers it as
+ * FleetUnavailableError, reason `shut_down`, which the task workers do not count as an attempt).
+ */
+export const REPLICA_SHUT_DOWN_HEADER = 'Trawl-Replica-Shut-Down';
 
 /**
  * Nest's NATS server with two changes. `listen()` resolves only once the NATS server holds the subscriptions (one
@@ -10,20 +18,25 @@ type ServerOptions = Required<NatsOptions>['options'];
  * waits for the work, not for the clock: on close it drains its subscriptions (the NATS server stops routing to
  * this replica, and a request already on its way here is still handled rather than dropped; new requests go to
  * the other replicas of the queue group, or meet "no responders"), waits until every request being handled has
- * sent its reply, at most `gracePeriodMs`, flushes the replies, and closes. Nest's own graceful
- * shutdown sleeps the whole grace period even when idle, and drops any reply still running when it ends.
+ * sent its reply, at most `gracePeriodMs`, flushes the replies, and closes. A request still unanswered when the grace
+ * period runs out is answered SERVICE_UNAVAILABLE (marked REPLICA_SHUT_DOWN_HEADER) before the connection closes:
+ * its caller learns at once that the replica went away instead of waiting out its whole deadline for a reply that
+ * can no longer come. Nest's own graceful shutdown sleeps the whole grace period even when idle, and drops any reply
+ * still running when it ends (its callers wait out their deadlines).
  */
 export class DrainingNatsServer extends ServerNats {
   private inFlight = 0;
   private accepting = true;
   private readonly idleWaiters = new Set<() => void>();
+  /** Requests taken and not answered yet: their message (to answer) and Nest's packet id. */
+  private readonly unanswered = new Set<{ msg: Msg; id: string; cutOff: boolean }>();
 
   constructor(
-    options: ServerOptions,
+    private readonly serverOptions: ServerOptions,
     private readonly gracePeriodMs: number,
   ) {
     // Nest's fixed-sleep shutdown is replaced by close() below.
-    super({ ...options, gracefulShutdown: false });
+    super({ ...serverOptions, gracefulShutdown: false });
     // Nest runs these around every request handler, from its start until its reply stream is finished.
     this.setOnProcessingStartHook((_transport, _context, done) => {
       this.inFlight += 1;
@@ -35,6 +48,17 @@ export class DrainingNatsServer extends ServerNats {
     });
   }
 
+  /**
+   * Refuses to start a Trawl service (its queue group is a service name) whose handlers are not exactly the subjects
+   * SUBJECT_TABLE says it serves: a missing one would answer "no responders" forever, an extra one would be refused by
+   * the deploy's NATS permissions.
+   */
+  override async listen(callback: (err?: unknown, ...optionalParams: unknown[]) => void): Promise<void> {
+    const problem = servedSubjectsProblem(this.serverOptions.queue, [...this.messageHandlers.keys()]);
+    if (problem) return callback(new Error(problem));
+    return super.listen(callback);
+  }
+
   override start(callback: (err?: unknown, ...optionalParams: unknown[]) => void): void {
     super.start((err?: unknown) => {
       if (err) return callback(err);
@@ -42,6 +66,20 @@ export class DrainingNatsServer extends ServerNats {
         .flush()
         .then(() => callback(), callback);
     });
+  }
+
+  /** Nest's reply publisher, wrapped to know which requests are still unanswered (see `close`). */
+  override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: unknown) => unknown {
+    const publish = super.getPublisher(natsMsg, id, ctx) as (response: unknown) => unknown;
+    if (!natsMsg.reply) return publish;
+    const entry = { msg: natsMsg, id, cutOff: false };
+    this.unanswered.add(entry);
+    return (response) => {
+      // close() answered it already when the grace period ran out: the caller has its answer, the connection is gone.
+      if (entry.cutOff) return undefined;
+      this.unanswered.delete(entry);
+      return publish(response);
+    };
   }
 
   /** Requests being handled now (their replies not yet sent). */
@@ -64,26 +102,49 @@ export class DrainingNatsServer extends ServerNats {
     this.accepting = false;
     // A request delivered in the last moment of the drain enters its handler (and the in-flight count) on the next tick.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await this.whenIdle();
+    const finished = await this.whenIdle();
     // The last replies are published on the tick after their stream ends; let them out before the connection closes.
     await new Promise<void>((resolve) => setImmediate(resolve));
+    if (!finished) this.answerUnfinished();
     await this.connection()
       ?.flush()
       .catch(() => undefined);
     await super.close();
   }
 
-  private async whenIdle(): Promise<void> {
-    if (this.inFlight === 0) return;
+  /** Answers every request still unanswered (the grace period ran out) with SERVICE_UNAVAILABLE. */
+  private answerUnfinished(): void {
+    const err: WireError = {
+      code: 'SERVICE_UNAVAILABLE',
+      message: `the replica shut down before it finished the request (grace period of ${this.gracePeriodMs} ms)`,
+      retryable: true,
+    };
+    const hdrs = natsHeaders();
+    hdrs.set(REPLICA_SHUT_DOWN_HEADER, '1');
+    for (const entry of this.unanswered) {
+      this.unanswered.delete(entry);
+      entry.cutOff = true;
+      try {
+        entry.msg.respond(JSON.stringify({ id: entry.id, err, isDisposed: true }), { headers: hdrs });
+      } catch {
+        // The connection is gone already: nothing can reach the caller, who meets the outage as a lost connection.
+      }
+    }
+  }
+
+  /** Waits until no request is being handled (true), or the grace period has run out first (false). */
+  private async whenIdle(): Promise<boolean> {
+    if (this.inFlight === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     let wake: () => void = () => undefined;
-    await new Promise<void>((resolve) => {
-      wake = resolve;
+    const idle = await new Promise<boolean>((resolve) => {
+      wake = () => resolve(true);
       this.idleWaiters.add(wake);
-      timer = setTimeout(resolve, this.gracePeriodMs);
+      timer = setTimeout(() => resolve(false), this.gracePeriodMs);
     });
     this.idleWaiters.delete(wake);
     clearTimeout(timer);
+    return idle;
   }
 
   private connection(): NatsConnection | undefined {
@@ -93,4 +154,22 @@ export class DrainingNatsServer extends ServerNats {
       return undefined; // never listened
     }
   }
+}
+
+/**
+ * Why the handlers `patterns` of the service whose queue group is `queue` are not the subjects its rows of
+ * SUBJECT_TABLE say it serves, or undefined when they are (or `queue` is no Trawl service: a test's own group).
+ */
+export function servedSubjectsProblem(queue: string | undefined, patterns: readonly string[]): string | undefined {
+  if (!(SERVICE_NAMES as readonly string[]).includes(queue ?? '')) return undefined;
+  const service = queue as ServiceName;
+  const rows = subjectsServedBy(service);
+  const missing = rows.filter((s) => !patterns.includes(s));
+  const extra = patterns.filter((s) => !rows.includes(s));
+  if (missing.length === 0 && extra.length === 0) return undefined;
+  return [
+    `${service} does not serve exactly its subjects (SUBJECT_TABLE in libs/contracts):`,
+    ...(missing.length ? [`no handler for ${missing.join(', ')}`] : []),
+    ...(extra.length ? [`handlers for subjects it does not serve: ${extra.join(', ')}`] : []),
+  ].join(' ');
 }

@@ -64,6 +64,19 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
     expect(reply.markdown).toBe('# http://a.test/');
   });
 
+  it('refuses, before sending, a subject whose row does not list the calling service; sends one that does', async () => {
+    const scrape = new MessagingClient(nc, undefined, { caller: 'extractor-scrape' });
+    await expect(scrape.send(SUBJECTS.scrapePage, req('http://a.test/'), { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: expect.stringMatching(/extractor-scrape may not call scrape\.page\.v1/),
+    });
+    await expect(scrape.probe(SUBJECTS.scrapePage)).rejects.toMatchObject({ code: 'INTERNAL' });
+    const gateway = new MessagingClient(nc, undefined, { caller: 'gateway' });
+    expect((await gateway.send(SUBJECTS.scrapePage, req('http://a.test/'), { timeoutMs: 2000 })).markdown).toBe(
+      '# http://a.test/',
+    );
+  });
+
   it('turns a WireError reply into a TrawlError with the same code', async () => {
     await expect(
       client.send(SUBJECTS.scrapePage, req('http://blocked.test/'), { timeoutMs: 2000 }),
@@ -94,20 +107,26 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
     const sent: number[] = [];
     const observed = new MessagingClient(nc, (_s, outcome) => sent.push(outcome === 'ok' ? 1 : 0));
     const late = await connectNats([nats.url], 'late-responder');
-    const reply = observed.send(SUBJECTS.taskGet, { jobId: 'late' }, { timeoutMs: 5000 });
-    // Nothing serves task.get.v1 yet: the first sends meet "no responders".
-    await new Promise((r) => setTimeout(r, 300));
-    const sub = late.subscribe(SUBJECTS.taskGet, {
-      callback: (_e, msg) => {
-        const { id } = JSON.parse(new TextDecoder().decode(msg.data)) as { id: string };
-        msg.respond(JSON.stringify({ response: { taskId: 'late' }, isDisposed: true, id }));
-      },
-    });
-    await late.flush();
-    await expect(reply).resolves.toEqual({ taskId: 'late' });
-    expect(sent).toEqual([1]);
-    sub.unsubscribe();
-    await late.close();
+    try {
+      const reply = observed.send(SUBJECTS.taskGet, { jobId: 'late' }, { timeoutMs: 5000 });
+      // Nothing serves task.get.v1 yet: the first sends meet "no responders".
+      await new Promise((r) => setTimeout(r, 300));
+      late.subscribe(SUBJECTS.taskGet, {
+        callback: (_e, msg) => {
+          const { id } = JSON.parse(new TextDecoder().decode(msg.data)) as { id: string };
+          msg.respond(JSON.stringify({ response: { taskId: 'late' }, isDisposed: true, id }));
+        },
+      });
+      await late.flush();
+      await expect(reply).resolves.toEqual({ taskId: 'late' });
+      expect(sent).toEqual([1]);
+    } finally {
+      // The next tests need task.get.v1 served by nothing. `unsubscribe()` then `close()` only writes the UNSUB to
+      // the socket: the NATS server may still route the next request (sent on another connection) to this
+      // subscription, where it is lost and waits out its deadline. A drain returns once the server has confirmed
+      // the UNSUB (a PING/PONG round trip after it), so from then on the subject has no responders.
+      await late.drain();
+    }
   });
 
   it('answers SERVICE_UNAVAILABLE at once with rideOutMs 0, however long the deadline', async () => {

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { errors, headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
-import { isWireError, TrawlError, type RpcReply, type RpcRequest, type RpcSubject } from '@trawl/contracts';
+import {
+  isWireError,
+  subjectRow,
+  TrawlError,
+  type RpcReply,
+  type RpcRequest,
+  type RpcSubject,
+  type ServiceName,
+} from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, startSpan } from '@trawl/telemetry';
+import { REPLICA_SHUT_DOWN_HEADER } from './draining-nats.server.js';
 import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.types.js';
 
 export interface SendOptions {
@@ -28,14 +37,15 @@ export type RequestObserver = (
 export const NO_RESPONDERS_BACKOFF_MS = { first: 25, max: 500 } as const;
 
 /**
- * SERVICE_UNAVAILABLE because the infrastructure is not there (nothing serves the subject, or the NATS connection was
- * lost while the request waited), as opposed to an extractor that answered SERVICE_UNAVAILABLE itself. The task
- * workers do not count these as attempts.
+ * SERVICE_UNAVAILABLE because the infrastructure is not there (nothing serves the subject, the NATS connection was
+ * lost while the request waited, or the replica that took the request shut down before it finished: `shut_down`),
+ * as opposed to an extractor that answered SERVICE_UNAVAILABLE itself. The task workers do not count these as
+ * attempts.
  */
 export class FleetUnavailableError extends TrawlError {
   constructor(
     readonly subject: RpcSubject,
-    readonly reason: 'no_responders' | 'disconnected',
+    readonly reason: 'no_responders' | 'disconnected' | 'shut_down',
     message: string,
     cause: unknown,
   ) {
@@ -44,23 +54,11 @@ export class FleetUnavailableError extends TrawlError {
   }
 }
 
-/** The service that serves `subject` (for messages naming what is missing). */
+/** The service that serves `subject` (for messages naming what is missing): its row's `servedBy` (SUBJECT_TABLE). */
 export function serviceOfSubject(subject: RpcSubject): string {
-  return SERVICE_OF_SUBJECT[subject];
+  const row = subjectRow(subject);
+  return row?.kind === 'rpc' ? row.servedBy : 'nothing';
 }
-
-const SERVICE_OF_SUBJECT: Record<RpcSubject, string> = {
-  'extract.search.v1': 'extractor-search',
-  'extract.maps.v1': 'extractor-maps',
-  'extract.place.v1': 'extractor-maps',
-  'extract.maps-url.v1': 'extractor-maps',
-  'extract.retail.v1': 'extractor-retail',
-  'scrape.page.v1': 'extractor-scrape',
-  'render.page.v1': 'extractor-scrape',
-  'task.submit.v1': 'task-service',
-  'task.get.v1': 'task-service',
-  'task.cancel.v1': 'task-service',
-};
 
 /**
  * Typed request/reply over NATS. `send(subject, payload)` takes the payload type and returns the reply type the
@@ -77,6 +75,7 @@ export class MessagingClient {
   constructor(
     private readonly nc: NatsConnection,
     private readonly observe: RequestObserver = () => undefined,
+    private readonly options: { caller?: ServiceName } = {},
   ) {
     void (async () => {
       for await (const s of nc.status()) {
@@ -94,6 +93,7 @@ export class MessagingClient {
    * NATS connection means no.
    */
   async probe(subject: RpcSubject, timeoutMs = 1000): Promise<boolean> {
+    this.checkCaller(subject);
     if (!this.linkUp || this.nc.isClosed()) return false;
     const packet = { pattern: subject, data: {}, id: `probe-${randomUUID()}` };
     try {
@@ -106,6 +106,7 @@ export class MessagingClient {
   }
 
   async send<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<RpcReply<S>> {
+    this.checkCaller(subject);
     return this.traced(subject, () =>
       this.request(subject, payload, options, (frame) => frame.response as RpcReply<S>),
     );
@@ -117,9 +118,19 @@ export class MessagingClient {
    * layout of the text), and `response` serialised again: nothing depends on how Nest lays the frame out.
    */
   async sendRaw<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<string> {
+    this.checkCaller(subject);
     return this.traced(subject, () =>
       this.request(subject, payload, options, (frame) => JSON.stringify(frame.response ?? null)),
     );
+  }
+
+  /** Refuses a subject the calling service may not send (its row does not list it among the callers). */
+  private checkCaller(subject: RpcSubject): void {
+    const { caller } = this.options;
+    if (!caller) return;
+    const row = subjectRow(subject);
+    if (row?.kind === 'rpc' && row.callers.includes(caller)) return;
+    throw new TrawlError('INTERNAL', `${caller} may not call ${subject}: not among its callers in SUBJECT_TABLE`);
   }
 
   private async traced<T>(subject: RpcSubject, fn: () => Promise<T>): Promise<T> {
@@ -190,8 +201,14 @@ export class MessagingClient {
     const frame = JSON.parse(text) as NatsReplyPacket<RpcReply<S>>;
     if (frame.err !== undefined && frame.err !== null) {
       this.observe(subject, 'error', ms);
+      // The replica went away with the request unfinished (DrainingNatsServer's grace period ran out): the fleet's
+      // doing, not the request's, and said at once rather than after the whole deadline.
+      if (reply.headers?.get(REPLICA_SHUT_DOWN_HEADER)) {
+        const message = `${serviceOfSubject(subject)} shut down before it finished the request on ${subject}`;
+        throw new FleetUnavailableError(subject, 'shut_down', message, frame.err);
+      }
       if (isWireError(frame.err)) throw TrawlError.fromWire(frame.err);
-      throw new TrawlError('INTERNAL', `${SERVICE_OF_SUBJECT[subject]} failed without a known error code`);
+      throw new TrawlError('INTERNAL', `${serviceOfSubject(subject)} failed without a known error code`);
     }
     this.observe(subject, 'ok', ms);
     return read(frame);
@@ -205,7 +222,7 @@ export class MessagingClient {
     options: SendOptions,
     disconnectsBefore: number,
   ): TrawlError {
-    const service = SERVICE_OF_SUBJECT[subject];
+    const service = serviceOfSubject(subject);
     if (isNoResponders(e)) {
       this.observe(subject, 'no_responders', ms);
       const message = `${service} is not deployed or not reachable (no responders on ${subject})`;

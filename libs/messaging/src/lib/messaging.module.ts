@@ -1,5 +1,6 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
+import type { ServiceName } from '@trawl/contracts';
 import { MessagingClient, type RequestObserver } from './messaging.client.js';
 import { connectNats, type NatsAuth } from './nats-connection.factory.js';
 
@@ -12,6 +13,11 @@ export interface MessagingModuleOptions {
   observe?: RequestObserver;
   /** The service's NATS user (`natsAuth(env)`). */
   auth?: NatsAuth;
+  /**
+   * The service sending: the client refuses a subject whose row (SUBJECT_TABLE) does not list it among the callers,
+   * as the deploy's NATS permissions would, but at once and naming the table.
+   */
+  caller?: ServiceName;
 }
 
 /** Provides the NATS connection and the typed MessagingClient; drains the connection on shutdown. */
@@ -27,7 +33,8 @@ export class MessagingModule implements OnApplicationShutdown {
         { provide: NATS_CONNECTION, useFactory: () => connectNats(options.servers, options.name, options.auth) },
         {
           provide: MessagingClient,
-          useFactory: (nc: NatsConnection) => new MessagingClient(nc, options.observe),
+          useFactory: (nc: NatsConnection) =>
+            new MessagingClient(nc, options.observe, options.caller ? { caller: options.caller } : {}),
           inject: [NATS_CONNECTION],
         },
       ],

@@ -52,6 +52,38 @@ describe('runService: the one lifecycle of every process', () => {
     await expect(get('/health/live')).rejects.toThrow();
   });
 
+  it('binds its ops server (/metrics, readiness details) to loopback unless OPS_HOST says otherwise', async () => {
+    const telemetry = { shutdown: async () => undefined } as unknown as Telemetry;
+    const start = async () => ({
+      ready: () => ({ ok: false, details: { redis: 'connect ECONNREFUSED 10.1.2.3:6379' } }),
+      stop: async () => undefined,
+      started: { message: 'up' },
+    });
+    const local = await runService({
+      service: 'loopback-ops',
+      env: { LOG_LEVEL: 'silent', INSTANCE_ID: 'l-1', METRICS_PORT: await freePort() },
+      telemetry,
+      start,
+    });
+    const wide = await runService({
+      service: 'wide-ops',
+      env: { LOG_LEVEL: 'silent', INSTANCE_ID: 'w-1', METRICS_PORT: await freePort(), OPS_HOST: '0.0.0.0' },
+      telemetry,
+      start,
+    });
+    try {
+      // 127.0.0.2 is this machine too, but not the address the default binds: a connection there is refused.
+      expect((await fetch(`http://127.0.0.1:${local.ops?.port}/metrics`)).status).toBe(200);
+      await expect(fetch(`http://127.0.0.2:${local.ops?.port}/metrics`)).rejects.toThrow();
+      await expect(fetch(`http://127.0.0.2:${local.ops?.port}/health/ready`)).rejects.toThrow();
+      // Told to (a container), it answers on every address.
+      expect((await fetch(`http://127.0.0.2:${wide.ops?.port}/health/ready`)).status).toBe(503);
+    } finally {
+      await local.ops?.close();
+      await wide.ops?.close();
+    }
+  });
+
   it('runs no ops server without METRICS_PORT (the gateway serves its own)', async () => {
     const telemetry = { shutdown: async () => undefined } as unknown as Telemetry;
     const { ops } = await runService({

@@ -17,6 +17,8 @@ export interface ServiceRuntimeEnv {
   INSTANCE_ID: string;
   /** Port of the ops server; 0 or absent: none (the gateway serves its ops routes on its own port). */
   METRICS_PORT?: number;
+  /** Address the ops server binds; absent: loopback (127.0.0.1). Containers set 0.0.0.0. */
+  OPS_HOST?: string;
 }
 
 /** What a started service hands the runtime. */
@@ -57,7 +59,8 @@ export interface ServiceRuntime {
 
 /**
  * The one lifecycle of every Trawl process: a pino logger (JSON lines, LOG_LEVEL, `instance`), the service started by
- * `start`, the ops server on METRICS_PORT (`/metrics`, `/health/live`, `/health/ready` from `ready`, plus `mounts`),
+ * `start`, the ops server on OPS_HOST:METRICS_PORT (`/metrics`, `/health/live`, `/health/ready` from `ready`, plus
+ * `mounts`; loopback unless OPS_HOST says otherwise),
  * and on SIGTERM or SIGINT (once): the service's `stop` (drain), the ops server closed, telemetry flushed, exit 0.
  * Call it from the app.s `app.bootstrap.ts`; `runNatsService` is it for a NATS microservice.
  */
@@ -70,6 +73,7 @@ export async function runService(options: ServiceRuntimeOptions): Promise<Servic
     (env.METRICS_PORT ?? 0) > 0
       ? await startOpsServer({
           port: env.METRICS_PORT ?? 0,
+          ...(env.OPS_HOST ? { host: env.OPS_HOST } : {}),
           registry: metrics.registry,
           ready: async () => (running.ready ? running.ready() : { ok: true }),
           ...(running.mounts ? { mounts: running.mounts } : {}),

@@ -3,7 +3,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS, URL_QUEUE_BY_TYPE, type QueueName, type TaskFinishedEvent } from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
-import { releaseOutstanding } from './task-admission.service.js';
+import { countedIdsOf, releaseOutstanding } from './task-admission.service.js';
 import { PUBLISHED_OUTCOMES_KEY } from './task-redis-keys.constants.js';
 import type { TaskJobData } from './task-job-data.types.js';
 import type { TaskQueues } from './task-queues.service.js';
@@ -103,8 +103,9 @@ export class OutcomePublisher {
   }
 
   private async publishEvent(job: Job<TaskJobData>, state: 'completed' | 'failed', headers?: MsgHdrs): Promise<void> {
-    // A final state: the job no longer counts against its key's cap of outstanding jobs (idempotent).
-    await releaseOutstanding(this.queues.connection, job.data.apiKeyId, String(job.id)).catch((e: unknown) =>
+    // A final state: the job (a batch: its queries) no longer counts against its key's cap (idempotent).
+    const counted = countedIdsOf(String(job.id), job.data);
+    await releaseOutstanding(this.queues.connection, job.data.apiKeyId, ...counted).catch((e: unknown) =>
       this.options.onError?.(`job ${job.id} not released from its key's outstanding jobs`, e),
     );
     const event = this.eventOf(job, state);
@@ -188,7 +189,7 @@ export class OutcomePublisher {
     return {
       eventId: outcomeEventId(String(job.id), finishedOn),
       event: state === 'completed' ? 'task.completed' : 'task.failed',
-      webhook: job.data.webhook,
+      ...(job.data.webhook !== undefined ? { webhook: job.data.webhook } : {}),
       ...(job.data.apiKeyId ? { apiKeyId: job.data.apiKeyId } : {}),
       task,
       ...(job.data.trace ? { trace: job.data.trace } : {}),

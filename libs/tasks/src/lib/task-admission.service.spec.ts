@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { QUEUES } from '@trawl/contracts';
+import { QUEUES, SUBJECT_TABLE } from '@trawl/contracts';
 import { standaloneRedisTopology } from '@trawl/redis';
 import { startRedis, type TestServer } from '@trawl/testing';
-import { clampPriority, MAX_JOB_PRIORITY, releaseOutstanding } from './task-admission.service.js';
+import { clampPriority, countedIdsOf, MAX_JOB_PRIORITY, releaseOutstanding } from './task-admission.service.js';
+import { childJobId } from './task-job-id.util.js';
 import { TaskQueues } from './task-queues.service.js';
 import { outstandingSetKey, prefixOfJobId } from './task-redis-keys.constants.js';
+
 import { TaskSubmitter } from './task-submitter.service.js';
+
+/** Submits as task-service's handler does: the payload checked against its row first (SUBJECT_TABLE.taskSubmit). */
+async function submitOverWire(submitter: TaskSubmitter, payload: unknown): ReturnType<TaskSubmitter['submit']> {
+  return submitter.submit(SUBJECT_TABLE.taskSubmit.request.parse(payload));
+}
 
 const WEBHOOK = 'https://hooks.test/h';
 const urlBatch = (apiKeyId: string | undefined, n: number, tag = 'p') => ({
@@ -16,6 +23,17 @@ const urlBatch = (apiKeyId: string | undefined, n: number, tag = 'p') => ({
     type: 'scrape',
   },
   ...(apiKeyId ? { apiKeyId } : {}),
+});
+
+const mapsBatch = (apiKeyId: string, n: number) => ({
+  kind: 'maps',
+  request: { querys: Array.from({ length: n }, (_, i) => `q${i}`), ll: '@40.7,-74.0,14z', webhook: WEBHOOK },
+  apiKeyId,
+});
+const searchBatch = (apiKeyId: string, n: number) => ({
+  kind: 'search',
+  request: { querys: Array.from({ length: n }, (_, i) => `q${i}`), webhook: WEBHOOK },
+  apiKeyId,
 });
 
 describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
@@ -40,51 +58,92 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
   };
 
   it("numbers each key's jobs from its outstanding count, so keys interleave (B's first job ahead of A's second)", async () => {
-    const a = await submitter.submit(urlBatch('fair-a', 5));
-    const b = await submitter.submit(urlBatch('fair-b', 2));
+    const a = await submitOverWire(submitter, urlBatch('fair-a', 5));
+    const b = await submitOverWire(submitter, urlBatch('fair-b', 2));
     expect(a.jobs.map((j) => j.priority)).toEqual([1, 2, 3, 4, 5]);
     expect(b.jobs.map((j) => j.priority)).toEqual([1, 2]);
     // A's next batch continues after its outstanding jobs.
-    expect((await submitter.submit(urlBatch('fair-a', 2, 'q'))).jobs.map((j) => j.priority)).toEqual([6, 7]);
+    expect((await submitOverWire(submitter, urlBatch('fair-a', 2, 'q'))).jobs.map((j) => j.priority)).toEqual([6, 7]);
     expect(await submitter.admission.outstanding('fair-a')).toBe(7);
     expect(await queues.queue(QUEUES.scrape).getJobState(a.jobs[0].id)).toBe('prioritized');
   });
 
   it('refuses whole a batch that would pass the cap: RATE_LIMITED, no job created, nothing counted', async () => {
-    await submitter.submit(urlBatch('capped', 8));
+    await submitOverWire(submitter, urlBatch('capped', 8));
     const before = await scrapeCount();
-    await expect(submitter.submit(urlBatch('capped', 3, 'more'))).rejects.toMatchObject({
+    await expect(submitOverWire(submitter, urlBatch('capped', 3, 'more'))).rejects.toMatchObject({
       code: 'RATE_LIMITED',
       retryable: true,
     });
     expect(await scrapeCount()).toBe(before);
     expect(await submitter.admission.outstanding('capped')).toBe(8);
-    // Up to the cap is fine; a maps batch counts as one job.
-    expect((await submitter.submit(urlBatch('capped', 1, 'one'))).jobs).toHaveLength(1);
-    const maps = {
-      kind: 'maps',
-      request: { querys: ['a', 'b', 'c'], ll: '@40.7,-74.0,14z', webhook: WEBHOOK },
-      apiKeyId: 'capped',
-    };
-    expect((await submitter.submit(maps)).jobs).toHaveLength(1);
+    // Up to the cap is fine.
+    expect((await submitOverWire(submitter, urlBatch('capped', 1, 'one'))).jobs).toHaveLength(1);
+    expect(await submitter.admission.outstanding('capped')).toBe(9);
+    // A maps batch counts each of its queries: one query fits, two do not.
+    await expect(submitOverWire(submitter, mapsBatch('capped', 2))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect((await submitOverWire(submitter, mapsBatch('capped', 1))).jobs).toHaveLength(1);
     expect(await submitter.admission.outstanding('capped')).toBe(10);
-    await expect(submitter.submit(maps)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it('counts every query of a maps or search batch against the cap: 10 queries fit a cap of 10, 11 do not', async () => {
+    const before = await queues.queue(QUEUES.search).count();
+    await expect(submitOverWire(submitter, searchBatch('queries', 11))).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringMatching(/batch of 11 .*at most 10|at most 10.*batch of 11/),
+    });
+    // Nothing was queued or counted for the refused batch.
+    expect(await queues.queue(QUEUES.search).count()).toBe(before);
+    expect(await submitter.admission.outstanding('queries')).toBe(0);
+    const { jobs } = await submitOverWire(submitter, searchBatch('queries', 10));
+    expect(jobs).toHaveLength(1);
+    expect(await submitter.admission.outstanding('queries')).toBe(10);
+    await expect(submitOverWire(submitter, urlBatch('queries', 1))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
+  it("gives a batch's queries its key's next positions, as URL tasks get, not 1…n in every batch", async () => {
+    const first = await submitOverWire(submitter, mapsBatch('positions', 3));
+    const second = await submitOverWire(submitter, mapsBatch('positions', 3));
+    const other = await submitOverWire(submitter, mapsBatch('positions-b', 2));
+    const priorities = async (parentId: string, n: number) =>
+      Promise.all(
+        Array.from({ length: n }, async (_, i) => {
+          const child = await queues.getJob(childJobId(QUEUES.maps, parentId, i));
+          return child?.opts.priority;
+        }),
+      );
+    expect(await priorities(first.jobs[0].id, 3)).toEqual([1, 2, 3]);
+    expect(await priorities(second.jobs[0].id, 3)).toEqual([4, 5, 6]);
+    expect(await priorities(other.jobs[0].id, 2)).toEqual([1, 2]);
+    // A URL batch of the same key continues after its queries.
+    expect((await submitOverWire(submitter, urlBatch('positions', 1))).jobs[0].priority).toBe(7);
+    // The parent holds no place in the count: only its queries do.
+    expect(await submitter.admission.outstanding('positions')).toBe(7);
+  });
+
+  it("a finished batch's outcome releases its queries (and a query released on its own is not counted twice)", async () => {
+    const { jobs } = await submitOverWire(submitter, mapsBatch('batch-released', 4));
+    const parent = (await queues.getJob(jobs[0].id))!;
+    await releaseOutstanding(queues.connection, 'batch-released', childJobId(QUEUES.maps, parent.id!, 0));
+    expect(await submitter.admission.outstanding('batch-released')).toBe(3);
+    await submitter.admission.release('batch-released', ...countedIdsOf(parent.id!, parent.data));
+    expect(await submitter.admission.outstanding('batch-released')).toBe(0);
   });
 
   it("applies a key's own cap (maxOutstanding, from the key store through the gateway) instead of the default", async () => {
-    await expect(submitter.submit({ ...urlBatch('own-cap', 4), maxOutstanding: 3 })).rejects.toMatchObject({
+    await expect(submitOverWire(submitter, { ...urlBatch('own-cap', 4), maxOutstanding: 3 })).rejects.toMatchObject({
       code: 'RATE_LIMITED',
       message: expect.stringMatching(/at most 3/),
     });
-    expect((await submitter.submit({ ...urlBatch('own-cap', 12), maxOutstanding: 50 })).jobs).toHaveLength(12);
-    await expect(submitter.submit({ ...urlBatch('own-cap', 1), maxOutstanding: 0 })).rejects.toMatchObject({
+    expect((await submitOverWire(submitter, { ...urlBatch('own-cap', 12), maxOutstanding: 50 })).jobs).toHaveLength(12);
+    await expect(submitOverWire(submitter, { ...urlBatch('own-cap', 1), maxOutstanding: 0 })).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       field: 'maxOutstanding',
     });
   });
 
   it('a job in its final state stops counting, once however often its outcome is published', async () => {
-    const { jobs } = await submitter.submit(urlBatch('released', 3));
+    const { jobs } = await submitOverWire(submitter, urlBatch('released', 3));
     await releaseOutstanding(queues.connection, 'released', jobs[0].id);
     await releaseOutstanding(queues.connection, 'released', jobs[0].id);
     expect(await submitter.admission.outstanding('released')).toBe(2);
@@ -94,16 +153,16 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
   });
 
   it('before refusing, forgets jobs that are gone (removed by hand) so the count does not drift up', async () => {
-    const { jobs } = await submitter.submit(urlBatch('drift', 10));
-    await expect(submitter.submit(urlBatch('drift', 1, 'x'))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    const { jobs } = await submitOverWire(submitter, urlBatch('drift', 10));
+    await expect(submitOverWire(submitter, urlBatch('drift', 1, 'x'))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     for (const job of jobs.slice(0, 4)) await queues.queue(QUEUES.scrape).remove(job.id);
-    expect((await submitter.submit(urlBatch('drift', 4, 'y'))).jobs).toHaveLength(4);
+    expect((await submitOverWire(submitter, urlBatch('drift', 4, 'y'))).jobs).toHaveLength(4);
     expect(await submitter.admission.outstanding('drift')).toBe(10);
   });
 
   it("serialises one key's concurrent submissions in a process, so together they do not pass the cap", async () => {
     const results = await Promise.allSettled(
-      Array.from({ length: 5 }, (_, i) => submitter.submit(urlBatch('racing', 3, `r${i}`))),
+      Array.from({ length: 5 }, (_, i) => submitOverWire(submitter, urlBatch('racing', 3, `r${i}`))),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(await submitter.admission.outstanding('racing')).toBe(9);

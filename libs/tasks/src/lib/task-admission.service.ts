@@ -1,6 +1,8 @@
 import type { IRedisTransaction } from 'bullmq';
-import { TrawlError } from '@trawl/contracts';
+import { QUEUES, TrawlError } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
+import { childJobId } from './task-job-id.util.js';
+import type { TaskJobData } from './task-job-data.types.js';
 import { outstandingSetKey, prefixOfJobId, QUEUE_PREFIXES } from './task-redis-keys.constants.js';
 
 /** BullMQ's largest job priority (2^21); a larger one is clamped to it. */
@@ -31,17 +33,35 @@ function bySetKey(apiKeyId: string | undefined, ids: string[]): Map<string, stri
   return out;
 }
 
+/** Ids per Redis command when a key's set is changed by many (a 10,000-query batch). */
+const IDS_PER_COMMAND = 1000;
+
 /**
- * A job of key `apiKeyId` reached its final state (completed, failed after its last attempt): it no longer counts
- * against the key's cap. Idempotent (a re-published outcome removes nothing more). Called where outcomes are published.
+ * The ids a finished job of the caller's (a URL task or a batch parent) had counted against its key: its own, and a
+ * batch's queries (each query counts, the parent does not: see TaskAdmission). A query is released when it settles;
+ * releasing them again with the parent catches one whose release was lost.
+ */
+export function countedIdsOf(jobId: string, data: TaskJobData): string[] {
+  if (data.kind !== 'maps' && data.kind !== 'search') return [jobId];
+  const queue = data.kind === 'maps' ? QUEUES.maps : QUEUES.search;
+  return [jobId, ...data.querys.map((_, i) => childJobId(queue, jobId, i))];
+}
+
+/**
+ * Jobs of key `apiKeyId` reached their final state (completed, failed after their last attempt): they no longer count
+ * against the key's cap. Idempotent (a re-published outcome removes nothing more). Called where outcomes are published
+ * and where a batch's query settles.
  */
 export async function releaseOutstanding(
   redis: RedisClient,
   apiKeyId: string | undefined,
-  jobId: string,
+  ...jobIds: string[]
 ): Promise<void> {
-  const key = setKeyOfJob(apiKeyId, jobId);
-  if (key) await redis.srem(key, jobId);
+  for (const [key, group] of bySetKey(apiKeyId, jobIds)) {
+    for (let i = 0; i < group.length; i += IDS_PER_COMMAND) {
+      await redis.srem(key, ...group.slice(i, i + IDS_PER_COMMAND));
+    }
+  }
 }
 
 /** A job's priority: 1 is served first; clamped to BullMQ's range. */
@@ -50,17 +70,20 @@ export function clampPriority(ordinal: number): number {
 }
 
 /**
- * Per-key admission and fair scheduling of task jobs (the jobs a caller sees: URL tasks and batch parents).
+ * Per-key admission and fair scheduling of the jobs that do work: URL tasks, and the queries of maps and search
+ * batches (ADR 0021). A batch parent only gathers its queries' results: it is not counted, its queries are.
  *
  * Each key's outstanding jobs (queued, delayed or active: not yet in a final state) are Redis sets of job ids, one
  * per queue prefix (`<prefix>:outstanding:<key id>`, in the slot of that prefix's queues); the key's count is their
  * sum. A submission is refused whole with RATE_LIMITED when it would take the key
- * past its cap. Otherwise its jobs get BullMQ priorities continuing the key's count: with `o` jobs outstanding, a
- * batch of `n` gets priorities o+1 … o+n. BullMQ serves lower priorities first (FIFO among equals), so keys are served
- * round-robin: key B's first job (priority 1) runs before key A's second, however many A queued. The ids are added to
- * the set in the same MULTI as the jobs (see TaskQueues.addAllOrNothing), and removed when a job reaches its final
- * state (release, called where outcomes are published); removal is idempotent, so a re-published outcome does not
- * count twice, and a job is never counted without existing.
+ * past its cap (a batch of 101 queries under a cap of 100 is refused). Otherwise its jobs get BullMQ priorities
+ * continuing the key's count: with `o` jobs outstanding, a batch of `n` URLs or queries gets priorities o+1 … o+n.
+ * BullMQ serves lower priorities first (FIFO among equals), so keys are served round-robin: key B's first job
+ * (priority 1) runs before key A's second, however many A queued. URL tasks' ids are added to the set in the same
+ * MULTI as the jobs (see TaskQueues.addAllOrNothing), queries' just before their flow is added (`track`); they are
+ * removed when a job reaches its final state (release, called where outcomes are published and where a query
+ * settles); removal is idempotent, so a re-published outcome does not count twice. So the cap bounds what one key
+ * holds unfinished in the task Redis (which must not evict): at most `cap` jobs of a bounded size each.
  *
  * The cap check (SCARD) and the insert are two steps: concurrent submissions of one key may together pass the cap by
  * at most what they add. Within one process they are serialised per key, so only submissions to different
@@ -114,7 +137,9 @@ export class TaskAdmission {
       }
       return insert(outstanding + 1, (multi, ids) => {
         for (const [key, group] of bySetKey(apiKeyId, ids)) {
-          for (let i = 0; i < group.length; i += 1000) multi.runCommand('sadd', [key, ...group.slice(i, i + 1000)]);
+          for (let i = 0; i < group.length; i += IDS_PER_COMMAND) {
+            multi.runCommand('sadd', [key, ...group.slice(i, i + IDS_PER_COMMAND)]);
+          }
         }
       });
     };
@@ -134,18 +159,24 @@ export class TaskAdmission {
    * failure the caller untracks them.
    */
   async track(apiKeyId: string | undefined, ids: string[]): Promise<void> {
-    for (const [key, group] of bySetKey(apiKeyId, ids)) await this.redis.sadd(key, ...group);
+    for (const [key, group] of bySetKey(apiKeyId, ids)) {
+      for (let i = 0; i < group.length; i += IDS_PER_COMMAND) {
+        await this.redis.sadd(key, ...group.slice(i, i + IDS_PER_COMMAND));
+      }
+    }
   }
 
   /** Removes ids from a key's sets inside the caller's MULTI (a held batch that was not confirmed: ADR 0015). */
   untrackIn(multi: IRedisTransaction, apiKeyId: string | undefined, ids: string[]): void {
     for (const [key, group] of bySetKey(apiKeyId, ids)) {
-      for (let i = 0; i < group.length; i += 1000) multi.runCommand('srem', [key, ...group.slice(i, i + 1000)]);
+      for (let i = 0; i < group.length; i += IDS_PER_COMMAND) {
+        multi.runCommand('srem', [key, ...group.slice(i, i + IDS_PER_COMMAND)]);
+      }
     }
   }
 
-  async untrack(apiKeyId: string | undefined, ids: string[]): Promise<void> {
-    for (const [key, group] of bySetKey(apiKeyId, ids)) await this.redis.srem(key, ...group);
+  untrack(apiKeyId: string | undefined, ids: string[]): Promise<void> {
+    return releaseOutstanding(this.redis, apiKeyId, ...ids);
   }
 
   /** Removes from a key's sets the ids whose job is gone or finished; returns how many remain. */
@@ -175,8 +206,8 @@ export class TaskAdmission {
     for (let i = 0; i < gone.length; i += 1000) await this.redis.srem(key, ...gone.slice(i, i + 1000));
   }
 
-  /** The job reached its final state: it no longer counts. Idempotent. */
-  release(apiKeyId: string | undefined, jobId: string): Promise<void> {
-    return releaseOutstanding(this.redis, apiKeyId, jobId);
+  /** The jobs reached their final state: they no longer count. Idempotent. */
+  release(apiKeyId: string | undefined, ...jobIds: string[]): Promise<void> {
+    return releaseOutstanding(this.redis, apiKeyId, ...jobIds);
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Job } from 'bullmq';
+import { SUBJECT_TABLE } from '@trawl/contracts';
 import { startRedis, type TestServer } from '@trawl/testing';
 import { standaloneRedisTopology } from '@trawl/redis';
 import { TaskCanceller } from './task-canceller.service.js';
@@ -8,19 +9,33 @@ import { TaskProcessors, type ExtractorClient } from './task-processors.service.
 import { TaskQueues } from './task-queues.service.js';
 import { TaskSubmitter } from './task-submitter.service.js';
 
+/** Submits as task-service's handler does: the payload checked against its row first (SUBJECT_TABLE.taskSubmit). */
+async function submitOverWire(submitter: TaskSubmitter, payload: unknown): ReturnType<TaskSubmitter['submit']> {
+  return submitter.submit(SUBJECT_TABLE.taskSubmit.request.parse(payload));
+}
+
 const WEBHOOK = 'https://hooks.test/h';
 
-/** An extractor stand-in that counts requests and answers when told (or never). */
+/**
+ * An extractor stand-in that counts requests and answers when told (or never). `asked` settles once the first request
+ * has reached it: a test answers (or cancels a task "waiting for its extractor") only then, never after a guessed
+ * pause (the processor reads Redis before it asks, which takes longer than any pause on a loaded machine, and an
+ * answer given before the request would be lost, leaving the task waiting for ever).
+ */
 function extractor() {
   const calls: string[] = [];
   let answer: (value: unknown) => void = () => undefined;
+  let reached: () => void = () => undefined;
+  const asked = new Promise<void>((resolve) => (reached = resolve));
   const client: ExtractorClient = {
     send: ((subject: string) => {
       calls.push(subject);
-      return new Promise<unknown>((resolve) => (answer = resolve));
+      const reply = new Promise<unknown>((resolve) => (answer = resolve));
+      reached();
+      return reply;
     }) as unknown as ExtractorClient['send'],
   };
-  return { client, calls, answer: (value: unknown) => answer(value) };
+  return { client, calls, asked, answer: (value: unknown) => answer(value) };
 }
 
 describe('TaskCanceller and the processors (real Redis)', () => {
@@ -42,7 +57,7 @@ describe('TaskCanceller and the processors (real Redis)', () => {
   });
 
   const submitUrl = async (url: string, apiKeyId = 'key-a') => {
-    const { jobs } = await submitter.submit({
+    const { jobs } = await submitOverWire(submitter, {
       kind: 'url',
       request: { urls: [url], webhook: WEBHOOK, type: 'scrape' },
       apiKeyId,
@@ -72,9 +87,8 @@ describe('TaskCanceller and the processors (real Redis)', () => {
     const id = await submitUrl('https://site.test/r');
     const stub = extractor();
     const running = processors(stub.client).runUrl(await jobOf(id));
-    await expect(Promise.race([running, new Promise((r) => setTimeout(() => r('still running'), 50))])).resolves.toBe(
-      'still running',
-    );
+    await Promise.race([stub.asked, running]);
+    expect(stub.calls).toHaveLength(1); // waiting for its extractor now (and not settled: nothing answered it)
     await canceller.cancel({ jobId: id, apiKeyId: 'key-a' });
     await expect(running).rejects.toThrow('TASK_CANCELLED');
     stub.answer({ late: true });
@@ -85,13 +99,13 @@ describe('TaskCanceller and the processors (real Redis)', () => {
     const id = await submitUrl('https://site.test/ok');
     const stub = extractor();
     const running = processors(stub.client).runUrl(await jobOf(id));
-    await new Promise((r) => setTimeout(r, 30));
+    await stub.asked;
     stub.answer({ ok: true });
     await expect(running).resolves.toEqual({ ok: true });
   });
 
   it("cancelling a batch cancels its queries; another key's task is not found, as lookup answers", async () => {
-    const { jobs } = await submitter.submit({
+    const { jobs } = await submitOverWire(submitter, {
       kind: 'search',
       request: { querys: ['a', 'b'], webhook: WEBHOOK },
       apiKeyId: 'key-a',
@@ -110,10 +124,12 @@ describe('TaskCanceller and the processors (real Redis)', () => {
     expect(await canceller.isCancelled(parent)).toBe(true);
   });
 
-  it('refuses a malformed id, naming the field', async () => {
-    await expect(canceller.cancel({ jobId: 'a b' })).rejects.toMatchObject({
-      code: 'VALIDATION_FAILED',
-      field: 'jobId',
-    });
+  it('refuses a malformed id before the canceller sees it (by the row DTO), naming the field', () => {
+    expect(() => SUBJECT_TABLE.taskCancel.request.parse({ jobId: 'a b' })).toThrow(
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        field: 'jobId',
+      }),
+    );
   });
 });

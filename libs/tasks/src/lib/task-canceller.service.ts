@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { JOB_ID_PATTERN, JOB_ID_RULE, QUEUES, TrawlError, type TaskRecord } from '@trawl/contracts';
+import { QUEUES, TrawlError, type TaskLookupRequestDto, type TaskRecord } from '@trawl/contracts';
 import type { TaskJobData } from './task-job-data.types.js';
 import type { TaskQueues } from './task-queues.service.js';
 import { ownsTask } from './task.reader.js';
@@ -46,17 +46,8 @@ export class TaskCanceller {
     return (await this.queues.connection.hexists(key, CANCEL_FIELD)) === 1;
   }
 
-  async cancel(payload: unknown): Promise<TaskRecord> {
-    const fields = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};
-    const { jobId, apiKeyId } = fields;
-    if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId)) {
-      throw new TrawlError('VALIDATION_FAILED', JOB_ID_RULE, { field: 'jobId' });
-    }
-    if (apiKeyId !== undefined && (typeof apiKeyId !== 'string' || apiKeyId.length > 200)) {
-      throw new TrawlError('VALIDATION_FAILED', 'apiKeyId must be a string of at most 200 characters', {
-        field: 'apiKeyId',
-      });
-    }
+  /** Answers a `task.cancel.v1` request, already checked against its row (SUBJECT_TABLE.taskCancel). */
+  async cancel({ jobId, apiKeyId }: TaskLookupRequestDto): Promise<TaskRecord> {
     const job = await this.queues.getJob(jobId);
     if (!job || !ownsTask(job.data, apiKeyId)) throw new TrawlError('TASK_NOT_FOUND', `no task with id ${jobId}`);
     const state = await job.getState();

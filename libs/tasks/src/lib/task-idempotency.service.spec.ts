@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { QUEUES } from '@trawl/contracts';
+import { QUEUES, SUBJECT_TABLE } from '@trawl/contracts';
 import { startRedis, type TestServer } from '@trawl/testing';
 import { standaloneRedisTopology } from '@trawl/redis';
-import { canonicalJson, submissionFingerprint } from './task-idempotency.service.js';
+import { submissionFingerprint } from './task-idempotency.service.js';
 import { TaskQueues } from './task-queues.service.js';
+
 import { TaskSubmitter } from './task-submitter.service.js';
+
+/** Submits as task-service's handler does: the payload checked against its row first (SUBJECT_TABLE.taskSubmit). */
+async function submitOverWire(submitter: TaskSubmitter, payload: unknown): ReturnType<TaskSubmitter['submit']> {
+  return submitter.submit(SUBJECT_TABLE.taskSubmit.request.parse(payload));
+}
 
 const WEBHOOK = 'https://hooks.test/h';
 const batch = (urls: string[], idempotencyKey?: string, apiKeyId = 'key-a') => ({
@@ -14,9 +20,8 @@ const batch = (urls: string[], idempotencyKey?: string, apiKeyId = 'key-a') => (
   ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
 });
 
-describe('canonicalJson and submissionFingerprint', () => {
+describe('submissionFingerprint', () => {
   it('ignore the order of fields and undefined members, and tell different requests apart', () => {
-    expect(canonicalJson({ b: 1, a: [{ y: 2, x: undefined, w: null }] })).toBe('{"a":[{"w":null,"y":2}],"b":1}');
     const one = submissionFingerprint({
       kind: 'url',
       request: { urls: ['u'], webhook: 'w', type: 'scrape', timeout: 1 },
@@ -57,31 +62,31 @@ describe('TaskSubmitter with an Idempotency-Key (real Redis)', () => {
 
   it('a replay answers the first reply and creates nothing; without a key every call creates jobs', async () => {
     const before = await scrapeJobs();
-    const first = await submitter.submit(batch(['https://site.test/1', 'https://site.test/2'], 'k-1'));
-    const again = await submitter.submit(batch(['https://site.test/1', 'https://site.test/2'], 'k-1'));
+    const first = await submitOverWire(submitter, batch(['https://site.test/1', 'https://site.test/2'], 'k-1'));
+    const again = await submitOverWire(submitter, batch(['https://site.test/1', 'https://site.test/2'], 'k-1'));
     expect(again).toEqual(first);
     expect(await scrapeJobs()).toBe(before + 2);
-    await submitter.submit(batch(['https://site.test/1']));
-    await submitter.submit(batch(['https://site.test/1']));
+    await submitOverWire(submitter, batch(['https://site.test/1']));
+    await submitOverWire(submitter, batch(['https://site.test/1']));
     expect(await scrapeJobs()).toBe(before + 4);
   });
 
   it('ten identical requests racing make one set of jobs', async () => {
     const before = await scrapeJobs();
     const replies = await Promise.all(
-      Array.from({ length: 10 }, () => submitter.submit(batch(['https://site.test/race'], 'k-race'))),
+      Array.from({ length: 10 }, () => submitOverWire(submitter, batch(['https://site.test/race'], 'k-race'))),
     );
     expect(new Set(replies.map((r) => r.jobs[0]?.id)).size).toBe(1);
     expect(await scrapeJobs()).toBe(before + 1);
   });
 
   it('the same key with another request is IDEMPOTENCY_KEY_REUSED; another API key has its own keys', async () => {
-    const first = await submitter.submit(batch(['https://site.test/a'], 'k-2'));
-    await expect(submitter.submit(batch(['https://site.test/b'], 'k-2'))).rejects.toMatchObject({
+    const first = await submitOverWire(submitter, batch(['https://site.test/a'], 'k-2'));
+    await expect(submitOverWire(submitter, batch(['https://site.test/b'], 'k-2'))).rejects.toMatchObject({
       code: 'IDEMPOTENCY_KEY_REUSED',
       field: 'Idempotency-Key',
     });
-    const otherKey = await submitter.submit(batch(['https://site.test/b'], 'k-2', 'key-b'));
+    const otherKey = await submitOverWire(submitter, batch(['https://site.test/b'], 'k-2', 'key-b'));
     expect(otherKey.jobs[0]?.id).not.toBe(first.jobs[0]?.id);
   });
 
@@ -89,26 +94,26 @@ describe('TaskSubmitter with an Idempotency-Key (real Redis)', () => {
     const refusing = new TaskSubmitter(queues, async () => {
       throw new Error('webhook refused');
     });
-    await expect(refusing.submit(batch(['https://site.test/r'], 'k-3'))).rejects.toThrow('webhook refused');
+    await expect(submitOverWire(refusing, batch(['https://site.test/r'], 'k-3'))).rejects.toThrow('webhook refused');
     // The webhook check runs before the claim; a failure inside the submission releases it too.
     const failing = new TaskSubmitter(
       queues,
       async () => undefined,
       () => 0,
     );
-    await expect(failing.submit(batch(['https://site.test/r'], 'k-3'))).rejects.toMatchObject({
+    await expect(submitOverWire(failing, batch(['https://site.test/r'], 'k-3'))).rejects.toMatchObject({
       code: 'PAYLOAD_TOO_LARGE',
     });
-    const ok = await submitter.submit(batch(['https://site.test/r'], 'k-3'));
+    const ok = await submitOverWire(submitter, batch(['https://site.test/r'], 'k-3'));
     expect(ok.jobs).toHaveLength(1);
   });
 
   it('refuses a malformed key, naming the header', async () => {
-    await expect(submitter.submit(batch(['https://site.test/x'], 'with space'))).rejects.toMatchObject({
+    await expect(submitOverWire(submitter, batch(['https://site.test/x'], 'with space'))).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
       field: 'Idempotency-Key',
     });
-    await expect(submitter.submit(batch(['https://site.test/x'], 'x'.repeat(256)))).rejects.toMatchObject({
+    await expect(submitOverWire(submitter, batch(['https://site.test/x'], 'x'.repeat(256)))).rejects.toMatchObject({
       field: 'Idempotency-Key',
     });
   });

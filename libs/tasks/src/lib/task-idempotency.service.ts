@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { LIMITS, TrawlError, type TaskSubmitReply, type TaskSubmitRequest } from '@trawl/contracts';
+import { canonicalJson, LIMITS, TrawlError, type TaskSubmitReply, type TaskSubmitRequest } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
 import { IDEMPOTENCY_KEYS } from './task-redis-keys.constants.js';
 
@@ -24,16 +24,6 @@ export const DEFAULT_TASK_IDEMPOTENCY_OPTIONS: TaskIdempotencyOptions = {
 type IdempotencyRecord =
   | { state: 'pending'; fingerprint: string; token: string }
   | { state: 'done'; fingerprint: string; reply: TaskSubmitReply };
-
-/** JSON with object keys sorted at every level: equal values give equal text whatever the order of their fields. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
 
 /**
  * The fingerprint of a submission: its kind and its request with the defaults applied, so the same request sent

@@ -12,20 +12,21 @@ export interface TaskJobMeta {
 /** Data of a job the caller sees: a URL task, or the parent of a maps or search batch. */
 export type TaskJobData = BatchJobData & TaskJobMeta;
 
-/** Data of one query of a maps or search batch (a child job); `trace` is its batch's. */
+/** What a query keeps beside its request: its batch's trace, and the key whose cap it counts against. */
+export interface QueryJobMeta {
+  trace?: TraceCarrier;
+  fleetWaitSince?: number;
+  /**
+   * Id of the API key whose cap of outstanding jobs the query counts against (its batch's `apiKeyId`), released when
+   * the query settles. Not `apiKeyId`: a query is not a task its key may look up or cancel on its own (ownsTask).
+   */
+  quotaKeyId?: string;
+}
+
+/** Data of one query of a maps or search batch (a child job). */
 export type QueryJobData =
-  | {
-      kind: 'maps-query';
-      request: RpcRequest<typeof SUBJECTS.searchMaps>;
-      trace?: TraceCarrier;
-      fleetWaitSince?: number;
-    }
-  | {
-      kind: 'search-query';
-      request: RpcRequest<typeof SUBJECTS.searchWeb>;
-      trace?: TraceCarrier;
-      fleetWaitSince?: number;
-    };
+  | ({ kind: 'maps-query'; request: RpcRequest<typeof SUBJECTS.searchMaps> } & QueryJobMeta)
+  | ({ kind: 'search-query'; request: RpcRequest<typeof SUBJECTS.searchWeb> } & QueryJobMeta);
 
 /** The caller's parameters of a job: its data without what we keep beside them. */
 export function echoOf(data: TaskJobData): BatchJobData {

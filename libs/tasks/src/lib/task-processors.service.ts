@@ -158,7 +158,14 @@ export class TaskProcessors {
     const call = extractUrlCall(
       data.type,
       // The tenant is the key that submitted the job (stored by the platform, not a caller's field).
-      { url: data.url, timeout: data.timeout, params: data.params, engine: data.engine, tenant: data.apiKeyId },
+      {
+        url: data.url,
+        timeout: data.timeout,
+        params: data.params,
+        engine: data.engine,
+        tenant: data.apiKeyId,
+        ...(data.scrapeOptions ? { scrapeOptions: data.scrapeOptions } : {}),
+      },
       { formats: this.options.scrapeFormats, engine: this.options.scrapeEngine },
     );
     return this.extractors.send(call.subject, call.payload, deadline);

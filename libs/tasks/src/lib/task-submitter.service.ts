@@ -14,14 +14,22 @@ import {
 } from '@trawl/contracts';
 import { injectTraceHeaders } from '@trawl/telemetry';
 import { childJobId, newJobId } from './task-job-id.util.js';
-import type { QueryJobData, TaskJobData, TaskJobMeta } from './task-job-data.types.js';
+import type { QueryJobData, QueryJobMeta, TaskJobData, TaskJobMeta } from './task-job-data.types.js';
 import { clampPriority, TaskAdmission } from './task-admission.service.js';
 import type { ReplicaAcks } from './replica-acks.service.js';
 import { submissionFingerprint, TaskIdempotency } from './task-idempotency.service.js';
 import { replyBytesOf, urlBatchReplyBytes } from './task-reply-size.policy.js';
-import { parseTaskSubmitRequest } from './task-submit-request.parser.js';
+
 import type { TaskQueues } from './task-queues.service.js';
 import { toBatchJob } from './task-views.mapper.js';
+
+/** What a batch's query keeps of its batch's meta: the trace, and the key it counts against. */
+function queryMetaOf(meta: TaskJobMeta): QueryJobMeta {
+  return {
+    ...(meta.trace ? { trace: meta.trace } : {}),
+    ...(meta.apiKeyId ? { quotaKeyId: meta.apiKeyId } : {}),
+  };
+}
 
 /** Refuses a webhook URL that may not be called (throws a TrawlError naming `webhook`). */
 export type WebhookUrlCheck = (url: string) => Promise<void>;
@@ -65,8 +73,9 @@ export const DEFAULT_TASK_SUBMITTER_OPTIONS: TaskSubmitterOptions = { maxOutstan
  * Turns a `task.submit.v1` payload into BullMQ jobs and returns them as the spec's job objects. A URL batch is one
  * job per URL, added all-or-nothing (one MULTI); a maps or search batch is one parent job whose children (one per
  * query) run in the maps or search queue. Nothing is created when the payload or its webhook is refused, or when the
- * batch would take its key past its cap of outstanding jobs (RATE_LIMITED). Jobs get BullMQ priorities that serve
- * keys round-robin (see TaskAdmission); a batch's queries get priorities 1…n, so concurrent batches' queries interleave.
+ * batch would take its key past its cap of outstanding jobs (RATE_LIMITED; each URL and each query counts). Jobs get
+ * BullMQ priorities that serve keys round-robin (see TaskAdmission): a batch's queries continue its key's count, as a
+ * URL batch's tasks do, so one key's many batches do not hold back another key's (ADR 0021).
  */
 export class TaskSubmitter {
   readonly admission: TaskAdmission;
@@ -101,9 +110,9 @@ export class TaskSubmitter {
     }
   }
 
-  async submit(payload: unknown): Promise<TaskSubmitReply> {
-    const req = parseTaskSubmitRequest(payload);
-    await this.checkWebhook(req.request.webhook);
+  /** Submits a `task.submit.v1` request, already checked against its row (SUBJECT_TABLE.taskSubmit). */
+  async submit(req: TaskSubmitRequest): Promise<TaskSubmitReply> {
+    if (req.request.webhook !== undefined) await this.checkWebhook(req.request.webhook);
     // With an Idempotency-Key, a replay of the same request answers the first reply and creates nothing.
     if (req.idempotencyKey !== undefined) {
       return this.idempotency.run(req.apiKeyId, req.idempotencyKey, submissionFingerprint(req), () =>
@@ -141,10 +150,11 @@ export class TaskSubmitter {
       kind: 'url',
       url: '',
       timeout: req.timeout,
-      webhook: req.webhook,
+      ...(req.webhook !== undefined ? { webhook: req.webhook } : {}),
       type: req.type,
       ...(req.params ? { params: req.params } : {}),
       ...(req.engine ? { engine: req.engine } : {}),
+      ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}),
       ...meta,
     };
     this.assertReplyFits(urlBatchReplyBytes(template, urls), urls.length);
@@ -251,7 +261,7 @@ export class TaskSubmitter {
     const children = querys.map((q): QueryJobData => ({
       kind: 'maps-query',
       request: { q, ll, hl, start, num, timeout, ...engine },
-      ...(meta.trace ? { trace: meta.trace } : {}),
+      ...queryMetaOf(meta),
     }));
     return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children, meta.apiKeyId, cap);
   }
@@ -276,7 +286,7 @@ export class TaskSubmitter {
     const children = querys.map((q): QueryJobData => ({
       kind: 'search-query',
       request: { q, start, num, hl, gl, ...optional, timeout, ...engine },
-      ...(meta.trace ? { trace: meta.trace } : {}),
+      ...queryMetaOf(meta),
     }));
     return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children, meta.apiKeyId, cap);
   }
@@ -292,12 +302,15 @@ export class TaskSubmitter {
   ): Promise<TaskSubmitReply> {
     this.assertReplyFits(replyBytesOf([data]), 1);
     const parentId = newJobId(QUEUES.batch);
+    const childIds = children.map((_, i) => childJobId(childQueue, parentId, i));
     const required = await this.requiredAcks();
     const holdMs = required > 0 ? this.holdMs() : undefined;
     const hold = holdMs !== undefined ? { delay: holdMs } : {};
-    const reply = await this.admission.admit(apiKeyId, 1, cap, async (first) => {
-      // FlowProducer adds the flow in its own MULTI: the parent is counted just before, and uncounted if that fails.
-      await this.admission.track(apiKeyId, [parentId]);
+    // Each query counts against the key's cap and takes the key's next position, as a URL task does; the parent only
+    // gathers their results and is not counted.
+    const reply = await this.admission.admit(apiKeyId, children.length, cap, async (first) => {
+      // FlowProducer adds the flow in its own MULTI: the queries are counted just before, and uncounted if that fails.
+      await this.admission.track(apiKeyId, childIds);
       try {
         const node = await this.queues.flows.add({
           name,
@@ -310,7 +323,7 @@ export class TaskSubmitter {
             data: child,
             // A failed query must not leave the batch waiting forever: the parent runs once every child settled.
             opts: {
-              ...jobOptions(childJobId(childQueue, parentId, i), i + 1),
+              ...jobOptions(childIds[i], first + i),
               ignoreDependencyOnFailure: true,
               ...hold,
             },
@@ -318,18 +331,17 @@ export class TaskSubmitter {
         });
         return { jobs: [toBatchJob(node.job)] };
       } catch (e) {
-        await this.admission.untrack(apiKeyId, [parentId]).catch(() => undefined);
+        await this.admission.untrack(apiKeyId, childIds).catch(() => undefined);
         throw e;
       }
     });
     if (holdMs !== undefined) {
       // The children are held (the parent waits for them): released together, or removed with the parent.
-      const childIds = children.map((_, i) => childJobId(childQueue, parentId, i));
       await this.confirmOrDiscard(childQueue, required, holdMs, {
         release: () => this.queues.releaseHeld(childQueue, childIds),
         discard: () =>
           this.queues.discardHeld(QUEUES.batch, [parentId], (multi) =>
-            this.admission.untrackIn(multi, apiKeyId, [parentId]),
+            this.admission.untrackIn(multi, apiKeyId, [parentId, ...childIds]),
           ),
       });
     }

@@ -3,6 +3,7 @@ import { QUEUES, type QueueName, type TraceCarrier } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
 import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import { OUTCOME_QUEUES, type OutcomePublisher } from './outcome.publisher.js';
+import { releaseOutstanding } from './task-admission.service.js';
 import type { FleetMonitor } from './fleet.monitor.js';
 import { FleetOutageError } from './task-error.mapper.js';
 import type { QueryJobData, TaskJobData } from './task-job-data.types.js';
@@ -126,7 +127,7 @@ export class TaskWorkers {
     // A completed job object is the finished job (result, finishedOn, attempts): published as it is. After a failed
     // attempt the job may be retried, so its state is read back first.
     worker.on('completed', (job: Job<TaskJobData>) =>
-      after(job, outcomeQueue ? () => this.outcomes.publish(job, 'completed') : (j) => this.moveParentProgress(j)),
+      after(job, outcomeQueue ? () => this.outcomes.publish(job, 'completed') : (j) => this.querySettled(j, true)),
     );
     worker.on('completed', () => this.options.onAttempt?.(name, 'completed'));
     worker.on('failed', (job: Job | undefined) => {
@@ -137,7 +138,9 @@ export class TaskWorkers {
     worker.on('failed', (job: Job | undefined) =>
       after(
         job,
-        outcomeQueue ? (j) => this.outcomes.jobSettled(name, String(j.id)) : (j) => this.moveParentProgress(j),
+        outcomeQueue
+          ? (j) => this.outcomes.jobSettled(name, String(j.id))
+          : (j) => this.querySettled(j, j.finishedOn !== undefined || j.attemptsMade >= (j.opts.attempts ?? 1)),
       ),
     );
     // A job whose worker died (its lock lapsed), moved back to wait by this worker's stalled check. Shortly after an
@@ -334,6 +337,19 @@ export class TaskWorkers {
       default:
         return (job: Job<TaskJobData>) => this.processors.runUrl(job);
     }
+  }
+
+  /**
+   * A batch's query ended an attempt. In its final state it no longer counts against its key's cap (idempotent; its
+   * parent's outcome releases it again); either way its batch's progress moves.
+   */
+  private async querySettled(child: Job<QueryJobData>, final: boolean): Promise<void> {
+    if (final) {
+      await releaseOutstanding(this.queues.connection, child.data.quotaKeyId, String(child.id)).catch((e: unknown) =>
+        this.options.onError?.(`query ${child.id} not released from its key's outstanding jobs`, e),
+      );
+    }
+    await this.moveParentProgress(child);
   }
 
   /** A batch's progress: the share of its queries that settled, in percent. */

@@ -1,4 +1,4 @@
-import { JOB_ID_PATTERN, JOB_ID_RULE, TrawlError, type TaskRecord } from '@trawl/contracts';
+import { TrawlError, type TaskLookupRequestDto, type TaskRecord } from '@trawl/contracts';
 import type { TaskQueues } from './task-queues.service.js';
 import { toTaskRecord } from './task-views.mapper.js';
 
@@ -24,17 +24,8 @@ export function ownsTask(data: unknown, apiKeyId: string | undefined): boolean {
 export class TaskReader {
   constructor(private readonly queues: TaskQueues) {}
 
-  async get(payload: unknown): Promise<TaskRecord> {
-    const fields = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : {};
-    const { jobId, apiKeyId } = fields;
-    if (typeof jobId !== 'string' || !JOB_ID_PATTERN.test(jobId)) {
-      throw new TrawlError('VALIDATION_FAILED', JOB_ID_RULE, { field: 'jobId' });
-    }
-    if (apiKeyId !== undefined && (typeof apiKeyId !== 'string' || apiKeyId.length > 200)) {
-      throw new TrawlError('VALIDATION_FAILED', 'apiKeyId must be a string of at most 200 characters', {
-        field: 'apiKeyId',
-      });
-    }
+  /** Answers a `task.get.v1` request, already checked against its row (SUBJECT_TABLE.taskGet). */
+  async get({ jobId, apiKeyId }: TaskLookupRequestDto): Promise<TaskRecord> {
     const job = await this.queues.getJob(jobId);
     if (!job || !ownsTask(job.data, apiKeyId)) throw taskNotFound(jobId);
     const state = await job.getState();

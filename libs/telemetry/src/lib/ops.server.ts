@@ -8,10 +8,16 @@ export interface Readiness {
   details?: Record<string, unknown>;
 }
 
+/** Where the ops server binds unless told: this machine only. */
+export const DEFAULT_OPS_HOST = '127.0.0.1';
+
 export interface OpsServerOptions {
   /** 0 picks a free port (tests). */
   port: number;
-  /** Default 0.0.0.0 (probes come from the kubelet); tests pass 127.0.0.1. */
+  /**
+   * Address to bind; default 127.0.0.1: `/metrics` and readiness's error details are not for the network unless the
+   * operator says so (OPS_HOST; containers set 0.0.0.0 for the kubelet's probes and Prometheus). ADR 0021.
+   */
   host?: string;
   registry: Registry;
   /** Readiness: every dependency the service needs to do work. A throw or a time-out counts as not ready. */
@@ -98,7 +104,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => {
+    server.listen(options.port, options.host ?? DEFAULT_OPS_HOST, () => {
       server.off('error', reject);
       resolve();
     });

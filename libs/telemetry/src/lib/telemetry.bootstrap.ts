@@ -2,6 +2,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TelemetrySwitches } from './telemetry.env.js';
 import { setTracingActive } from './trace-context.util.js';
+import { redactSpanUrls, redactUrlSecrets } from './url-secrets.util.js';
 
 export interface StartTelemetryOptions {
   /** `service.name` of every span (e.g. `gateway`, `extractor-scrape`); OTEL_SERVICE_NAME overrides it. */
@@ -127,6 +128,15 @@ async function loadInstrumentations() {
   return [
     new HttpInstrumentation({
       ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.some((p) => (req.url ?? '').split('?')[0] === p),
+      // A query may carry a key (SerpAPI's api_key): the span's URL attributes get it redacted.
+      requestHook: (span, req) => {
+        const url = 'url' in req && typeof req.url === 'string' ? req.url : undefined;
+        if (url === undefined || !url.includes('?')) return;
+        const redacted = redactUrlSecrets(url);
+        if (redacted === url) return;
+        const attributes = (span as unknown as { attributes?: Record<string, unknown> }).attributes ?? {};
+        redactSpanUrls(span, { ...attributes, 'http.target': url, 'url.query': url.slice(url.indexOf('?') + 1) });
+      },
     }),
     // A request that already carries a traceparent (the webhook POST, traced by its sender) gets no second one.
     new UndiciInstrumentation({ ignoreRequestHook: (req) => hasTraceparent(req.headers) }),

@@ -20,6 +20,10 @@ describe('startNatsCluster', () => {
       const info = await jsm.streams.info('HARNESS');
       expect(info.config.num_replicas).toBe(3);
       expect(info.cluster?.replicas).toHaveLength(2);
+      // The harness's own readiness probe (a stream on every node) is gone: tests see only their streams.
+      const names: string[] = [];
+      for await (const name of jsm.streams.names()) names.push(name);
+      expect(names).toEqual(['HARNESS']);
       const leader = await cluster.streamLeader('HARNESS');
       await cluster.kill(leader.name);
       expect(cluster.urls()).toHaveLength(2);

@@ -1,11 +1,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { freePort } from './free-port.util.js';
 import { eventually, startProcess, waitForPort, type RunningProcess } from './processes.util.js';
 import { findBinary } from './servers.harness.js';
+
+/** The stream `startNatsCluster` places (and deletes) on every node to know the cluster is ready. */
+const HARNESS_PROBE_STREAM = 'TRAWL_HARNESS_PROBE';
 
 /** One nats-server of a test cluster. */
 export interface NatsClusterNode {
@@ -33,7 +36,7 @@ export interface TestNatsCluster {
 
 /**
  * Starts `nodes` nats-servers (JetStream on, one store dir each) joined by one `cluster {}` block on loopback, and
- * waits until JetStream has a meta leader, so streams can be created at once. `maxPayload` as `startNats()`.
+ * waits until a stream replicated on every node can be placed, so streams can be created at once. `maxPayload` as `startNats()`.
  */
 export async function startNatsCluster(
   options: { nodes?: number; maxPayload?: string; clusterName?: string } = {},
@@ -122,12 +125,36 @@ export async function startNatsCluster(
     },
   };
   try {
-    // JetStream answers once the meta group has a leader (every node has joined).
-    await eventually(() => withManager(async (jsm) => (await jsm.getAccountInfo()) !== undefined), 30_000, 200);
+    // Ready when a stream replicated on every node can be placed: JetStream answering (a meta leader) is not enough,
+    // since a leader is elected by a quorum, and until every node has reported to it an R3 stream is refused with
+    // "no suitable peers for placement" (seen on a loaded machine, the test's first stream failing). A throwaway
+    // stream of that many replicas is created and deleted until that works.
+    const replicas = Math.min(count, 5);
+    await eventually(
+      () =>
+        withManager(async (jsm) => {
+          try {
+            await jsm.streams.add({
+              name: HARNESS_PROBE_STREAM,
+              subjects: [`${HARNESS_PROBE_STREAM}.probe`],
+              num_replicas: replicas,
+              storage: StorageType.Memory,
+            });
+          } catch {
+            return false;
+          }
+          await jsm.streams.delete(HARNESS_PROBE_STREAM);
+          return true;
+        }),
+      30_000,
+      200,
+    );
   } catch (e) {
     const logs = [...procs.entries()].map(([n, p]) => `--- ${n}\n${p.output().slice(-2000)}`).join('\n');
     await cluster.stop();
-    throw new Error(`the NATS cluster did not elect a JetStream leader: ${String(e)}\n${logs}`);
+    throw new Error(
+      `the NATS cluster could not place a stream on every node (no JetStream meta leader, or a node missing): ${String(e)}\n${logs}`,
+    );
   }
   return cluster;
 }

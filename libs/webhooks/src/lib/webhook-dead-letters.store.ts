@@ -1,6 +1,6 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { STREAMS, SUBJECTS, type WebhookDeadLetter } from '@trawl/contracts';
+import { STREAMS, SUBJECT_TABLE, SUBJECTS, type WebhookDeadLetter } from '@trawl/contracts';
 import { ensureDeadLetterStream } from './webhook-dispatcher.service.js';
 
 export interface StoredDeadLetter {
@@ -20,7 +20,8 @@ export class WebhookDeadLetters {
     if (state.messages === 0) return out;
     for (let seq = state.first_seq; seq <= state.last_seq; seq++) {
       const msg = await jsm.streams.getMessage(STREAMS.webhookDeadLetters.name, { seq }).catch(() => null);
-      if (msg) out.push({ seq, letter: msg.json<WebhookDeadLetter>() });
+      // Checked against its row (WebhookDeadLetterDto): a replay publishes only a well-formed outcome.
+      if (msg) out.push({ seq, letter: SUBJECT_TABLE.taskDeliveryFailed.payload.parse(msg.json()) });
     }
     return out;
   }

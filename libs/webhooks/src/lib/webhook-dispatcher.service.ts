@@ -11,7 +11,14 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
-import { CONSUMERS, STREAMS, SUBJECTS, type TaskFinishedEvent, type WebhookDeadLetter } from '@trawl/contracts';
+import {
+  CONSUMERS,
+  STREAMS,
+  SUBJECT_TABLE,
+  SUBJECTS,
+  type TaskFinishedEvent,
+  type WebhookDeadLetter,
+} from '@trawl/contracts';
 import {
   ensureOutcomeStream,
   ensureStream,
@@ -312,7 +319,7 @@ export class WebhookDispatcher {
 
   /** Puts an outcome in its host's lane, or defers it; waits while its lane is full and its host keeps up. */
   private async admit(pending: Pending): Promise<void> {
-    const host = hostOf(pending.event.webhook);
+    const host = hostOf(pending.event.webhook ?? '');
     for (;;) {
       if (this.closing) {
         pending.m.nak();
@@ -326,14 +333,24 @@ export class WebhookDispatcher {
     }
   }
 
-  /** The outcome of a message and its attempt number, or undefined (not JSON: dropped). */
+  /**
+   * The outcome of a message and its attempt number, or undefined: a message that is not an outcome (not JSON, or not
+   * the row's TaskFinishedEventDto, SUBJECT_TABLE.taskFinished) is dropped, never delivered half-read.
+   */
   private read(m: JsMsg): Pending | undefined {
     try {
-      const event = JSON.parse(this.decoder.decode(m.data)) as TaskFinishedEvent;
+      const event: TaskFinishedEvent = SUBJECT_TABLE.taskFinished.payload.parse(
+        JSON.parse(this.decoder.decode(m.data)),
+      );
+      if (event.webhook === undefined) {
+        // Submitted without a webhook (a peer API's batch, followed by lookup): nothing to deliver.
+        m.ack();
+        return undefined;
+      }
       return { m, event, attempt: this.attemptOf(m) };
     } catch (e) {
-      this.options.log?.('error', `outcome #${m.seq} is not JSON; dropped`, e);
-      m.term('not JSON');
+      this.options.log?.('error', `outcome #${m.seq} is not a task outcome; dropped`, e);
+      m.term('not a task outcome');
       this.deferrals.delete(m.seq);
       return undefined;
     }

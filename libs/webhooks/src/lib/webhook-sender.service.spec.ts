@@ -83,4 +83,12 @@ describe('WebhookSender (loopback receiver)', () => {
     expect(receiver.requests.length).toBe(before);
     await strict.close();
   });
+
+  it('refuses, without a request, an outcome of a task submitted without a webhook', async () => {
+    const before = receiver.requests.length;
+    const { webhook: _none, ...withoutWebhook } = event(`${receiver.url}/ok`);
+    void _none;
+    expect(await sender.deliver(withoutWebhook)).toEqual({ outcome: 'refused', reason: 'the task has no webhook' });
+    expect(receiver.requests.length).toBe(before);
+  });
 });

@@ -55,8 +55,10 @@ export class WebhookSender {
   }
 
   async deliver(event: TaskFinishedEvent, now = Date.now()): Promise<DeliveryResult> {
+    const webhook = event.webhook;
+    if (webhook === undefined) return { outcome: 'refused', reason: 'the task has no webhook' };
     try {
-      await this.guard.check(event.webhook);
+      await this.guard.check(webhook);
     } catch (e) {
       if (isRefusal(e)) return { outcome: 'refused', reason: (e as Error).message };
       return { outcome: 'retry', status: null, reason: e instanceof Error ? e.message : String(e) };
@@ -73,7 +75,7 @@ export class WebhookSender {
     }
     try {
       const signed = signer.sign(event.eventId, Math.floor(now / 1000), body);
-      const res = await request(event.webhook, {
+      const res = await request(webhook, {
         method: 'POST',
         body,
         headers: {

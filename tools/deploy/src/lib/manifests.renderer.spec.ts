@@ -160,6 +160,13 @@ describe('Kubernetes manifests', () => {
     );
   });
 
+  it("makes every pod's listeners answer on the pod's address: HOST and OPS_HOST 0.0.0.0 (loopback is the default)", () => {
+    for (const set of [undefined, VALUE_SETS['production']]) {
+      const data = named(renderManifests(loadValues(root, set)), 'ConfigMap', 'trawl-config')?.data ?? {};
+      expect(data).toMatchObject({ HOST: '0.0.0.0', OPS_HOST: '0.0.0.0' });
+    }
+  });
+
   it('keeps tracing off in the ConfigMap unless an OTLP endpoint is configured', () => {
     const off = named(renderManifests(loadValues(root)), 'ConfigMap', 'trawl-config')?.data ?? {};
     const on =

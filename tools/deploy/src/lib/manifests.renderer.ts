@@ -76,6 +76,9 @@ function configMap(v: TrawlValues): IConfigMap {
     NATS_URL: v.config.natsUrl,
     LOG_LEVEL: v.config.logLevel,
     METRICS_PORT: String(METRICS_PORT),
+    // The services bind loopback unless told (ADR 0021): in a pod they must answer on the pod's address.
+    HOST: '0.0.0.0',
+    OPS_HOST: '0.0.0.0',
     SSRF_ALLOW_HOSTS: v.config.ssrfAllowHosts ?? '',
   };
   if (v.nats.streamReplicas !== undefined) data['NATS_STREAM_REPLICAS'] = String(v.nats.streamReplicas);

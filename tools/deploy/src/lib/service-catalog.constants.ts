@@ -1,4 +1,4 @@
-import { CONSUMERS, QUEUES, STREAMS, SUBJECTS, type QueueName } from '@trawl/contracts';
+import { CONSUMERS, QUEUES, STREAMS, SUBJECT_ROWS, type QueueName, type SubjectRow } from '@trawl/contracts';
 import type { ServiceName } from './trawl-values.reader.js';
 
 /**
@@ -17,14 +17,26 @@ export interface NatsPermissions {
 /** Request/reply callers get their replies on inboxes; JetStream users talk to the JetStream API and acknowledge. */
 const INBOX = '_INBOX.>';
 const JETSTREAM_API = ['$JS.API.>', '$JS.ACK.>', '$JS.FC.>'];
-const EXTRACTOR_SUBJECTS = [
-  SUBJECTS.searchWeb,
-  SUBJECTS.searchMaps,
-  SUBJECTS.extractPlace,
-  SUBJECTS.extractMapsSearchUrl,
-  SUBJECTS.extractRetail,
-  SUBJECTS.scrapePage,
-];
+
+/**
+ * What `service`'s NATS user may do, read off the subject table (SUBJECT_TABLE in libs/contracts): it publishes the
+ * request subjects it calls and the JetStream subjects it publishes, and subscribes to the request subjects it
+ * serves; a caller reads replies on its inbox; a JetStream publisher or consumer talks to the JetStream API (and
+ * reads its answers on its inbox). Replies to requests it serves are allowed by `allow_responses`.
+ */
+export function natsPermissionsOf(service: ServiceName, rows: readonly SubjectRow[] = SUBJECT_ROWS): NatsPermissions {
+  const calls = rows.filter((r) => r.kind === 'rpc' && r.callers.includes(service)).map((r) => r.subject);
+  const serves = rows.filter((r) => r.kind === 'rpc' && r.servedBy === service).map((r) => r.subject);
+  const publishes = rows.filter((r) => r.kind === 'stream' && r.publishers.includes(service)).map((r) => r.subject);
+  const jetstream = rows.some(
+    (r) => r.kind === 'stream' && (r.publishers.includes(service) || r.consumers.includes(service)),
+  );
+  const inbox = calls.length > 0 || jetstream;
+  return {
+    publish: [...calls, ...publishes, ...(jetstream ? JETSTREAM_API : [])],
+    subscribe: [...serves, ...(inbox ? [INBOX] : [])],
+  };
+}
 
 /** What the manifests need to know about each service; queue and stream names come from the wire contract. */
 export interface ServiceSpec {
@@ -41,7 +53,7 @@ export interface ServiceSpec {
   queues: readonly QueueName[];
   /** JetStream stream and durable consumer whose lag measures the backlog (KEDA nats-jetstream trigger). */
   jetstream?: { stream: string; consumer: string };
-  /** What its NATS user may do (deploy/nats auth config, rendered from these). */
+  /** What its NATS user may do (deploy/nats auth config, rendered from these): `natsPermissionsOf` its rows. */
   nats: NatsPermissions;
   /** Reaches public internet addresses (pages, webhooks): egress to 0.0.0.0/0 and ::/0 minus every private range. */
   internet: boolean;
@@ -52,11 +64,8 @@ export interface ServiceSpec {
   redisAcl?: (queueKeys: string) => string;
 }
 
-/**
- * An extractor serves its subjects; one that gets pages rendered by the browser fleet (`renders`) also asks
- * extractor-scrape on SUBJECTS.renderPage and reads the replies on its inbox (docs/decisions/0005).
- */
-function extractor(name: ServiceName, queues: QueueName[], serves: string[], renders = false): ServiceSpec {
+/** An extractor: its subjects and those it calls (the browser fleet's renders, docs/decisions/0005) are its rows'. */
+function extractor(name: ServiceName, queues: QueueName[]): ServiceSpec {
   return {
     name,
     kind: 'nats',
@@ -64,9 +73,7 @@ function extractor(name: ServiceName, queues: QueueName[], serves: string[], ren
     secretKeys: ['PROXY_URLS'],
     redis: false,
     queues,
-    nats: renders
-      ? { publish: [SUBJECTS.renderPage], subscribe: [...serves, INBOX] }
-      : { publish: [], subscribe: serves },
+    nats: natsPermissionsOf(name),
     internet: true,
   };
 }
@@ -79,7 +86,7 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     secretKeys: ['API_KEYS'],
     redis: true,
     queues: [],
-    nats: { publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskSubmit, SUBJECTS.taskGet], subscribe: [INBOX] },
+    nats: natsPermissionsOf('gateway'),
     internet: false,
     // Key store, rate and concurrency counters, key revocations (pub/sub). BullMQ's keys are task-service's alone.
     redisAcl: () => '~trawl:apikey:* ~trawl:rl:* ~trawl:inflight:* resetchannels &trawl:apikey:*',
@@ -93,10 +100,7 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     redis: true,
     // Its workers take every queue.
     queues: Object.values(QUEUES),
-    nats: {
-      publish: [...EXTRACTOR_SUBJECTS, SUBJECTS.taskFinished, ...JETSTREAM_API],
-      subscribe: [SUBJECTS.taskSubmit, SUBJECTS.taskGet, INBOX],
-    },
+    nats: natsPermissionsOf('task-service'),
     internet: false,
     redisAcl: (queues) => `~${queues} ~trawl:* allchannels`,
   },
@@ -108,7 +112,7 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     redis: true,
     queues: [],
     jetstream: { stream: STREAMS.taskOutcomes.name, consumer: CONSUMERS.webhookDispatcher },
-    nats: { publish: [SUBJECTS.taskDeliveryFailed, ...JETSTREAM_API], subscribe: [INBOX] },
+    nats: natsPermissionsOf('webhook-dispatcher'),
     // Webhook receivers are on the internet.
     internet: true,
     // Reads the key store only (per-key webhook secrets).
@@ -117,15 +121,10 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
   // Extractors serve NATS request/reply; batch work reaches them from these queues' workers.
   // They serve their subjects (replies go to the caller's inbox) and reach nothing in the cluster but NATS; search,
   // maps and retail also ask the browser fleet (extractor-scrape) for renders.
-  extractor('extractor-search', [QUEUES.search, QUEUES.mpSearch], [SUBJECTS.searchWeb], true),
-  extractor(
-    'extractor-maps',
-    [QUEUES.maps, QUEUES.mpMaps],
-    [SUBJECTS.searchMaps, SUBJECTS.extractPlace, SUBJECTS.extractMapsSearchUrl],
-    true,
-  ),
-  extractor('extractor-retail', [QUEUES.retail], [SUBJECTS.extractRetail], true),
-  { ...extractor('extractor-scrape', [QUEUES.scrape], [SUBJECTS.scrapePage, SUBJECTS.renderPage]), chromium: true },
+  extractor('extractor-search', [QUEUES.search, QUEUES.mpSearch]),
+  extractor('extractor-maps', [QUEUES.maps, QUEUES.mpMaps]),
+  extractor('extractor-retail', [QUEUES.retail]),
+  { ...extractor('extractor-scrape', [QUEUES.scrape]), chromium: true },
 ];
 
 export const GATEWAY_PORT = 8080;

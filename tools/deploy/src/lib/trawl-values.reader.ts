@@ -1,18 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
+import { SERVICE_NAMES, type ServiceName } from '@trawl/contracts';
 import { parse } from 'yaml';
 
-export const SERVICE_NAMES = [
-  'gateway',
-  'task-service',
-  'webhook-dispatcher',
-  'extractor-search',
-  'extractor-maps',
-  'extractor-retail',
-  'extractor-scrape',
-] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+/** The services are the wire contract's (SERVICE_NAMES in libs/contracts, beside the subject table). */
+export { SERVICE_NAMES, type ServiceName };
 
 export interface ResourceValues {
   requests: { cpu: string; memory: string };

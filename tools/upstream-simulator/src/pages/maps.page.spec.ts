@@ -43,7 +43,7 @@ describe('simulated maps upstream', () => {
       expect(JSON.parse(item.about)).toEqual(
         expect.arrayContaining([expect.objectContaining({ id: 'service_options', options: expect.any(Array) })]),
       );
-      expect(Math.abs(item.latitude - 40.7128)).toBeLessThan(0.1);
+      expect(Math.abs((item.latitude ?? Number.NaN) - 40.7128)).toBeLessThan(0.1);
       expect(item.mp_category[0]).toBe('Coffee shop');
     }
   });

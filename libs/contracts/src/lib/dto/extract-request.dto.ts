@@ -4,8 +4,12 @@ import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../u
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
-import { IsUrlParams, type UrlParams } from './url-params.validator.js';
+import { IsScrapeOptions } from './scrape-actions.validator.js';
+import type { ScrapeOptions } from './scrape-browser.types.js';
+import { SCRAPE_FORMATS } from './scrape-request.dto.js';
+import { IsUrlParams, URL_PARAMS_DOC, type UrlParams } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
+import { IsStoreInCache } from './store-in-cache.validator.js';
 
 /** POST /extract */
 export class ExtractRequestDto {
@@ -32,9 +36,8 @@ export class ExtractRequestDto {
   meta?: boolean;
 
   @ApiPropertyOptional({
-    description: 'Parameters appended to the URL, e.g. hl, gl.',
-    type: 'object',
-    additionalProperties: true,
+    ...URL_PARAMS_DOC,
+    description: `Parameters appended to the URL, e.g. hl, gl. ${URL_PARAMS_DOC.description}`,
   })
   @IsOptional()
   @Validate(IsUrlParams)
@@ -47,4 +50,26 @@ export class ExtractRequestDto {
 
   @IsMaxAge()
   maxAge?: number;
+
+  @IsStoreInCache()
+  storeInCache?: boolean;
+
+  @ApiPropertyOptional({
+    description:
+      'Type `scrape` only: the formats (instead of the configured markdown and html) and the browser options, as on ' +
+      '`/scrape` (ADR 0019): `formats`, `actions`, `location`, `mobile`.',
+    type: 'object',
+    properties: {
+      formats: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'object' }] } },
+      actions: { type: 'array', items: { type: 'object' } },
+      location: {
+        type: 'object',
+        properties: { country: { type: 'string' }, languages: { type: 'array', items: { type: 'string' } } },
+      },
+      mobile: { type: 'boolean' },
+    },
+  })
+  @IsOptional()
+  @Validate(IsScrapeOptions, [SCRAPE_FORMATS])
+  scrapeOptions?: ScrapeOptions;
 }

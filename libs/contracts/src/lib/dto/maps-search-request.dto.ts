@@ -14,6 +14,7 @@ import {
 import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_HL, DEFAULT_MAPS_LL, LIMITS, LL_PATTERN } from '../limits.constants.js';
 import { IsMaxAge } from './max-age.validator.js';
+import { IsStoreInCache } from './store-in-cache.validator.js';
 
 /** POST /extract/search/maps */
 export class MapsSearchRequestDto {
@@ -63,6 +64,9 @@ export class MapsSearchRequestDto {
 
   @IsMaxAge()
   maxAge?: number;
+
+  @IsStoreInCache()
+  storeInCache?: boolean;
   @ApiPropertyOptional({
     description: 'Adds `meta` (parser version, fields left empty) to the result.',
     default: false,

@@ -5,7 +5,8 @@ import { LIMITS } from '../limits.constants.js';
 /**
  * `maxAge` (ms) of the synchronous operations: a stored result of the same request (same API key) at most this old is
  * answered without asking the upstream; `0` always asks it. Absent: the operation's default (gateway env
- * CACHE_MAX_AGE_MS_<OPERATION>, 0 unless set). Integer 0 … LIMITS.maxCacheAgeMs.
+ * CACHE_MAX_AGE_MS_<OPERATION>, 0 unless set). Integer 0 … LIMITS.maxCacheAgeMs. Whether the fresh result is kept for
+ * later calls: `storeInCache` (ADR 0021).
  */
 export function IsMaxAge(): PropertyDecorator {
   const decorators: PropertyDecorator[] = [

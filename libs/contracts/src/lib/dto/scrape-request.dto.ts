@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
-  ArrayMinSize,
   IsArray,
   IsBoolean,
   IsIn,
@@ -15,9 +14,25 @@ import {
   Validate,
 } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
+import { UPSTREAM_ENGINES } from '../upstream-engine.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
-import { IsHeaderMap } from './url-params.validator.js';
+import { HEADER_MAP_DOC, IsHeaderMap } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
+import { IsStoreInCache } from './store-in-cache.validator.js';
+import {
+  HasNoHostHeader,
+  IsBrowserOnlyFlag,
+  IsScrapeActions,
+  IsScrapeFormats,
+  IsScrapeLocation,
+} from './scrape-actions.validator.js';
+import {
+  SCRAPE_ACTION_TYPES,
+  SCREENSHOT_FORMATS,
+  type ScrapeAction,
+  type ScrapeLocation,
+  type ScreenshotFormat,
+} from './scrape-browser.types.js';
 
 /**
  * `markdown`: the page's main content (or the whole page) as markdown; `html`: the page as rendered (the spec's
@@ -25,9 +40,14 @@ import { IsMaxAge } from './max-age.validator.js';
  */
 export const SCRAPE_FORMATS = ['markdown', 'html', 'rawHtml', 'links'] as const;
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
+/** An entry of `formats`: a format name, or a screenshot (ADR 0019). */
+export type ScrapeFormatOption = ScrapeFormat | (typeof SCREENSHOT_FORMATS)[number] | ScreenshotFormat;
 
-/** `browser`: Chromium renders the page. `http`: a plain fetch, no scripts. `auto`: fetch first, browser if needed. */
-export const SCRAPE_ENGINES = ['browser', 'http', 'auto'] as const;
+/**
+ * `browser`: Chromium renders the page. `http`: a plain fetch, no scripts. `auto`: fetch first, browser if needed.
+ * The same engines as the upstream extractors' (one list: UPSTREAM_ENGINES).
+ */
+export const SCRAPE_ENGINES = UPSTREAM_ENGINES;
 export type ScrapeEngine = (typeof SCRAPE_ENGINES)[number];
 
 /** POST /scrape. Field names follow Firecrawl's scrape API (see docs/decisions/0002-scrape-request.md). */
@@ -36,21 +56,55 @@ export class ScrapeRequestDto {
   @IsHttpUrl()
   url!: string;
 
-  @ApiPropertyOptional({ enum: SCRAPE_FORMATS, isArray: true, default: ['markdown'] })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(SCRAPE_FORMATS.length)
-  @IsIn(SCRAPE_FORMATS, { each: true, message: `formats must contain only: ${SCRAPE_FORMATS.join(', ')}` })
-  formats: ScrapeFormat[] = ['markdown'];
+  @ApiPropertyOptional({
+    description:
+      'What to return. `screenshot` (the viewport) and `screenshot@fullPage`, or the object form, need the browser ' +
+      'engine (ADR 0019).',
+    type: 'array',
+    items: {
+      oneOf: [
+        { type: 'string', enum: [...SCRAPE_FORMATS, ...SCREENSHOT_FORMATS] },
+        {
+          type: 'object',
+          required: ['type'],
+          additionalProperties: false,
+          properties: {
+            type: { type: 'string', enum: ['screenshot'] },
+            fullPage: { type: 'boolean' },
+            quality: { type: 'integer', minimum: 1, maximum: 100, description: 'A JPEG of this quality.' },
+            viewport: {
+              type: 'object',
+              required: ['width', 'height'],
+              properties: { width: { type: 'integer' }, height: { type: 'integer' } },
+            },
+          },
+        },
+      ],
+    },
+    default: ['markdown'],
+  })
+  @Validate(IsScrapeFormats, [SCRAPE_FORMATS])
+  formats: ScrapeFormatOption[] = ['markdown'];
 
   @ApiPropertyOptional({
-    description: 'Headers sent with the page request (cookies, user agent).',
-    type: 'object',
-    additionalProperties: { type: 'string' },
+    ...HEADER_MAP_DOC,
+    description: `Headers sent with the page request (cookies, user agent). ${HEADER_MAP_DOC.description}`,
   })
   @IsOptional()
   @Validate(IsHeaderMap)
+  @Validate(HasNoHostHeader)
   headers?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    description:
+      'Browser engine: send `headers` with every request the page makes (third parties included). Default false: ' +
+      'a `Cookie` header becomes cookies of the page’s host, other headers go only to the requested origin’s page ' +
+      '(ADR 0019).',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  headersEverywhere?: boolean;
 
   @ApiPropertyOptional({ description: 'Milliseconds for the whole scrape.', default: LIMITS.defaultTimeoutMs })
   @IsInt()
@@ -72,6 +126,9 @@ export class ScrapeRequestDto {
 
   @IsMaxAge()
   maxAge?: number;
+
+  @IsStoreInCache()
+  storeInCache?: boolean;
 
   @ApiPropertyOptional({
     description:
@@ -108,4 +165,54 @@ export class ScrapeRequestDto {
   @MinLength(1, { each: true })
   @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
   excludeTags?: string[];
+
+  // Browser options (ADR 0019): the browser engine only; `engine: http` with any of them is refused.
+
+  @ApiPropertyOptional({
+    description:
+      'Actions before the page is read (browser engine), in Firecrawl’s shapes: wait (milliseconds or selector), ' +
+      'click, write, press, scroll, screenshot, scrape, executeJavascript. At most 50.',
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['type'],
+      properties: {
+        type: { type: 'string', enum: [...SCRAPE_ACTION_TYPES] },
+        milliseconds: { type: 'integer' },
+        selector: { type: 'string' },
+        all: { type: 'boolean' },
+        text: { type: 'string' },
+        key: { type: 'string' },
+        direction: { type: 'string', enum: ['up', 'down'] },
+        fullPage: { type: 'boolean' },
+        quality: { type: 'integer' },
+        script: { type: 'string' },
+      },
+    },
+  })
+  @IsOptional()
+  @Validate(IsScrapeActions)
+  actions?: ScrapeAction[];
+
+  @ApiPropertyOptional({
+    description:
+      'Where the page is asked from (browser engine): Accept-Language, the browser’s locale, time zone and ' +
+      'geolocation, and an upstream proxy of that country when one is configured.',
+    type: 'object',
+    properties: {
+      country: { type: 'string', example: 'DE', description: 'ISO 3166-1 alpha-2.' },
+      languages: { type: 'array', items: { type: 'string' }, example: ['de-DE'] },
+    },
+  })
+  @IsOptional()
+  @Validate(IsScrapeLocation)
+  location?: ScrapeLocation;
+
+  @ApiPropertyOptional({
+    description: 'Emulate a phone (browser engine): viewport, touch, and a mobile user agent and client hints.',
+    default: false,
+  })
+  @IsOptional()
+  @Validate(IsBrowserOnlyFlag)
+  mobile?: boolean;
 }

@@ -4,7 +4,10 @@ import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../u
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
-import { IsUrlParams, type UrlParams } from './url-params.validator.js';
+import { IsScrapeOptions } from './scrape-actions.validator.js';
+import type { ScrapeOptions } from './scrape-browser.types.js';
+import { SCRAPE_FORMATS } from './scrape-request.dto.js';
+import { IsUrlParams, URL_PARAMS_DOC, type UrlParams } from './url-params.validator.js';
 
 /** POST /extractTask/batch: one job per URL. */
 export class UrlBatchRequestDto {
@@ -15,9 +18,12 @@ export class UrlBatchRequestDto {
   @IsHttpUrl({ each: true })
   urls!: string[];
 
+  // Required on POST /extractTask/batch (the spec's; TasksController holds it). A batch submitted through a peer's API
+  // without one (Firecrawl's, ADR 0024) is followed by lookup only: its outcomes are delivered nowhere.
   @ApiProperty({ description: 'Receives the final success or failure of each task.' })
+  @IsOptional()
   @IsHttpUrl()
-  webhook!: string;
+  webhook?: string;
 
   @ApiProperty({ enum: EXTRACT_TYPES, description: 'Website type.' })
   @IsIn(EXTRACT_TYPES, { message: `type must be one of: ${EXTRACT_TYPES.join(', ')}` })
@@ -29,7 +35,10 @@ export class UrlBatchRequestDto {
   @Max(LIMITS.maxTimeoutMs)
   timeout: number = LIMITS.defaultTimeoutMs;
 
-  @ApiPropertyOptional({ description: 'Parameters appended to every URL.', type: 'object', additionalProperties: true })
+  @ApiPropertyOptional({
+    ...URL_PARAMS_DOC,
+    description: `Parameters appended to every URL. ${URL_PARAMS_DOC.description}`,
+  })
   @IsOptional()
   @Validate(IsUrlParams)
   params?: UrlParams;
@@ -38,4 +47,23 @@ export class UrlBatchRequestDto {
   @IsOptional()
   @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
   engine?: UpstreamEngine;
+
+  @ApiPropertyOptional({
+    description:
+      'Type `scrape` only: the formats (instead of the configured markdown and html) and the browser options, as on ' +
+      '`/scrape` (ADR 0019): `formats`, `actions`, `location`, `mobile`.',
+    type: 'object',
+    properties: {
+      formats: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'object' }] } },
+      actions: { type: 'array', items: { type: 'object' } },
+      location: {
+        type: 'object',
+        properties: { country: { type: 'string' }, languages: { type: 'array', items: { type: 'string' } } },
+      },
+      mobile: { type: 'boolean' },
+    },
+  })
+  @IsOptional()
+  @Validate(IsScrapeOptions, [SCRAPE_FORMATS])
+  scrapeOptions?: ScrapeOptions;
 }

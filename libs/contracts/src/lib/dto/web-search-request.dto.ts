@@ -14,6 +14,7 @@ import {
 import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_HL, LIMITS } from '../limits.constants.js';
 import { IsMaxAge } from './max-age.validator.js';
+import { IsStoreInCache } from './store-in-cache.validator.js';
 
 const LANGUAGE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/;
 const COUNTRY = /^[a-zA-Z]{2}$/;
@@ -66,6 +67,25 @@ export class WebSearchRequestDto {
   })
   lr?: string;
 
+  @ApiPropertyOptional({
+    description: "Time restriction, as Google's `tbs` parameter (e.g. qdr:d for the past day, qdr:w, qdr:m, qdr:y).",
+    example: 'qdr:w',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9_:,./-]{1,200}$/, { message: 'tbs must be 1-200 letters, digits or _ : , . / - (e.g. qdr:w)' })
+  tbs?: string;
+
+  @ApiPropertyOptional({
+    description: "Where the search is made from: a canonical place name (sent as Google's `uule`).",
+    example: 'Austin,Texas,United States',
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(LIMITS.maxLocationLength)
+  location?: string;
+
   @ApiPropertyOptional({ description: 'Milliseconds.', default: LIMITS.defaultTimeoutMs })
   @IsInt()
   @Min(LIMITS.minTimeoutMs)
@@ -79,6 +99,9 @@ export class WebSearchRequestDto {
 
   @IsMaxAge()
   maxAge?: number;
+
+  @IsStoreInCache()
+  storeInCache?: boolean;
   @ApiPropertyOptional({
     description: 'Adds `meta` (parser version, fields left empty) to the result.',
     default: false,

@@ -50,10 +50,11 @@ export interface MapsPlaceItem {
   address: string;
   street_addr: string;
   street_addr_supplement: string;
-  latitude: number;
-  longitude: number;
+  /** null when the page does not show it (never 0, a real coordinate and an impossible rating). */
+  latitude: number | null;
+  longitude: number | null;
   claimed: boolean;
-  rating: number;
+  rating: number | null;
   number_of_reviews: number;
   website: string;
   mp_phone: string | null;
@@ -102,7 +103,8 @@ export interface PlaceRecord {
   mp_place_id: string;
   mp_price_range: string | null;
   mp_price_range_dollar_sign: string | null;
-  mp_rating: number;
+  /** null when the place shows no rating. */
+  mp_rating: number | null;
   mp_reviews_count: number;
   mp_reviews_url: string;
   mp_state_abbr: string;
@@ -111,8 +113,9 @@ export interface PlaceRecord {
   mp_temporarily_closed: boolean;
   mp_website: string;
   mp_zip_code: string;
-  latitude: number;
-  longitude: number;
+  /** null when the page does not show them. */
+  latitude: number | null;
+  longitude: number | null;
   optional_popular_times: unknown;
   optional_questions_and_answers: unknown;
   optional_review_summary: unknown;

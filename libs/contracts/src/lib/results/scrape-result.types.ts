@@ -1,3 +1,5 @@
+import type { ScrapeActionsResult } from '../dto/scrape-browser.types.js';
+
 /** `data` of POST /scrape. */
 export interface ScrapeResult {
   sourceURL: string;
@@ -19,6 +21,10 @@ export interface ScrapeResult {
   links?: string[];
   /** The document as served (http) or as the browser's main response carried it; present when `rawHtml` was asked for. */
   rawHtml?: string;
+  /** The screenshot asked for in `formats`: a data URL (`data:image/png;base64,…`, JPEG with `quality`). */
+  screenshot?: string;
+  /** What the request's `actions` produced (present when it had actions). */
+  actions?: ScrapeActionsResult;
   /** Page metadata, with Firecrawl's names (ADR 0023). */
   metadata: ScrapeMetadata;
 }

@@ -150,7 +150,7 @@ describe('parseMapsSearch on a rendered search page', () => {
   });
 
   it('keeps a card that shows only a category, with no address', () => {
-    expect(stop).toMatchObject({ name: 'W 23 St & 6 Av', mp_category: ['Bus stop'], address: '', rating: 0 });
+    expect(stop).toMatchObject({ name: 'W 23 St & 6 Av', mp_category: ['Bus stop'], address: '', rating: null });
   });
 });
 
@@ -176,5 +176,21 @@ describe('parseMapsSearch refusals', () => {
   it('answers a single-match query that opened a place page with that one place', () => {
     const data = parseMapsSearch(fixture('place-embedded.html'), ctx);
     expect(data.organicResults.map((r) => r.name)).toEqual(['Meze House']);
+  });
+});
+
+describe('searchParameters.gl of a maps search', () => {
+  const json = fixture('search-response.json');
+  it('echoes the gl asked for, else the gl of the page URL (an mp-search URL carrying one)', () => {
+    expect(parseMapsSearch(json, ctx).searchParameters.gl).toBe('us');
+    const { gl: _asked, ...withoutGl } = ctx;
+    const fromUrl = { ...withoutGl, requestUrl: 'https://www.google.com/maps/search/tacos?hl=es&gl=MX' };
+    expect(parseMapsSearch(json, fromUrl).searchParameters.gl).toBe('mx');
+  });
+
+  it('is empty when nothing asked for a country: POST /extract/search/maps takes no gl (docs/results.md)', () => {
+    const { gl: _asked, ...withoutGl } = ctx;
+    const bare = { ...withoutGl, requestUrl: 'https://www.google.com/maps/search/tacos?hl=en' };
+    expect(parseMapsSearch(json, bare).searchParameters.gl).toBe('');
   });
 });

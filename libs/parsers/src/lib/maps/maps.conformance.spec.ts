@@ -29,7 +29,7 @@ function record(page: string, checks: Check[]): void {
 }
 
 const digits = (s: unknown): string => String(s ?? '').replace(/\D/g, '');
-const near = (a: number, b: number): boolean => Math.abs(a - b) < 1e-4;
+const near = (a: number | null, b: number): boolean => a !== null && Math.abs(a - b) < 1e-4;
 const hostOf = (u: string): string => {
   try {
     return new URL(/^https?:/.test(u) ? u : `https://${u}`).host.replace(/^www\./, '');
@@ -162,13 +162,19 @@ function checkCocliSearch(items: MapsPlaceItem[], e: Expected): Check[] {
   ];
 }
 
-function basicPlaceChecks(prefix: string, name: string, address: string, lat: number, lng: number): Check[] {
+function basicPlaceChecks(
+  prefix: string,
+  name: string,
+  address: string,
+  lat: number | null,
+  lng: number | null,
+): Check[] {
   return [
     { field: `${prefix}name`, ok: name.trim() !== '', got: name, want: 'non-empty' },
     { field: `${prefix}address`, ok: address.trim() !== '', got: address, want: 'non-empty' },
     {
       field: `${prefix}coordinates`,
-      ok: lat !== 0 && lng !== 0 && Math.abs(lat) <= 90 && Math.abs(lng) <= 180,
+      ok: lat !== null && lng !== null && lat !== 0 && lng !== 0 && Math.abs(lat) <= 90 && Math.abs(lng) <= 180,
       got: [lat, lng],
       want: 'valid',
     },

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TrawlError } from '@trawl/contracts';
-import { buildSearchUrl, parseSearchPage } from './index.js';
+import { buildSearchUrl, encodeUule, parseSearchPage } from './index.js';
 
 const fixture = (name: string): string =>
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), '__fixtures__', name), 'utf8');
@@ -248,5 +248,22 @@ describe('buildSearchUrl', () => {
     expect(
       buildSearchUrl('http://127.0.0.1:4010/google', { q: 'x', hl: '', cr: 'countryDE', lr: 'lang_de', start: 0 }),
     ).toBe('http://127.0.0.1:4010/google/search?q=x&cr=countryDE&lr=lang_de');
+  });
+
+  it("sends tbs as is and a location as Google's uule (w+ and base64 of the length-prefixed name)", () => {
+    const url = new URL(buildSearchUrl('https://www.google.com', { q: 'x', tbs: 'qdr:w', location: 'Austin,Texas' }));
+    expect(url.searchParams.get('tbs')).toBe('qdr:w');
+    const uule = url.searchParams.get('uule') ?? '';
+    expect(uule.startsWith('w+CAIQICI')).toBe(true);
+    const bytes = Buffer.from(uule.slice(2), 'base64');
+    expect(bytes[5]).toBe('Austin,Texas'.length);
+    expect(bytes.subarray(6).toString('utf8')).toBe('Austin,Texas');
+  });
+
+  it("writes a long location's length as a varint", () => {
+    const name = 'a'.repeat(200);
+    const bytes = Buffer.from(encodeUule(name).slice(2), 'base64');
+    expect([bytes[5], bytes[6]]).toEqual([0xc8, 0x01]);
+    expect(bytes.subarray(7).toString('utf8')).toBe(name);
   });
 });

@@ -1,13 +1,11 @@
-import {
-  IDEMPOTENCY_KEY_PATTERN,
-  MapsBatchRequestDto,
-  parseDto,
-  SearchBatchRequestDto,
-  TrawlError,
-  UrlBatchRequestDto,
-  type TaskSubmitRequest,
-  type TraceCarrier,
-} from '@trawl/contracts';
+import { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
+import { SearchBatchRequestDto } from './dto/search-batch-request.dto.js';
+import { isTraceCarrier, MAX_TRACE_ENTRIES } from './dto/trace-carrier.validator.js';
+import { UrlBatchRequestDto } from './dto/url-batch-request.dto.js';
+import { parseDto } from './dto.parser.js';
+import { TrawlError } from './error-codes.constants.js';
+import { IDEMPOTENCY_KEY_PATTERN } from './limits.constants.js';
+import type { TaskSubmitRequest, TraceCarrier } from './task.types.js';
 
 const KINDS = { maps: MapsBatchRequestDto, search: SearchBatchRequestDto, url: UrlBatchRequestDto } as const;
 
@@ -17,13 +15,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function parseTrace(value: unknown): TraceCarrier | undefined {
   if (value === undefined) return undefined;
-  if (!isRecord(value) || Object.values(value).some((v) => typeof v !== 'string') || Object.keys(value).length > 10) {
-    throw new TrawlError('VALIDATION_FAILED', 'trace must be an object of at most 10 strings', { field: 'trace' });
+  if (!isTraceCarrier(value)) {
+    throw new TrawlError('VALIDATION_FAILED', `trace must be an object of at most ${MAX_TRACE_ENTRIES} strings`, {
+      field: 'trace',
+    });
   }
-  return value as TraceCarrier;
+  return value;
 }
 
-/** Validates a `task.submit.v1` payload: its kind, its request DTO (defaults applied), apiKeyId, maxOutstanding, idempotencyKey, trace. */
+/**
+ * Validates a `task.submit.v1` payload (the row's request check, SUBJECT_TABLE.taskSubmit): its kind, its request DTO (defaults applied), apiKeyId, maxOutstanding, idempotencyKey, trace.
+ */
 export function parseTaskSubmitRequest(payload: unknown): TaskSubmitRequest {
   if (!isRecord(payload)) throw new TrawlError('VALIDATION_FAILED', 'payload must be an object', { field: 'body' });
   const { kind, request, apiKeyId, trace, maxOutstanding, idempotencyKey } = payload;

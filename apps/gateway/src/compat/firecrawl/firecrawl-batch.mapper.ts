@@ -1,0 +1,138 @@
+import { isHttpUrl, isWireError, type ScrapeResult, type TaskRecord } from '@trawl/contracts';
+import { BATCH_OPTIONS, BATCH_RETENTION_MS, PAGE_STATES, type BatchState } from './firecrawl.constants.js';
+import { applyOptions, type Mapping } from './firecrawl-options.mapper.js';
+import { fromNativeScrape, toNativeScrape, type FirecrawlDocument } from './firecrawl-scrape.mapper.js';
+import { TrawlError } from '@trawl/contracts';
+
+/** The native fields a URL batch carries for every URL; others of a scrape cannot be set per batch. */
+const BATCH_NATIVE_FIELDS = new Set(['formats', 'timeout']);
+const HANDLED = new Set(['urls', 'webhook']);
+/** The formats a URL batch's scrape task returns (markdown and html). */
+const BATCH_FORMATS = new Set(['markdown', 'html']);
+
+export interface BatchMapping extends Mapping {
+  urls: string[];
+  invalidURLs: string[];
+  /** The Firecrawl formats to answer (of the task's markdown and html). */
+  formats: string[];
+  webhook?: string;
+}
+
+/** The `url` of Firecrawl's webhook setting: a string (v1) or `{ url, headers, metadata, events }` (v2). */
+function webhookUrlOf(webhook: unknown, mapping: Mapping): string | undefined {
+  if (webhook === undefined || webhook === null) return undefined;
+  if (typeof webhook === 'string') return webhook;
+  if (typeof webhook === 'object' && typeof (webhook as { url?: unknown }).url === 'string') {
+    const { url, ...rest } = webhook as { url: string } & Record<string, unknown>;
+    for (const name of Object.keys(rest)) mapping.warnings.push(`webhook.${name} is not supported by Trawl; ignored`);
+    return url;
+  }
+  throw new TrawlError('VALIDATION_FAILED', 'webhook must be a URL or { url }', { field: 'webhook' });
+}
+
+/**
+ * A Firecrawl batch body onto a native URL batch (type `scrape`): its URLs (invalid ones set aside when
+ * `ignoreInvalidURLs`, Firecrawl's v2 default), the per-URL timeout, and the webhook's URL. The task produces
+ * markdown and html; any other scrape option cannot be set per batch and is named in the warnings.
+ */
+export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefault: boolean): BatchMapping {
+  const urls = body.urls;
+  if (!Array.isArray(urls) || urls.length === 0) {
+    throw new TrawlError('VALIDATION_FAILED', 'urls must be a non-empty list of URLs', { field: 'urls' });
+  }
+  const scrape = toNativeScrape(
+    Object.fromEntries(Object.entries(body).filter(([k]) => !HANDLED.has(k) && !Object.hasOwn(BATCH_OPTIONS, k))),
+  );
+  const batchOptions: Mapping = { native: {}, warnings: [] };
+  applyOptions(
+    [BATCH_OPTIONS],
+    Object.fromEntries(Object.entries(body).filter(([k]) => Object.hasOwn(BATCH_OPTIONS, k))),
+    batchOptions,
+    new Set(),
+  );
+  const warnings = [...scrape.warnings, ...batchOptions.warnings];
+  for (const field of Object.keys(scrape.native)) {
+    if (!BATCH_NATIVE_FIELDS.has(field)) warnings.push(`${field} cannot be set for a batch in Trawl; ignored`);
+  }
+  const ignoreInvalid = (batchOptions.native.ignoreInvalidURLs as boolean | undefined) ?? ignoreInvalidDefault;
+  const valid = ignoreInvalid ? urls.filter((u) => isHttpUrl(u)) : (urls as string[]);
+  const invalidURLs = ignoreInvalid ? urls.filter((u) => !isHttpUrl(u)).map(String) : [];
+  if (valid.length === 0) {
+    throw new TrawlError('VALIDATION_FAILED', 'urls holds no valid http(s) URL', { field: 'urls' });
+  }
+  const mapping: BatchMapping = {
+    native: { type: 'scrape', ...(scrape.native.timeout !== undefined ? { timeout: scrape.native.timeout } : {}) },
+    warnings,
+    urls: valid,
+    invalidURLs,
+    formats: scrape.answered.map((a) => a.name).filter((name) => BATCH_FORMATS.has(name)),
+  };
+  for (const { name } of scrape.answered) {
+    if (!BATCH_FORMATS.has(name)) mapping.warnings.push(`format ${name} cannot be set for a batch in Trawl; ignored`);
+  }
+  const webhook = webhookUrlOf(body.webhook, mapping);
+  if (webhook !== undefined) {
+    mapping.webhook = webhook;
+    mapping.warnings.push(
+      "webhook: Trawl delivers one signed task.completed / task.failed event per page (Standard Webhooks), not Firecrawl's batch_scrape.* events",
+    );
+  }
+  return mapping;
+}
+
+/** One page of a batch as its task record says. */
+export interface BatchPage {
+  state: 'scraping' | 'completed' | 'failed';
+  document?: FirecrawlDocument;
+  error?: string;
+}
+
+export function pageOf(record: TaskRecord | null, formats: string[]): BatchPage {
+  if (!record) return { state: 'failed', error: 'the task is gone' };
+  const state = PAGE_STATES[record.status];
+  if (state === 'completed' && record.data) {
+    const mapping = toNativeScrape({ formats });
+    return { state, document: fromNativeScrape(record.data as ScrapeResult, { ...mapping, warnings: [] }) };
+  }
+  if (state === 'failed') return { state, error: isWireError(record.error) ? record.error.message : 'failed' };
+  return { state };
+}
+
+/**
+ * The batch's Firecrawl state: `cancelled` or `failed` once ended; `completed` when every page is final (failed
+ * pages included, as Firecrawl does: they are left out of `data`); `failed` past the deadline; else `scraping`.
+ */
+export function batchStateOf(
+  pages: readonly BatchPage[],
+  ended: 'cancelled' | 'failed' | undefined,
+  pastDeadline: boolean,
+): BatchState {
+  if (ended) return ended;
+  if (pages.every((p) => p.state !== 'scraping')) return 'completed';
+  return pastDeadline ? 'failed' : 'scraping';
+}
+
+/** Firecrawl's `expiresAt` of a batch started at `createdAt`. */
+export function expiresAtOf(createdAt: number): string {
+  return new Date(createdAt + BATCH_RETENTION_MS).toISOString();
+}
+
+/** Firecrawl's batch status answer; `next` (the same path on the same server, `?skip=`) only while pages remain. */
+export function batchStatusAnswer(
+  status: {
+    status: BatchState;
+    completed: number;
+    total: number;
+    creditsUsed: number;
+    expiresAt: string;
+    data: FirecrawlDocument[];
+    nextSkip?: number;
+    warning?: string;
+  },
+  selfUrl: string,
+): Record<string, unknown> {
+  const { nextSkip, ...rest } = status;
+  const next = new URL(selfUrl);
+  if (nextSkip !== undefined) next.search = `?skip=${nextSkip}`;
+  return { success: true, ...rest, ...(nextSkip !== undefined ? { next: next.toString() } : {}) };
+}

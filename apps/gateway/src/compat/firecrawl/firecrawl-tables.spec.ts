@@ -1,0 +1,145 @@
+import { describe, expect, it } from '@jest/globals';
+import { ERROR_CODES, TASK_STATUSES, TrawlError, type ScrapeResult } from '@trawl/contracts';
+import { toErrorEnvelope } from '../../envelope/error-envelope.mapper.js';
+import { ERRORS, FORMATS, PAGE_STATES, SCRAPE_OPTIONS } from './firecrawl.constants.js';
+import { toFirecrawlError } from './firecrawl-error.mapper.js';
+import { fromNativeScrape, toNativeScrape } from './firecrawl-scrape.mapper.js';
+import { fromNativeSearch, toNativeSearch } from './firecrawl-search.mapper.js';
+
+const result: ScrapeResult = {
+  sourceURL: 'https://a.test/',
+  taskId: 't1',
+  edgeId: 'e',
+  status: 200,
+  rawStatus: 201,
+  markdown: '# A',
+  html: Buffer.from(encodeURIComponent('<p>é</p>')).toString('base64'),
+  metadata: { title: 'A', url: 'https://a.test/final', engine: 'browser', contentType: 'text/html' },
+};
+
+describe('Firecrawl translation tables', () => {
+  it('maps markdown and html onto the native formats, and answers html decoded', () => {
+    const mapping = toNativeScrape({ formats: ['html', 'markdown'] });
+    expect(mapping.native.formats).toEqual(['html', 'markdown']);
+    expect(mapping.warnings).toEqual([]);
+    expect(fromNativeScrape(result, mapping)).toMatchObject({ html: '<p>é</p>', markdown: '# A' });
+  });
+
+  it('defaults to markdown, and still reads the page as markdown when no asked format maps', () => {
+    expect(toNativeScrape({}).native.formats).toEqual(['markdown']);
+    const onlySummary = toNativeScrape({ formats: ['summary'] });
+    expect(onlySummary.native.formats).toEqual(['markdown']);
+    expect(onlySummary.warnings).toEqual(['format summary: Trawl does no LLM summaries; ignored']);
+    expect(fromNativeScrape(result, onlySummary).markdown).toBeUndefined();
+  });
+
+  it('names every pending and unsupported format in a warning, and an unknown one too', () => {
+    for (const [name, rule] of Object.entries(FORMATS)) {
+      if (rule.kind === 'mapped') continue;
+      const mapping = toNativeScrape({ formats: [name] });
+      expect(mapping.warnings.join()).toContain(`format ${name}`);
+    }
+    expect(toNativeScrape({ formats: ['hologram'] }).warnings).toEqual([
+      'format hologram is not a format Trawl knows; ignored',
+    ]);
+  });
+
+  it('copies mapped options, warns on pending ones, on unsupported ones only when they ask, drops inert ones', () => {
+    const mapping = toNativeScrape({
+      headers: { a: 'b' },
+      waitFor: 10,
+      includeTags: ['main'],
+      skipTlsVerification: false,
+      blockAds: true,
+      origin: 'js-sdk@4.42.0',
+      integration: 'n8n',
+      somethingNew: 1,
+    });
+    expect(mapping.native).toEqual({ formats: ['markdown'], headers: { a: 'b' }, waitFor: 10, includeTags: ['main'] });
+    expect(mapping.warnings).toEqual([
+      'blockAds: Trawl does not block ads; ignored',
+      'somethingNew is not an option Trawl knows; ignored',
+    ]);
+  });
+
+  it('copies every mapped option onto the native field its entry names', () => {
+    for (const [name, rule] of Object.entries(SCRAPE_OPTIONS)) {
+      if (rule.kind !== 'mapped' || ['timeout', 'waitFor', 'maxAge'].includes(name)) continue;
+      expect(toNativeScrape({ [name]: true }).native[rule.native]).toBe(true);
+    }
+  });
+
+  it('passes a screenshot entry as given (its options kept), and answers rawHtml, links, screenshot and actions', () => {
+    const mapping = toNativeScrape({
+      formats: ['rawHtml', 'links', { type: 'screenshot', fullPage: true, quality: 80 }],
+    });
+    expect(mapping.native.formats).toEqual(['rawHtml', 'links', { type: 'screenshot', fullPage: true, quality: 80 }]);
+    expect(mapping.warnings).toEqual([]);
+    const doc = fromNativeScrape(
+      {
+        ...result,
+        rawHtml: '<p>raw</p>',
+        links: ['https://a.test/x'],
+        screenshot: 'data:image/jpeg;base64,AA',
+        actions: { screenshots: [], scrapes: [], javascriptReturns: [] },
+      } as ScrapeResult,
+      mapping,
+    );
+    expect(doc).toMatchObject({
+      rawHtml: '<p>raw</p>',
+      links: ['https://a.test/x'],
+      screenshot: 'data:image/jpeg;base64,AA',
+      actions: { screenshots: [], scrapes: [], javascriptReturns: [] },
+    });
+  });
+
+  it("clamps timeout, waitFor and maxAge to Trawl's bounds and says so", () => {
+    const mapping = toNativeScrape({ timeout: 100, waitFor: 90_000, maxAge: 172_800_000 });
+    expect(mapping.native).toMatchObject({ timeout: 500, waitFor: 60_000, maxAge: 86_400_000 });
+    expect(mapping.warnings).toHaveLength(3);
+  });
+
+  it('answers Firecrawl metadata: title, sourceURL, url, statusCode from the native result', () => {
+    expect(fromNativeScrape(result, toNativeScrape({})).metadata).toEqual({
+      title: 'A',
+      sourceURL: 'https://a.test/',
+      url: 'https://a.test/final',
+      statusCode: 201,
+      contentType: 'text/html',
+      scrapeId: 't1',
+    });
+  });
+
+  it('maps search: query to q, limit to num (Firecrawl default 5), country, location, tbs, lang', () => {
+    expect(toNativeSearch({ query: 'x' }).native).toEqual({ q: 'x', num: 5 });
+    const m = toNativeSearch({ query: 'x', limit: 500, country: 'us', location: 'Paris', tbs: 'qdr:d', lang: 'fr' });
+    expect(m.native).toEqual({ q: 'x', num: 100, gl: 'us', location: 'Paris', tbs: 'qdr:d', hl: 'fr' });
+    expect(m.limit).toBe(100);
+    expect(m.warnings).toEqual(["limit 500 is outside Trawl's range 1-100; 100 was used"]);
+    expect(toNativeSearch({ query: 'x', scrapeOptions: { formats: [] } }).scrapeOptions).toBeNull();
+    expect(toNativeSearch({ query: 'x', scrapeOptions: {} }).scrapeOptions).toEqual({});
+    expect(() => toNativeSearch({ query: ' ' })).toThrow(TrawlError);
+  });
+
+  it('answers search results with 1-based positions, at most limit', () => {
+    const item = { link: 'https://r/', title: 'T', snippet: 'S' };
+    const web = fromNativeSearch({ results: [item, item, item] } as never, 2);
+    expect(web).toEqual([
+      { url: 'https://r/', title: 'T', description: 'S', position: 1 },
+      { url: 'https://r/', title: 'T', description: 'S', position: 2 },
+    ]);
+  });
+
+  it('gives every native error code a Firecrawl status (never 502, which the SDK retries) and a code', () => {
+    for (const code of ERROR_CODES) {
+      expect(ERRORS[code].status).not.toBe(502);
+      const answer = toFirecrawlError(toErrorEnvelope(new TrawlError(code, `msg ${code}`), 'r'));
+      expect(answer.body).toMatchObject({ success: false, error: `msg ${code}`, code: ERRORS[code].code });
+      expect(typeof answer.body.error).toBe('string');
+    }
+  });
+
+  it('gives every native task state a Firecrawl page state', () => {
+    for (const s of TASK_STATUSES) expect(['scraping', 'completed', 'failed']).toContain(PAGE_STATES[s]);
+  });
+});

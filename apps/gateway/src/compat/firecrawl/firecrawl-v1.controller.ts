@@ -1,0 +1,68 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
+import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
+import { FirecrawlService } from './firecrawl.service.js';
+import { FirecrawlBatchService } from './firecrawl-batch.service.js';
+import { batchStatusAnswer } from './firecrawl-batch.mapper.js';
+import { idempotencyKeyOf, selfUrl, skipOf } from './firecrawl-request.util.js';
+
+/**
+ * Firecrawl's API v1 at the root, as its bundled v1 client and tools pinned to it call it: scrape, search (results
+ * as a flat `data` list). Same translations as v2 (ADR 0024).
+ */
+@ApiExcludeController()
+@NoEnvelope()
+@Controller('v1')
+export class FirecrawlV1Controller {
+  constructor(
+    private readonly firecrawl: FirecrawlService,
+    private readonly batches: FirecrawlBatchService,
+  ) {}
+
+  @Post('scrape')
+  @HttpCode(200)
+  async scrape(@Body() body: unknown, @Req() req: AuthenticatedRequest, @Res({ passthrough: true }) res: FastifyReply) {
+    const { document, warning } = await this.firecrawl.scrape(body, req, res);
+    return { success: true, data: document, ...(warning ? { warning } : {}) };
+  }
+
+  @Post('search')
+  @HttpCode(200)
+  async search(@Body() body: unknown, @Req() req: AuthenticatedRequest, @Res({ passthrough: true }) res: FastifyReply) {
+    const { web, warning } = await this.firecrawl.search(body, req, res);
+    return { success: true, data: web, ...(warning ? { warning } : {}) };
+  }
+
+  @Post('batch/scrape')
+  @HttpCode(200)
+  async startBatch(@Body() body: unknown, @Req() req: AuthenticatedRequest) {
+    const { id, invalidURLs, warning } = await this.batches.start(body, req, 'v1', idempotencyKeyOf(req));
+    return {
+      success: true,
+      id,
+      url: selfUrl(req, `/v1/batch/scrape/${id}`),
+      ...(invalidURLs.length > 0 ? { invalidURLs } : {}),
+      ...(warning ? { warning } : {}),
+    };
+  }
+
+  // The bundled v1 client polls a batch where it polls a crawl.
+  @Get(['batch/scrape/:id', 'crawl/:id'])
+  async batchStatus(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    const status = await this.batches.status(id, req, skipOf(req.query));
+    return batchStatusAnswer(status, selfUrl(req, req.url.split('?', 1)[0] ?? ''));
+  }
+
+  @Delete(['batch/scrape/:id', 'crawl/:id'])
+  async cancelBatch(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    await this.batches.cancel(id, req);
+    return { success: true, status: 'cancelled' };
+  }
+
+  @Get(['batch/scrape/:id/errors', 'crawl/:id/errors'])
+  async batchErrors(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    return { success: true, ...(await this.batches.errors(id, req)) };
+  }
+}

@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
+import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
+import { FirecrawlService } from './firecrawl.service.js';
+import { FirecrawlBatchService } from './firecrawl-batch.service.js';
+import { batchStatusAnswer } from './firecrawl-batch.mapper.js';
+import { idempotencyKeyOf, selfUrl, skipOf } from './firecrawl-request.util.js';
+
+/**
+ * Firecrawl's API v2 at the root (`FIRECRAWL_API_URL=http://trawl:8080`): scrape and search. Same keys (Bearer or
+ * x-api-key), limits, tenancy and cache as the native routes; answers and errors in Firecrawl's shapes (ADR 0024).
+ */
+@ApiExcludeController()
+@NoEnvelope()
+@Controller('v2')
+export class FirecrawlV2Controller {
+  constructor(
+    private readonly firecrawl: FirecrawlService,
+    private readonly batches: FirecrawlBatchService,
+  ) {}
+
+  @Post('scrape')
+  @HttpCode(200)
+  async scrape(@Body() body: unknown, @Req() req: AuthenticatedRequest, @Res({ passthrough: true }) res: FastifyReply) {
+    const { document, warning } = await this.firecrawl.scrape(body, req, res);
+    return { success: true, data: document, ...(warning ? { warning } : {}) };
+  }
+
+  @Post('search')
+  @HttpCode(200)
+  async search(@Body() body: unknown, @Req() req: AuthenticatedRequest, @Res({ passthrough: true }) res: FastifyReply) {
+    const { web, warning } = await this.firecrawl.search(body, req, res);
+    return { success: true, data: { web }, ...(warning ? { warning } : {}) };
+  }
+
+  @Post('batch/scrape')
+  @HttpCode(200)
+  async startBatch(@Body() body: unknown, @Req() req: AuthenticatedRequest) {
+    const { id, invalidURLs, warning } = await this.batches.start(body, req, 'v2', idempotencyKeyOf(req));
+    return {
+      success: true,
+      id,
+      url: selfUrl(req, `/v2/batch/scrape/${id}`),
+      ...(invalidURLs.length > 0 ? { invalidURLs } : {}),
+      ...(warning ? { warning } : {}),
+    };
+  }
+
+  @Get('batch/scrape/:id')
+  async batchStatus(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    const status = await this.batches.status(id, req, skipOf(req.query));
+    return batchStatusAnswer(status, selfUrl(req, req.url.split('?', 1)[0] ?? ''));
+  }
+
+  @Delete('batch/scrape/:id')
+  async cancelBatch(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    await this.batches.cancel(id, req);
+    return { success: true, status: 'cancelled' };
+  }
+
+  @Get('batch/scrape/:id/errors')
+  async batchErrors(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    return { success: true, ...(await this.batches.errors(id, req)) };
+  }
+}

@@ -1,0 +1,201 @@
+import type { ErrorCode, TaskStatus } from '@trawl/contracts';
+
+/**
+ * Firecrawl's API (v2 and v1) onto Trawl's native operations: every translation table of this peer, in one place.
+ * A route of firecrawl-v2.controller.ts / firecrawl-v1.controller.ts reads these and nothing else decides what an
+ * option does. The lead switches a `pending` entry to `mapped` when the native field it names lands (ADR 0024).
+ */
+
+/** Who is adding a native feature a Firecrawl option waits for (the engineers' workstreams). */
+export type PendingOwner = 'content' | 'pool' | 'crawl';
+
+/**
+ * What Trawl does with one Firecrawl option:
+ * - `mapped`: copied onto the native request's field `native` (value checks by the native DTO);
+ * - `pending`: the native field `native` is being added by `owner`; until then the option is ignored and named in
+ *   the answer's `warning`; switching the entry to `{ kind: 'mapped', native }` is all it takes once it lands;
+ * - `unsupported`: Trawl does not do this; named in `warning` when `asks(value)` (default: any value given);
+ * - `inert`: changes nothing in Firecrawl's own answer either (tracking, origin); accepted silently.
+ */
+export type OptionRule =
+  | { kind: 'mapped'; native: string }
+  | { kind: 'pending'; native: string; owner: PendingOwner }
+  | { kind: 'unsupported'; why: string; asks?: (value: unknown) => boolean }
+  | { kind: 'inert' };
+
+const given = (v: unknown): boolean => v !== undefined && v !== null;
+const isTrue = (v: unknown): boolean => v === true;
+const nonEmpty = (v: unknown): boolean => (Array.isArray(v) ? v.length > 0 : given(v));
+
+/** Scrape options (v2 `/v2/scrape` body, `scrapeOptions` of search and batch; v1 alike). `url` and `formats` aside. */
+export const SCRAPE_OPTIONS: Readonly<Record<string, OptionRule>> = {
+  headers: { kind: 'mapped', native: 'headers' },
+  waitFor: { kind: 'mapped', native: 'waitFor' },
+  timeout: { kind: 'mapped', native: 'timeout' },
+  maxAge: { kind: 'mapped', native: 'maxAge' },
+  onlyMainContent: { kind: 'mapped', native: 'onlyMainContent' },
+  includeTags: { kind: 'mapped', native: 'includeTags' },
+  excludeTags: { kind: 'mapped', native: 'excludeTags' },
+  mobile: { kind: 'mapped', native: 'mobile' },
+  actions: { kind: 'mapped', native: 'actions' },
+  location: { kind: 'mapped', native: 'location' },
+  skipTlsVerification: { kind: 'unsupported', why: 'Trawl always verifies TLS', asks: isTrue },
+  storeInCache: { kind: 'mapped', native: 'storeInCache' },
+  zeroDataRetention: { kind: 'unsupported', why: 'Trawl keeps results for its cache and task lookup', asks: isTrue },
+  blockAds: { kind: 'unsupported', why: 'Trawl does not block ads', asks: isTrue },
+  proxy: {
+    kind: 'unsupported',
+    why: 'Trawl picks proxies itself (PROXY_URLS)',
+    asks: (v) => given(v) && v !== 'auto' && v !== 'basic',
+  },
+  minAge: { kind: 'unsupported', why: 'Trawl has no minimum cache age' },
+  parsers: { kind: 'unsupported', why: 'Trawl has no document parsers to choose from', asks: nonEmpty },
+  removeBase64Images: { kind: 'unsupported', why: 'Trawl keeps images as the page has them', asks: isTrue },
+  fastMode: { kind: 'unsupported', why: 'Trawl has one scrape mode', asks: isTrue },
+  useMock: { kind: 'unsupported', why: 'Trawl has no mocks', asks: given },
+  jsonOptions: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
+  extract: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
+  changeTrackingOptions: { kind: 'unsupported', why: 'Trawl does not track changes' },
+  lockdown: { kind: 'unsupported', why: 'Trawl has no lockdown mode', asks: isTrue },
+  domainTools: { kind: 'unsupported', why: 'Trawl has no domain tools', asks: nonEmpty },
+  // Tracking and client identification: no effect on the answer.
+  origin: { kind: 'inert' },
+  integration: { kind: 'inert' },
+  __experimental_cache: { kind: 'inert' },
+  __agentHints: { kind: 'inert' },
+};
+
+/** A Firecrawl format onto a native one; `decode` turns the native field into Firecrawl's value. */
+export type FormatRule =
+  | { kind: 'mapped'; native: string; decode?: 'scrape-html'; passEntry?: boolean }
+  | { kind: 'pending'; native: string; owner: PendingOwner }
+  | { kind: 'unsupported'; why: string };
+
+/** Formats, by name (v2: a string or `{ type }`; v1: strings, `screenshot@fullPage` included). */
+export const FORMATS: Readonly<Record<string, FormatRule>> = {
+  markdown: { kind: 'mapped', native: 'markdown' },
+  // Native `html` is base64 of the percent-encoded markup (the spec's sample); Firecrawl's is the markup.
+  html: { kind: 'mapped', native: 'html', decode: 'scrape-html' },
+  rawHtml: { kind: 'mapped', native: 'rawHtml' },
+  links: { kind: 'mapped', native: 'links' },
+  // The entry is passed as given (`screenshot`, `screenshot@fullPage` or the object form): the native scrape takes all three.
+  screenshot: { kind: 'mapped', native: 'screenshot', passEntry: true },
+  summary: { kind: 'unsupported', why: 'Trawl does no LLM summaries' },
+  json: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
+  extract: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
+  changeTracking: { kind: 'unsupported', why: 'Trawl does not track changes' },
+  branding: { kind: 'unsupported', why: 'Trawl does not read branding' },
+  images: { kind: 'unsupported', why: 'Trawl does not list images' },
+  attributes: { kind: 'unsupported', why: 'Trawl does not read attributes' },
+  audio: { kind: 'unsupported', why: 'Trawl does not transcribe audio' },
+};
+
+/**
+ * Format names that are another's spelling: v1's `screenshot@fullPage` (v2's `{ type: "screenshot", fullPage: true }`)
+ * is the `screenshot` entry, so that one entry decides both.
+ */
+export const FORMAT_ALIASES: Readonly<Record<string, string>> = { 'screenshot@fullPage': 'screenshot' };
+
+/** The native format asked for when none of the requested ones maps (e.g. only `links`): the page is still read. */
+export const FALLBACK_NATIVE_FORMAT = 'markdown';
+
+/** Search options (`/v2/search`, `/v1/search`), `query` and `scrapeOptions` aside. */
+export const SEARCH_OPTIONS: Readonly<Record<string, OptionRule>> = {
+  limit: { kind: 'mapped', native: 'num' },
+  country: { kind: 'mapped', native: 'gl' },
+  location: { kind: 'mapped', native: 'location' },
+  tbs: { kind: 'mapped', native: 'tbs' },
+  lang: { kind: 'mapped', native: 'hl' },
+  timeout: { kind: 'mapped', native: 'timeout' },
+  sources: {
+    kind: 'unsupported',
+    why: 'Trawl searches the web only (news and images are not searched)',
+    asks: (v) =>
+      Array.isArray(v) && v.some((s) => (typeof s === 'string' ? s : (s as { type?: unknown })?.type) !== 'web'),
+  },
+  categories: { kind: 'unsupported', why: 'Trawl has no search categories', asks: nonEmpty },
+  includeDomains: { kind: 'unsupported', why: 'Trawl does not filter results by domain', asks: nonEmpty },
+  excludeDomains: { kind: 'unsupported', why: 'Trawl does not filter results by domain', asks: nonEmpty },
+  filter: { kind: 'unsupported', why: 'Trawl has no search filter', asks: given },
+  highlights: { kind: 'unsupported', why: 'Trawl does not highlight results', asks: isTrue },
+  toolDetail: { kind: 'unsupported', why: 'Trawl has no search tools', asks: given },
+  domainTools: { kind: 'unsupported', why: 'Trawl has no domain tools', asks: nonEmpty },
+  enterprise: { kind: 'unsupported', why: 'Trawl has no enterprise search', asks: nonEmpty },
+  ignoreInvalidURLs: { kind: 'inert' },
+  threatProtection: { kind: 'inert' },
+  origin: { kind: 'inert' },
+  integration: { kind: 'inert' },
+};
+
+/** Batch options (`/v2/batch/scrape`, `/v1/batch/scrape`), `urls`, `webhook` and the scrape options aside. */
+export const BATCH_OPTIONS: Readonly<Record<string, OptionRule>> = {
+  ignoreInvalidURLs: { kind: 'mapped', native: 'ignoreInvalidURLs' },
+  maxConcurrency: {
+    kind: 'unsupported',
+    why: "Trawl shares its workers fairly among keys (the key's own limits apply)",
+    asks: given,
+  },
+  appendToId: { kind: 'unsupported', why: 'a batch cannot be appended to', asks: given },
+  zeroDataRetention: SCRAPE_OPTIONS.zeroDataRetention,
+};
+
+/**
+ * Firecrawl's crawl and map (`/v2/crawl`, `/v2/map`, `/v1/crawl`, `/v1/map`), once the native crawl lands (engineer
+ * "crawl"): routes to add beside the batch routes, mapping onto the native crawl's operations. Until then these paths
+ * answer 404 in Firecrawl's shape (the routes do not exist). `GET /v1/crawl/{id}` already serves batch ids (the v1
+ * client polls batches there).
+ */
+export const CRAWL_AND_MAP = { status: 'pending', owner: 'crawl' as PendingOwner } as const;
+
+/** Firecrawl's state of one page of a batch, from its native task's state. */
+export const PAGE_STATES: Readonly<Record<TaskStatus, 'scraping' | 'completed' | 'failed'>> = {
+  completed: 'completed',
+  failed: 'failed',
+  active: 'scraping',
+  waiting: 'scraping',
+  'waiting-children': 'scraping',
+  delayed: 'scraping',
+  unknown: 'scraping',
+};
+
+/** Firecrawl's batch states. */
+export type BatchState = 'scraping' | 'completed' | 'failed' | 'cancelled';
+
+/** Documents per page of a batch status answer; more pages are linked by `next`. */
+export const BATCH_PAGE_SIZE = 100;
+
+/** How long Firecrawl keeps a batch's results (its `expiresAt`): 24 h after it started. */
+export const BATCH_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** Firecrawl's HTTP status and `code` for each native error code. Never 502: firecrawl-js retries a 502 itself. */
+export const ERRORS: Readonly<Record<ErrorCode, { status: number; code: string }>> = {
+  VALIDATION_FAILED: { status: 400, code: 'BAD_REQUEST' },
+  MALFORMED_JSON: { status: 400, code: 'BAD_REQUEST' },
+  JSON_TOO_DEEP: { status: 400, code: 'BAD_REQUEST' },
+  UNAUTHORIZED: { status: 401, code: 'UNAUTHORIZED' },
+  FORBIDDEN: { status: 403, code: 'FORBIDDEN' },
+  NOT_FOUND: { status: 404, code: 'NOT_FOUND' },
+  TASK_NOT_FOUND: { status: 404, code: 'JOB_NOT_FOUND' },
+  TASK_FINISHED: { status: 409, code: 'JOB_FINISHED' },
+  TASK_CANCELLED: { status: 409, code: 'JOB_CANCELLED' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' },
+  IDEMPOTENCY_KEY_IN_PROGRESS: { status: 409, code: 'IDEMPOTENCY_KEY_IN_PROGRESS' },
+  METHOD_NOT_ALLOWED: { status: 405, code: 'METHOD_NOT_ALLOWED' },
+  PAYLOAD_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  URI_TOO_LONG: { status: 414, code: 'URI_TOO_LONG' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+  HEADERS_TOO_LARGE: { status: 431, code: 'HEADERS_TOO_LARGE' },
+  URL_NOT_ALLOWED: { status: 403, code: 'URL_BLOCKED' },
+  RATE_LIMITED: { status: 429, code: 'RATE_LIMIT_EXCEEDED' },
+  PAGE_NOT_RECOGNISED: { status: 500, code: 'SCRAPE_SITE_ERROR' },
+  UNSUPPORTED_CONTENT_TYPE: { status: 415, code: 'SCRAPE_UNSUPPORTED_FILE_ERROR' },
+  CONTENT_TOO_LARGE: { status: 413, code: 'SCRAPE_CONTENT_TOO_LARGE' },
+  PAGE_TOO_COMPLEX: { status: 500, code: 'SCRAPE_SITE_ERROR' },
+  UPSTREAM_NOT_FOUND: { status: 500, code: 'SCRAPE_DNS_RESOLUTION_ERROR' },
+  UPSTREAM_ERROR: { status: 500, code: 'SCRAPE_SITE_ERROR' },
+  UPSTREAM_BLOCKED: { status: 500, code: 'SCRAPE_ALL_ENGINES_FAILED' },
+  UPSTREAM_TIMEOUT: { status: 408, code: 'SCRAPE_TIMEOUT' },
+  SERVICE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  OVERLOADED: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  INTERNAL: { status: 500, code: 'INTERNAL_SERVER_ERROR' },
+};

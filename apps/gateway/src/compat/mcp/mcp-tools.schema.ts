@@ -1,0 +1,108 @@
+import { z } from 'zod';
+
+/**
+ * The MCP tools' input and output schemas (zod, as the MCP SDK publishes them to clients as JSON Schema). Inputs use
+ * Firecrawl's and Trawl's own field names; outputs are what `structuredContent` holds (ADR 0024).
+ */
+
+const metadata = z
+  .object({
+    title: z.string(),
+    sourceURL: z.string(),
+    url: z.string(),
+    statusCode: z.number(),
+  })
+  .passthrough();
+
+const document = z
+  .object({
+    markdown: z.string().optional(),
+    html: z.string().optional(),
+    metadata,
+    warning: z.string().optional(),
+  })
+  .passthrough();
+
+export const SCRAPE_INPUT = {
+  url: z.string().describe('The page to read (http or https).'),
+  formats: z
+    .array(z.enum(['markdown', 'html']))
+    .optional()
+    .describe('What to return; markdown by default.'),
+  waitFor: z.number().int().min(0).optional().describe('Milliseconds to wait after load.'),
+  timeout: z.number().int().min(1).optional().describe('Milliseconds for the whole scrape.'),
+  headers: z.record(z.string()).optional().describe('Headers sent with the page request.'),
+  maxAge: z.number().int().min(0).optional().describe('Accept a cached result at most this old (ms).'),
+};
+export const SCRAPE_OUTPUT = { document, warning: z.string().optional() };
+
+const webResult = z
+  .object({ url: z.string(), title: z.string(), description: z.string(), position: z.number() })
+  .passthrough();
+
+export const SEARCH_INPUT = {
+  query: z.string().min(1).describe('What to search the web for.'),
+  limit: z.number().int().min(1).max(100).optional().describe('Number of results (5 by default).'),
+  country: z.string().optional().describe('Two-letter country code, e.g. US.'),
+  location: z.string().optional().describe('Where the search is made from, e.g. "Berlin,Germany".'),
+  tbs: z.string().optional().describe('Time restriction, e.g. qdr:d (past day), qdr:w, qdr:m.'),
+  scrapeResults: z.boolean().optional().describe('Also read each result page as markdown.'),
+};
+export const SEARCH_OUTPUT = { web: z.array(webResult), warning: z.string().optional() };
+
+const place = z.object({
+  title: z.string(),
+  placeId: z.string(),
+  address: z.string(),
+  rating: z.number(),
+  reviews: z.number(),
+  category: z.string(),
+  phone: z.string().nullable(),
+  website: z.string(),
+  latitude: z.number(),
+  longitude: z.number(),
+  mapsUrl: z.string(),
+});
+
+export const MAPS_SEARCH_INPUT = {
+  q: z.string().min(1).describe('What to look for on the map, e.g. "coffee in Athens".'),
+  ll: z.string().optional().describe('Map position and zoom: @<lat>,<lng>,<zoom>z.'),
+  hl: z.string().optional().describe('Language, e.g. en.'),
+  num: z.number().int().min(1).max(500).optional().describe('Number of places.'),
+};
+export const MAPS_SEARCH_OUTPUT = { places: z.array(place) };
+
+export const EXTRACT_INPUT = {
+  type: z.enum(['retail', 'place']).describe('retail: a product page; place: a maps place page.'),
+  url: z.string().describe('The page to extract a record from.'),
+};
+export const EXTRACT_OUTPUT = { type: z.enum(['retail', 'place']), record: z.record(z.unknown()) };
+
+const batchStatus = {
+  id: z.string(),
+  status: z.enum(['scraping', 'completed', 'failed', 'cancelled']),
+  completed: z.number(),
+  total: z.number(),
+  expiresAt: z.string(),
+  data: z.array(document),
+  warning: z.string().optional(),
+};
+
+export const BATCH_SCRAPE_INPUT = {
+  urls: z.array(z.string()).min(1).describe('The pages to read.'),
+  formats: z
+    .array(z.enum(['markdown', 'html']))
+    .optional()
+    .describe('What to return for each page; markdown by default.'),
+  waitSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(120)
+    .optional()
+    .describe('Wait up to this long for the batch to finish, reporting progress (0: answer at once with its id).'),
+};
+export const BATCH_SCRAPE_OUTPUT = batchStatus;
+
+export const BATCH_STATUS_INPUT = { id: z.string().describe('The id batch_scrape answered.') };
+export const BATCH_STATUS_OUTPUT = batchStatus;

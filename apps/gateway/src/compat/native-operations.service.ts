@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import {
+  appendUrlParams,
+  ExtractRequestDto,
+  extractUrlCall,
+  MapsSearchRequestDto,
+  parseDto,
+  scrapePageRequest,
+  ScrapeRequestDto,
+  SUBJECTS,
+  UrlBatchRequestDto,
+  WebSearchRequestDto,
+  type ExtractRecordByType,
+  type ExtractType,
+  type MapsSearchResponse,
+  type ScrapeResult,
+  type TaskRecord,
+  type TaskSubmitReply,
+  type WebSearchResult,
+} from '@trawl/contracts';
+import { MessagingClient } from '@trawl/messaging';
+import type { FastifyReply } from 'fastify';
+import { ResultCacheService } from '../cache/result-cache.service.js';
+import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+
+/** Deadlines of the task operations, as the native routes have them. */
+const SUBMIT_DEADLINE_MS = 30_000;
+const LOOKUP_DEADLINE_MS = 5_000;
+const CANCEL_DEADLINE_MS = 15_000;
+
+/**
+ * The native operations, as the peers' routes call them: the same DTO validation (defaults, bounds, URL rules), the
+ * same NATS subjects, the same result cache scoped to the caller's key, the same tenant. A peer's route builds a
+ * native request, calls one of these, and translates the answer: there is no other scrape, search or task path.
+ */
+@Injectable()
+export class NativeOperations {
+  constructor(
+    private readonly messaging: MessagingClient,
+    private readonly cache: ResultCacheService,
+  ) {}
+
+  /** POST /scrape. */
+  scrape(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<ScrapeResult> {
+    const { maxAge, storeInCache, ...request } = parseDto(ScrapeRequestDto, input);
+    return this.cache.serve('scrape', req, res, request, { maxAge, storeInCache }, () =>
+      this.messaging.send(SUBJECTS.scrapePage, scrapePageRequest(request, req.principal?.id), {
+        timeoutMs: request.timeout,
+      }),
+    );
+  }
+
+  /** POST /extract/search. */
+  search(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<WebSearchResult> {
+    const { maxAge, storeInCache, ...request } = parseDto(WebSearchRequestDto, input);
+    return this.cache.serve('search', req, res, request, { maxAge, storeInCache }, () =>
+      this.messaging.send(SUBJECTS.searchWeb, request, { timeoutMs: request.timeout }),
+    );
+  }
+
+  /** POST /extract/search/maps. */
+  maps(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<MapsSearchResponse> {
+    const { maxAge, storeInCache, ...request } = parseDto(MapsSearchRequestDto, input);
+    return this.cache.serve('maps', req, res, request, { maxAge, storeInCache }, () =>
+      this.messaging.send(SUBJECTS.searchMaps, request, { timeoutMs: request.timeout }),
+    );
+  }
+
+  /** POST /extract (its record), for one URL of a type. */
+  extract<T extends ExtractType>(
+    input: Record<string, unknown> & { type: T },
+    req: AuthenticatedRequest,
+    res: FastifyReply,
+  ): Promise<ExtractRecordByType[T]> {
+    const { maxAge, storeInCache, ...request } = parseDto(ExtractRequestDto, input);
+    return this.cache.serve('extract', req, res, request, { maxAge, storeInCache }, () => {
+      const call = extractUrlCall(request.type, {
+        url: appendUrlParams(request.url, request.params),
+        timeout: request.timeout,
+        params: request.params,
+        meta: request.meta,
+        engine: request.engine,
+        tenant: req.principal?.id,
+      });
+      return this.messaging.send(call.subject, call.payload, { timeoutMs: request.timeout }) as Promise<
+        ExtractRecordByType[T]
+      >;
+    });
+  }
+
+  /** POST /extractTask/batch: one job per URL, owned by the caller's key. */
+  submitUrls(
+    input: Record<string, unknown>,
+    req: AuthenticatedRequest,
+    idempotencyKey?: string,
+  ): Promise<TaskSubmitReply> {
+    const request = parseDto(UrlBatchRequestDto, input);
+    const principal = req.principal;
+    const cap = principal?.limits.outstanding;
+    return this.messaging.send(
+      SUBJECTS.taskSubmit,
+      {
+        kind: 'url',
+        request,
+        ...(principal ? { apiKeyId: principal.id } : {}),
+        ...(cap !== undefined ? { maxOutstanding: cap } : {}),
+        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      },
+      { timeoutMs: SUBMIT_DEADLINE_MS },
+    );
+  }
+
+  /** GET /extractTask/{jobId}: only the submitting key finds its task. */
+  lookup(jobId: string, req: AuthenticatedRequest): Promise<TaskRecord> {
+    return this.messaging.send(
+      SUBJECTS.taskGet,
+      { jobId, apiKeyId: req.principal?.id },
+      { timeoutMs: LOOKUP_DEADLINE_MS },
+    );
+  }
+
+  /** DELETE /extractTask/{jobId}. */
+  cancel(jobId: string, req: AuthenticatedRequest): Promise<TaskRecord> {
+    return this.messaging.send(
+      SUBJECTS.taskCancel,
+      { jobId, apiKeyId: req.principal?.id },
+      { timeoutMs: CANCEL_DEADLINE_MS },
+    );
+  }
+}

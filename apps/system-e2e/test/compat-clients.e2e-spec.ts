@@ -1,0 +1,297 @@
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import Firecrawl, { FirecrawlAppV1, SdkError } from '@mendable/firecrawl-js';
+import { getJson } from 'serpapi';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  startBuiltSimulator,
+  startLoopbackHttp,
+  startRedis,
+  type LoopbackServer,
+  type RestartableTestServer,
+  type RunningSimulator,
+} from '@trawl/testing';
+import { API_KEY, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
+import { TrawlSerpApiAgent } from './support/trawl-serpapi-agent.js';
+
+const KEY_B = 'system-e2e-compat-key-b';
+const ASIN = 'B0DR8G428S';
+/** How long a Firecrawl batch may stay unfinished in this stack (COMPAT_BATCH_DEADLINE_MS). */
+const BATCH_DEADLINE_MS = 20_000;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the clients' JSON as they return it
+type Json = any;
+
+/**
+ * Issue 22, "must show" 1-3: the real clients, unchanged and pinned, against the whole stack (every service a
+ * process; real Redis, NATS and Chromium; the upstream simulator in its 2026 mode): firecrawl-js 4.42.0 (v2 scrape,
+ * batch scrape to completion, search; its bundled v1 client), serpapi 2.2.1 (google, google_maps; routed through its
+ * requestOptions.agent hook), the MCP SDK 1.32.2 client (initialize, list tools, call each) and firecrawl-mcp 3.26.0
+ * over stdio with FIRECRAWL_API_URL. Tenancy through the compatible routes, and a batch whose extractor is gone.
+ */
+describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () => {
+  let simulator: RunningSimulator;
+  let site: LoopbackServer;
+  let cacheRedis: RestartableTestServer;
+  let stack: Stack;
+  let root = '';
+  const siteHits = new Map<string, number>();
+
+  beforeAll(async () => {
+    simulator = await startBuiltSimulator({ SIMULATOR_MODE: '2026' });
+    site = await startLoopbackHttp((req, res) => {
+      const path = req.url ?? '/';
+      siteHits.set(path, (siteHits.get(path) ?? 0) + 1);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        `<!doctype html><html lang="en"><head><title>Page ${path}</title></head>` +
+          `<body><h1>Heading ${path}</h1><p>Some text of ${path}.</p></body></html>`,
+      );
+    });
+    cacheRedis = await startRedis({ persist: false });
+    const admin = new Redis(cacheRedis.url);
+    await admin.config('SET', 'maxmemory', '32mb');
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    admin.disconnect();
+    stack = await startStack(
+      [
+        'gateway',
+        'extractor-scrape',
+        'extractor-search',
+        'extractor-maps',
+        'extractor-retail',
+        'task-service',
+        'webhook-dispatcher',
+      ],
+      {
+        API_KEYS: `${API_KEY},${KEY_B}`,
+        SEARCH_BASE_URL: simulator.url,
+        MAPS_BASE_URL: simulator.url,
+        RETAIL_BASE_URL: simulator.url,
+        SSRF_ALLOW_HOSTS: '127.0.0.1',
+        TASK_SCRAPE_ENGINE: 'http',
+        CACHE_REDIS_URL: cacheRedis.url,
+        COMPAT_BATCH_DEADLINE_MS: String(BATCH_DEADLINE_MS),
+      },
+    );
+    root = new URL(stack.baseUrl).origin;
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await simulator?.stop();
+    await site?.close();
+    await cacheRedis?.stop();
+  });
+
+  const firecrawl = (key = API_KEY) => new Firecrawl({ apiKey: key, apiUrl: root });
+
+  describe('firecrawl-js 4.42.0', () => {
+    it('v2 scrape: markdown and Firecrawl metadata', async () => {
+      const doc = await firecrawl().scrape(`${site.url}/fc-page`, { formats: ['markdown', 'html'] });
+      expect(doc.markdown).toContain('Heading /fc-page');
+      expect(doc.html).toContain('<h1>Heading /fc-page</h1>');
+      expect(doc.metadata).toMatchObject({ title: 'Page /fc-page', sourceURL: `${site.url}/fc-page`, statusCode: 200 });
+    }, 60_000);
+
+    it("v2 search: data.web from Trawl's own search of the simulator", async () => {
+      const found = await firecrawl().search('coffee athens', { limit: 3, country: 'us' });
+      expect(found.web?.length).toBe(3);
+      expect(found.web?.[0]).toMatchObject({ position: 1 });
+      const first = found.web?.[0] as { url: string; title: string };
+      expect(first.url).toMatch(/^https?:\/\//);
+      expect(first.title.length).toBeGreaterThan(0);
+    }, 90_000);
+
+    it('v2 batch scrape runs to completion through task-service', async () => {
+      const job = await firecrawl().batchScrape([`${site.url}/b1`, `${site.url}/b2`], {
+        pollInterval: 1,
+        timeout: 120,
+      });
+      expect(job.status).toBe('completed');
+      expect(job.total).toBe(2);
+      expect(job.completed).toBe(2);
+      expect(typeof job.creditsUsed).toBe('number');
+      expect(
+        job.data
+          .map((d) => d.markdown ?? '')
+          .sort()
+          .join('\n'),
+      ).toMatch(/Heading \/b1[\s\S]*Heading \/b2/);
+    }, 150_000);
+
+    it('the bundled v1 client: scrapeUrl, search and batchScrapeUrls (polled at /v1/crawl/{id})', async () => {
+      const v1 = new FirecrawlAppV1({ apiKey: API_KEY, apiUrl: root });
+      const scraped = (await v1.scrapeUrl(`${site.url}/v1-page`, { formats: ['markdown'] })) as Json;
+      expect(scraped.success).toBe(true);
+      expect(scraped.markdown).toContain('Heading /v1-page');
+      const found = (await v1.search('tea', { limit: 2 })) as Json;
+      expect(found.data.length).toBe(2);
+      const batch = (await v1.batchScrapeUrls([`${site.url}/v1-b`], { formats: ['markdown'] })) as Json;
+      expect(batch).toMatchObject({ success: true, status: 'completed', completed: 1, total: 1 });
+    }, 150_000);
+  });
+
+  describe('serpapi 2.2.1 (requestOptions.agent to Trawl)', () => {
+    let agent: TrawlSerpApiAgent;
+    beforeAll(() => {
+      agent = new TrawlSerpApiAgent(new URL(root));
+    });
+    afterAll(() => agent?.destroy());
+    const serp = (params: Record<string, unknown>): Promise<Json> =>
+      getJson({ api_key: API_KEY, ...params, requestOptions: { agent }, timeout: 90_000 });
+
+    it('engine=google: organic_results and SerpAPI sections', async () => {
+      const json = await serp({ engine: 'google', q: 'coffee athens', hl: 'en', gl: 'us' });
+      expect(json.search_metadata.status).toBe('Success');
+      expect(json.organic_results.length).toBeGreaterThan(0);
+      expect(json.organic_results[0]).toMatchObject({ position: 1 });
+      expect(json.organic_results[0].link).toMatch(/^https?:\/\//);
+      expect(typeof json.organic_results[0].displayed_link).toBe('string');
+      expect(JSON.stringify(json)).not.toContain(API_KEY);
+    }, 90_000);
+
+    it('engine=google_maps: local_results, and type=place gives place_results', async () => {
+      const json = await serp({
+        engine: 'google_maps',
+        q: 'museum of modern art',
+        ll: '@40.76,-73.97,14z',
+        type: 'search',
+      });
+      const places = json.local_results ?? [json.place_results];
+      expect(places.length).toBeGreaterThan(0);
+      expect(places[0]).toMatchObject({ position: 1 });
+      expect(places[0].place_id.length).toBeGreaterThan(0);
+      expect(places[0].gps_coordinates).toEqual({ latitude: expect.any(Number), longitude: expect.any(Number) });
+      const place = await serp({ engine: 'google_maps', type: 'place', place_id: places[0].place_id });
+      expect(place.place_results.place_id).toBe(places[0].place_id);
+      expect(place.place_results.title.length).toBeGreaterThan(0);
+    }, 120_000);
+  });
+
+  describe('MCP', () => {
+    it('the MCP SDK client: initialize, list tools, call each', async () => {
+      const client = new Client({ name: 'system-e2e', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${root}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${API_KEY}` } },
+        }),
+      );
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual([
+          'batch_scrape',
+          'batch_status',
+          'extract',
+          'maps_search',
+          'scrape',
+          'search',
+        ]);
+        const call = async (name: string, args: Record<string, unknown>): Promise<Json> => {
+          const res = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+          expect({ name, isError: res.isError ?? false }).toEqual({ name, isError: false });
+          return res.structuredContent;
+        };
+        expect((await call('scrape', { url: `${site.url}/mcp-page` })).document.markdown).toContain(
+          'Heading /mcp-page',
+        );
+        expect((await call('search', { query: 'coffee athens', limit: 2 })).web).toHaveLength(2);
+        const maps = await call('maps_search', { q: 'coffee athens', ll: '@37.98,23.72,14z' });
+        expect(maps.places.length).toBeGreaterThan(0);
+        const retail = await call('extract', { type: 'retail', url: `https://www.amazon.com/dp/${ASIN}` });
+        expect(retail.record.asin).toBe(ASIN);
+        const place = await call('extract', {
+          type: 'place',
+          url: `https://www.google.com/maps/place/?q=place_id:${maps.places[0].placeId}`,
+        });
+        expect(place.record.mp_place_id).toBe(maps.places[0].placeId);
+        const batch = await call('batch_scrape', { urls: [`${site.url}/mcp-b1`], waitSeconds: 60 });
+        expect(batch).toMatchObject({ status: 'completed', completed: 1, total: 1 });
+        expect((await call('batch_status', { id: batch.id })).status).toBe('completed');
+      } finally {
+        await client.close();
+      }
+    }, 300_000);
+
+    it('firecrawl-mcp 3.26.0 over stdio with FIRECRAWL_API_URL: scrape and search tools', async () => {
+      const client = new Client({ name: 'system-e2e-stdio', version: '1.0.0' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [resolve(WORKSPACE_ROOT, 'node_modules/firecrawl-mcp/dist/index.js')],
+          env: { PATH: process.env.PATH ?? '', FIRECRAWL_API_URL: root, FIRECRAWL_API_KEY: API_KEY },
+          stderr: 'pipe',
+        }),
+      );
+      try {
+        const scraped = await client.callTool(
+          { name: 'firecrawl_scrape', arguments: { url: `${site.url}/fc-mcp`, formats: ['markdown'] } },
+          undefined,
+          { timeout: 120_000 },
+        );
+        expect(scraped.isError ?? false).toBe(false);
+        expect(JSON.stringify(scraped.content)).toContain('Heading /fc-mcp');
+        const found = await client.callTool(
+          { name: 'firecrawl_search', arguments: { query: 'coffee athens', limit: 2 } },
+          undefined,
+          { timeout: 120_000 },
+        );
+        expect(found.isError ?? false).toBe(false);
+        expect(JSON.stringify(found.content)).toMatch(/https?:\/\//);
+      } finally {
+        await client.close();
+      }
+    }, 180_000);
+  });
+
+  describe('tenancy through the compatible routes', () => {
+    it("key B gets 404 for key A's batch id (v2, v1 and the v1 crawl path)", async () => {
+      const started = await firecrawl().startBatchScrape([`${site.url}/tenant-a`]);
+      const err = await firecrawl(KEY_B)
+        .getBatchScrapeStatus(started.id)
+        .catch((e: unknown) => e);
+      expect((err as SdkError).status).toBe(404);
+      for (const path of [
+        `/v2/batch/scrape/${started.id}`,
+        `/v1/batch/scrape/${started.id}`,
+        `/v1/crawl/${started.id}`,
+      ]) {
+        const res = await fetch(`${root}${path}`, { headers: { authorization: `Bearer ${KEY_B}` } });
+        expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      }
+      await firecrawl().batchScrape([`${site.url}/tenant-a-2`], { pollInterval: 1, timeout: 120 });
+    }, 150_000);
+
+    it("key A's cached scrape never answers key B", async () => {
+      const scrape = (key: string) =>
+        fetch(`${root}/v2/scrape`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: `${site.url}/cached`, maxAge: 600_000 }),
+        });
+      expect((await scrape(API_KEY)).headers.get('x-trawl-cache')).toBe('miss');
+      expect((await scrape(API_KEY)).headers.get('x-trawl-cache')).toBe('hit');
+      const b = await scrape(KEY_B);
+      expect(b.status).toBe(200);
+      expect(b.headers.get('x-trawl-cache')).toBe('miss');
+      expect(siteHits.get('/cached')).toBe(2);
+    }, 60_000);
+  });
+
+  describe('a batch whose extractor is gone', () => {
+    // The SDK's own `timeout` (120 s) bounds the wait: without a final status it throws JobTimeoutError.
+    it('the SDK poller still sees a final status, its tasks never having run', async () => {
+      await stack.services.get('extractor-scrape')?.stop();
+      const job = await firecrawl().batchScrape([`${site.url}/gone-1`, `${site.url}/gone-2`], {
+        pollInterval: 1,
+        timeout: 120,
+      });
+      expect(job.status).toBe('failed');
+      expect(job.completed).toBe(0);
+      expect(job.total).toBe(2);
+    }, 150_000);
+  });
+});
