@@ -396,7 +396,12 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
     const before = await totalJobs();
     const hook = `${receiver.url}/x`;
     const cases: [unknown, string, string][] = [
-      [{ kind: 'url', request: { urls: ['https://a.test/'], type: 'scrape' } }, 'VALIDATION_FAILED', 'webhook'],
+      // A URL batch may come without a webhook (a peer API's batch, read by lookup: ADR 0024), never with a bad one.
+      [
+        { kind: 'url', request: { urls: ['https://a.test/'], webhook: 'ftp://a.test/hook', type: 'scrape' } },
+        'VALIDATION_FAILED',
+        'webhook',
+      ],
       [
         { kind: 'url', request: { urls: ['https://a.test/'], webhook: hook, type: 'pdf' } },
         'VALIDATION_FAILED',
