@@ -12,7 +12,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { parseSearchPage, parseMapsSearch, parsePlacePage, parseProductPage } = await import(
   join(root, 'dist/libs/parsers/src/index.js')
 );
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, before: { type: 'string' } },
+});
+// --before <dir>: another build's dist/ (e.g. main's), whose parsers run in the same alternating rounds.
+const before = values.before ? await import(join(resolve(values.before), 'libs/parsers/src/index.js')) : undefined;
 const seconds = Number(values.seconds);
 const FIXTURES = process.env.TRAWL_FIXTURES_DIR ?? join(root, '..', 'shared', 'fixtures');
 if (!existsSync(FIXTURES)) {
@@ -25,23 +29,19 @@ const html = (cat, pattern) =>
     .filter((f) => f.endsWith('.html') && pattern.test(f))
     .map((f) => ({ name: f, text: readFileSync(join(FIXTURES, cat, f), 'utf8') }));
 
+const calls = (P) => [
+  (p) => P.parseSearchPage(p),
+  (p) => P.parseMapsSearch(p, { q: 'q', hl: 'en', requestUrl: 'https://www.google.com/maps/search/q' }),
+  (p) => P.parsePlacePage(p, { url: 'https://www.google.com/maps/place/x' }),
+  (p) => P.parseProductPage(p, { url: 'https://www.amazon.com/dp/B000000000' }),
+];
+const now = calls({ parseSearchPage, parseMapsSearch, parsePlacePage, parseProductPage });
+const then = before ? calls(before) : [];
 const parsers = [
-  { name: 'search', pages: html('serp', /./), parse: (p) => parseSearchPage(p) },
-  {
-    name: 'maps-search',
-    pages: html('maps', /-search-/),
-    parse: (p) => parseMapsSearch(p, { q: 'q', hl: 'en', requestUrl: 'https://www.google.com/maps/search/q' }),
-  },
-  {
-    name: 'maps-place',
-    pages: html('maps', /-place-/),
-    parse: (p) => parsePlacePage(p, { url: 'https://www.google.com/maps/place/x' }),
-  },
-  {
-    name: 'retail',
-    pages: html('retail', /./),
-    parse: (p) => parseProductPage(p, { url: 'https://www.amazon.com/dp/B000000000' }),
-  },
+  { name: 'search', pages: html('serp', /./), parse: now[0], before: then[0] },
+  { name: 'maps-search', pages: html('maps', /-search-/), parse: now[1], before: then[1] },
+  { name: 'maps-place', pages: html('maps', /-place-/), parse: now[2], before: then[2] },
+  { name: 'retail', pages: html('retail', /./), parse: now[3], before: then[3] },
 ];
 
 /**
@@ -77,11 +77,12 @@ for (const p of parsers) {
   });
   if (ok.length === 0) continue;
   // cheerio.load as is (parse5), and with htmlparser2 (what a parser may choose for speed).
-  const [parse, cheerio, cheerioHp2] = rates(
+  const [parse, cheerio, cheerioHp2, parseBefore] = rates(
     ok,
     p.parse,
     (t) => load(t),
     (t) => load(t, { xml: { xmlMode: false, decodeEntities: true } }),
+    ...(p.before ? [p.before] : []),
   );
   const kb = ok.reduce((s, x) => s + x.text.length, 0) / ok.length / 1024;
   results.push({
@@ -93,6 +94,12 @@ for (const p of parsers) {
     ratioToCheerioLoad: Math.round((parse / cheerio) * 100) / 100,
     cheerioLoadHtmlparser2PagesPerSecond: Math.round(cheerioHp2 * 10) / 10,
     ratioToCheerioLoadHtmlparser2: Math.round((parse / cheerioHp2) * 100) / 100,
+    ...(parseBefore
+      ? {
+          beforePagesPerSecond: Math.round(parseBefore * 10) / 10,
+          beforeRatioToCheerioLoadHtmlparser2: Math.round((parseBefore / cheerioHp2) * 100) / 100,
+        }
+      : {}),
   });
 }
 console.log(JSON.stringify({ bench: 'parsers', seconds, results }));

@@ -396,9 +396,9 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
     const before = await totalJobs();
     const hook = `${receiver.url}/x`;
     const cases: [unknown, string, string][] = [
-      // No webhook is allowed (a peer API's batch, ADR 0024); a webhook that is not a URL is not.
+      // A URL batch may come without a webhook (a peer API's batch, read by lookup: ADR 0024), never with a bad one.
       [
-        { kind: 'url', request: { urls: ['https://a.test/'], type: 'scrape', webhook: 'not a url' } },
+        { kind: 'url', request: { urls: ['https://a.test/'], webhook: 'ftp://a.test/hook', type: 'scrape' } },
         'VALIDATION_FAILED',
         'webhook',
       ],
