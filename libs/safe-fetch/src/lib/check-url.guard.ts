@@ -61,6 +61,17 @@ export async function checkUrl(input: string | URL, options: CheckUrlOptions = {
 }
 
 /**
+ * The host to name to an upstream proxy for a checked URL: the first address the check passed (IPv6 in brackets),
+ * so the proxy connects where the check looked instead of resolving the name again (DNS rebinding); the URL's own
+ * host name when the check resolved nothing (a name allowlisted as such, trusted configuration).
+ */
+export function proxyHostname(checked: CheckedUrl): string {
+  const address = checked.addresses[0];
+  if (address === undefined || address === checked.host) return checked.url.hostname;
+  return ipaddr.parse(address).kind() === 'ipv6' ? `[${address}]` : address;
+}
+
+/**
  * The error for a refused host (also used by the connect-time check): names the host and the class of the address,
  * never a resolved address (a caller must not learn the cluster's internal addresses from our errors).
  */
