@@ -5,15 +5,23 @@ export interface ProxyRotationOptions {
   /** How long a proxy that got blocked is set aside, ms. */
   cooldownMs?: number;
   now?: Clock;
+  /** Most (scope, proxy) marks kept at once; past it the oldest go first (a bound on what callers' hosts can add). */
+  maxMarks?: number;
 }
 
 /**
  * Round-robin over proxy URLs. A proxy reported blocked is set aside until its cool-down ends; when every proxy is
  * cooling down, the one whose cool-down ends first is used anyway (a request through a tired proxy beats none).
+ *
+ * A mark is scoped: `markBlocked(proxy, scope)` sets the proxy aside only for `next(scope)` (the scope is the target's
+ * host), so one caller's target answering 403 cannot bench a shared proxy for every other caller and host. A mark
+ * with no scope (an operator's decision, not a target's answer) sets it aside for everyone.
  */
 export class ProxyRotation {
   private readonly cooldownMs: number;
   private readonly now: Clock;
+  private readonly maxMarks: number;
+  /** `${scope}\n${url}` (scope '' = every scope) → end of the cool-down. */
   private readonly restingUntil = new Map<string, number>();
   private cursor = 0;
 
@@ -23,6 +31,7 @@ export class ProxyRotation {
   ) {
     this.cooldownMs = options.cooldownMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
+    this.maxMarks = options.maxMarks ?? 10_000;
   }
 
   get size(): number {
@@ -34,32 +43,49 @@ export class ProxyRotation {
     return this.urls;
   }
 
-  /** The next proxy to use, or undefined when there are none. */
-  next(): string | undefined {
+  /** The next proxy to use for a target in `scope` (its host), or undefined when there are none. */
+  next(scope = ''): string | undefined {
     if (this.urls.length === 0) return undefined;
     const now = this.now();
     for (let i = 0; i < this.urls.length; i++) {
       const url = this.urls[(this.cursor + i) % this.urls.length];
-      const until = this.restingUntil.get(url);
-      if (until === undefined || until <= now) {
-        this.restingUntil.delete(url);
+      if (this.until(url, scope) <= now) {
         this.cursor = (this.cursor + i + 1) % this.urls.length;
         return url;
       }
     }
     let best = this.urls[0];
-    for (const url of this.urls) if ((this.restingUntil.get(url) ?? 0) < (this.restingUntil.get(best) ?? 0)) best = url;
+    for (const url of this.urls) if (this.until(url, scope) < this.until(best, scope)) best = url;
     return best;
   }
 
-  /** Sets a proxy aside for the cool-down. */
-  markBlocked(url: string): void {
-    this.restingUntil.set(url, this.now() + this.cooldownMs);
+  /** Sets a proxy aside for the cool-down: for targets in `scope` only, or for all without one. */
+  markBlocked(url: string, scope = ''): void {
+    const now = this.now();
+    const key = markKey(scope, url);
+    this.restingUntil.delete(key); // re-inserted last: the map's order is the marks' age
+    this.restingUntil.set(key, now + this.cooldownMs);
+    if (this.restingUntil.size <= this.maxMarks) return;
+    for (const [k, until] of this.restingUntil) if (until <= now) this.restingUntil.delete(k);
+    for (const k of this.restingUntil.keys()) {
+      if (this.restingUntil.size <= this.maxMarks) break;
+      this.restingUntil.delete(k);
+    }
   }
 
-  /** Proxies currently cooling down. */
-  resting(): string[] {
+  /** Proxies currently cooling down for `scope` (without one: those set aside for everyone). */
+  resting(scope = ''): string[] {
     const now = this.now();
-    return this.urls.filter((u) => (this.restingUntil.get(u) ?? 0) > now);
+    return this.urls.filter((u) => this.until(u, scope) > now);
   }
+
+  /** When a proxy is free again for `scope`: the later of its mark for everyone and its mark for the scope. */
+  private until(url: string, scope: string): number {
+    const all = this.restingUntil.get(markKey('', url)) ?? 0;
+    return scope === '' ? all : Math.max(all, this.restingUntil.get(markKey(scope, url)) ?? 0);
+  }
+}
+
+function markKey(scope: string, url: string): string {
+  return `${scope}\n${url}`;
 }

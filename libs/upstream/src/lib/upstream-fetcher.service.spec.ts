@@ -194,14 +194,14 @@ describe('UpstreamFetcher with proxies', () => {
     await expect(fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).rejects.toMatchObject({
       code: 'UPSTREAM_BLOCKED',
     });
-    expect(proxies.resting()).toEqual(['http://p1']);
+    expect(proxies.resting('upstream.test')).toEqual(['http://p1']);
     status = 200;
     const next = [];
     for (let i = 0; i < 4; i++)
       next.push((await fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).proxy);
     expect(next).toEqual(['http://p2', 'http://p3', 'http://p2', 'http://p3']);
     now += 60_000;
-    expect(proxies.resting()).toEqual([]);
+    expect(proxies.resting('upstream.test')).toEqual([]);
     expect((await fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).proxy).toBe('http://p1');
     await fetcher.close();
   });
@@ -216,7 +216,28 @@ describe('UpstreamFetcher with proxies', () => {
     await expect(fetcher.fetchParsed('http://upstream.test/', { timeoutMs: 1000 }, parse)).rejects.toMatchObject({
       code: 'UPSTREAM_BLOCKED',
     });
-    expect(proxies.resting()).toEqual(['http://p1']);
+    expect(proxies.resting('upstream.test')).toEqual(['http://p1']);
+    await fetcher.close();
+  });
+
+  it("sets a proxy aside only for the host that blocked it: one caller's target answering 429 cannot bench it for everyone", async () => {
+    const proxies = new ProxyRotation(['http://p1', 'http://p2']);
+    const fetcher = new UpstreamFetcher({
+      fetch: (url) => ok('x', url.startsWith('http://callers-own.test/') ? 429 : 200),
+      proxies,
+      proxyDispatcher: () => new Agent(),
+    });
+    for (let i = 0; i < 2; i++)
+      await expect(fetcher.fetchPage('http://callers-own.test/', { timeoutMs: 1000 })).rejects.toMatchObject({
+        code: 'UPSTREAM_BLOCKED',
+      });
+    expect(proxies.resting('callers-own.test')).toEqual(['http://p1', 'http://p2']);
+    expect(proxies.resting()).toEqual([]);
+    const used = [];
+    for (let i = 0; i < 2; i++)
+      used.push((await fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).proxy);
+    expect(used.sort()).toEqual(['http://p1', 'http://p2']);
+    expect(proxies.resting('upstream.test')).toEqual([]);
     await fetcher.close();
   });
 });
@@ -233,6 +254,23 @@ describe('ProxyRotation', () => {
     now = 10;
     r.markBlocked('a');
     expect(r.next()).toBe('b');
+  });
+
+  it('keeps a scoped mark to its scope, an unscoped one for every scope', () => {
+    const r = new ProxyRotation(['a', 'b'], { cooldownMs: 100, now: () => 0 });
+    r.markBlocked('a', 'x.test');
+    expect([r.next('x.test'), r.next('x.test')]).toEqual(['b', 'b']);
+    expect(r.resting('y.test')).toEqual([]);
+    r.markBlocked('b');
+    expect(r.resting('y.test')).toEqual(['b']);
+    expect(r.resting('x.test')).toEqual(['a', 'b']);
+  });
+
+  it('holds at most maxMarks scoped marks, dropping the oldest', () => {
+    const r = new ProxyRotation(['a'], { cooldownMs: 100, now: () => 0, maxMarks: 3 });
+    for (const host of ['h1', 'h2', 'h3', 'h4']) r.markBlocked('a', host);
+    expect(r.resting('h1')).toEqual([]);
+    expect(['h2', 'h3', 'h4'].map((h) => r.resting(h))).toEqual([['a'], ['a'], ['a']]);
   });
 });
 

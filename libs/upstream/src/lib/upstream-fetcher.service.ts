@@ -108,9 +108,9 @@ export class UpstreamFetcher {
     const what = options.what ?? 'upstream page';
     const deadline = options.deadline ?? this.deadline(options.timeoutMs ?? 25_000);
     deadline.check(`${what} not fetched`);
-    const proxy = this.options.proxies?.next();
-    const signal = AbortSignal.timeout(deadline.remainingMs());
     const host = safeHost(url);
+    const proxy = this.options.proxies?.next(host);
+    const signal = AbortSignal.timeout(deadline.remainingMs());
     let status: number;
     let finalUrl: string;
     let html: string;
@@ -143,7 +143,7 @@ export class UpstreamFetcher {
       throw this.mapFailure(e, signal, what, host, deadline);
     }
     if (BLOCK_STATUSES.has(status) || isCaptchaRedirect(finalUrl)) {
-      if (proxy) this.options.proxies?.markBlocked(proxy);
+      if (proxy) this.options.proxies?.markBlocked(proxy, host); // for this host only: a target cannot bench it for all
       throw new TrawlError(
         'UPSTREAM_BLOCKED',
         `${host} blocked the request for the ${what} (HTTP ${status}${proxy ? ', proxy set aside' : ''})`,
@@ -166,7 +166,7 @@ export class UpstreamFetcher {
       record = parse(page);
     } catch (e) {
       if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED' && page.proxy)
-        this.options.proxies?.markBlocked(page.proxy);
+        this.options.proxies?.markBlocked(page.proxy, safeHost(url));
       if (e instanceof TrawlError && e.code === 'PAGE_NOT_RECOGNISED')
         this.options.parseObserver?.unrecognised(safeHost(url));
       throw e;
