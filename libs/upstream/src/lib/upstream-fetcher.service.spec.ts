@@ -82,6 +82,7 @@ describe('UpstreamFetcher against a loopback upstream', () => {
     const seen: string[] = [];
     const observed = new UpstreamFetcher({
       fetch: plainFetch,
+      upstreamHosts: [new URL(upstream.url).host],
       parseObserver: {
         parsed: (r) => seen.push(`parsed ${JSON.stringify(r)}`),
         unrecognised: (u) => seen.push(`unrecognised ${u}`),
@@ -93,6 +94,22 @@ describe('UpstreamFetcher against a loopback upstream', () => {
     });
     expect(await codeOf(refused)).toBe('PAGE_NOT_RECOGNISED');
     expect(seen).toEqual(['parsed {"title":"x"}', `unrecognised ${new URL(upstream.url).host}`]);
+    await observed.close();
+  });
+
+  it("labels an unrecognised page of a host that is no known upstream 'other', never the caller's host", async () => {
+    const seen: string[] = [];
+    const observed = new UpstreamFetcher({
+      fetch: (url) =>
+        Promise.resolve({ status: 200, url, headers: { get: () => 'text/html' }, text: () => Promise.resolve('x') }),
+      parseObserver: { parsed: () => undefined, unrecognised: (u) => seen.push(u) },
+    });
+    const unrecognised = () => {
+      throw new TrawlError('PAGE_NOT_RECOGNISED', 'not a product page');
+    };
+    for (const url of ['https://tenant-a-secret.example/p/1', 'https://www.amazon.de/dp/B0TEST', `${upstream.url}/x`])
+      expect(await codeOf(observed.fetchParsed(url, { timeoutMs: 2000 }, unrecognised))).toBe('PAGE_NOT_RECOGNISED');
+    expect(seen).toEqual(['other', 'www.amazon.de', 'other']);
     await observed.close();
   });
 
