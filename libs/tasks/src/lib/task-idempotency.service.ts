@@ -6,7 +6,10 @@ import { IDEMPOTENCY_KEYS } from './task-redis-keys.constants.js';
 export interface TaskIdempotencyOptions {
   /** How long a key is remembered after its submission succeeded (24 h). */
   windowMs: number;
-  /** How long a claim lives while its submission runs; a claim whose submitter died frees the key after this. */
+  /**
+   * How long a claim lives without its submitter: renewed every third of it while the submission runs (however long
+   * that takes), so only a claim whose submitter died runs out and frees the key.
+   */
   claimMs: number;
   /** How long a second request with the same key waits for the first to finish before IDEMPOTENCY_KEY_IN_PROGRESS. */
   waitMs: number;
@@ -36,13 +39,16 @@ export function submissionFingerprint(req: Pick<TaskSubmitRequest, 'kind' | 'req
 }
 
 const RELEASE_CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/** Extends our claim (ARGV[1]) by ARGV[2] ms, only while it is still ours. */
+const RENEW_CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
 /**
  * Idempotent batch submission (`Idempotency-Key`). The first request with a key claims it in Redis (SET NX) and
  * submits; its reply is stored for 24 h under the key. A later request with the key and the same request (same
  * fingerprint) gets that reply and creates nothing; with another request, IDEMPOTENCY_KEY_REUSED (409). A request
  * that arrives while the first still runs waits for its reply (so two racing requests make one set of jobs), or
- * gets IDEMPOTENCY_KEY_IN_PROGRESS when it takes too long. A submission that fails releases its claim, so a retry
+ * gets IDEMPOTENCY_KEY_IN_PROGRESS when it takes too long. The claim is renewed while the submission runs, so a slow
+ * one keeps its key however long it takes. A submission that fails releases its claim, so a retry
  * may try again. Keys are scoped to the API key: the Redis key names the submitting key's id.
  */
 export class TaskIdempotency {
@@ -69,11 +75,18 @@ export class TaskIdempotency {
       const claim = JSON.stringify({ state: 'pending', fingerprint, token: randomUUID() } satisfies IdempotencyRecord);
       if ((await this.redis.set(key, claim, 'PX', this.options.claimMs, 'NX')) === 'OK') {
         let reply: TaskSubmitReply;
+        // A slow submission (a 10,000-URL batch on a busy Redis) must not outlive its claim: a retry would submit again.
+        const renewal = setInterval(
+          () => void this.redis.eval(RENEW_CLAIM, 1, key, claim, this.options.claimMs).catch(() => undefined),
+          Math.max(1, Math.floor(this.options.claimMs / 3)),
+        );
         try {
           reply = await submit();
         } catch (e) {
           await this.redis.eval(RELEASE_CLAIM, 1, key, claim).catch(() => undefined);
           throw e;
+        } finally {
+          clearInterval(renewal);
         }
         const done: IdempotencyRecord = { state: 'done', fingerprint, reply };
         await this.redis.set(key, JSON.stringify(done), 'PX', this.options.windowMs);
