@@ -154,3 +154,38 @@ describe('TaskIdempotency claim (real Redis)', () => {
     expect(submissions).toBe(1);
   });
 });
+
+describe('TaskIdempotency stored replies (real Redis)', () => {
+  let server: TestServer;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url);
+  });
+  afterAll(async () => {
+    await redis?.quit();
+    await server?.stop();
+  });
+
+  it('keeps a 10,000-job reply packed (a fraction of its JSON) for the window, and replays it as it was', async () => {
+    const idempotency = new TaskIdempotency(redis, { windowMs: 60_000, claimMs: 10_000, waitMs: 1_000, pollMs: 20 });
+    const jobs = Array.from({ length: 10_000 }, (_, i) => ({
+      id: `job-${i.toString().padStart(5, '0')}-0123456789abcdef`,
+      url: `https://shop.example/products/item-${i}?ref=batch`,
+      status: 'queued',
+    }));
+    const reply = { kind: 'url', jobs } as unknown as TaskSubmitReply;
+    let submissions = 0;
+    const submit = async () => {
+      submissions += 1;
+      return reply;
+    };
+    expect(await idempotency.run('key-a', 'idem-big', 'fp', submit)).toBe(reply);
+    const stored = (await redis.get(idempotency.redisKey('key-a', 'idem-big'))) ?? '';
+    expect(stored.length).toBeLessThan(JSON.stringify(reply).length / 4);
+    expect(await redis.pttl(idempotency.redisKey('key-a', 'idem-big'))).toBeGreaterThan(0);
+    expect(await idempotency.run('key-a', 'idem-big', 'fp', submit)).toEqual(reply);
+    expect(submissions).toBe(1);
+  });
+});
