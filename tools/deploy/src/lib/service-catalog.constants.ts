@@ -1,4 +1,13 @@
-import { CONSUMERS, QUEUES, STREAMS, SUBJECT_ROWS, type QueueName, type SubjectRow } from '@trawl/contracts';
+import {
+  CONSUMERS,
+  IDEMPOTENCY_KEYS,
+  PUBLISHED_OUTCOMES_KEY,
+  QUEUES,
+  STREAMS,
+  SUBJECT_ROWS,
+  type QueueName,
+  type SubjectRow,
+} from '@trawl/contracts';
 import type { ServiceName } from './trawl-values.reader.js';
 
 /**
@@ -102,7 +111,8 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     queues: Object.values(QUEUES),
     nats: natsPermissionsOf('task-service'),
     internet: false,
-    redisAcl: (queues) => `~${queues} ~trawl:* allchannels`,
+    // Its queues, its idempotency records and its published-outcome marks; no channel (BullMQ uses none).
+    redisAcl: (queues) => `~${queues} ~${IDEMPOTENCY_KEYS}* ~${PUBLISHED_OUTCOMES_KEY} resetchannels`,
   },
   {
     name: 'webhook-dispatcher',
