@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { QUEUES, SUBJECTS } from '@trawl/contracts';
+import { IDEMPOTENCY_KEYS, PUBLISHED_OUTCOMES_KEY, QUEUES, SUBJECTS } from '@trawl/contracts';
 import { connectNats } from '@trawl/messaging';
 import { queuePrefix } from '@trawl/tasks';
 import { createRedisClient, redisTopologyFromEnv, type RedisClient, type RedisTopologyEnv } from '@trawl/redis';
@@ -199,6 +199,15 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     } finally {
       await queue.close();
     }
+  });
+
+  it('lets task-service keep its idempotency records and outcome marks, and touch no other Trawl key or channel', async () => {
+    const tasks = as('task-service');
+    expect(await tasks.set(`${IDEMPOTENCY_KEYS}k1:abc`, '{}', 'PX', 1000, 'NX')).toBe('OK');
+    expect(await tasks.zadd(PUBLISHED_OUTCOMES_KEY, 1, 'job-1')).toBe(1);
+    await expect(tasks.hgetall('trawl:apikey:{store}:id:k1')).rejects.toThrow(/NOPERM/);
+    await expect(tasks.incr('trawl:rl:k1')).rejects.toThrow(/NOPERM/);
+    await expect(tasks.publish('trawl:apikey:invalidated', 'x')).rejects.toThrow(/NOPERM/);
   });
 
   it('lets KEDA measure waiting jobs, with and without a priority, and nothing else', async () => {
