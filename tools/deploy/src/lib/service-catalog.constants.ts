@@ -1,6 +1,7 @@
 import {
   CONSUMERS,
   IDEMPOTENCY_KEYS,
+  inboxPrefixOf,
   PUBLISHED_OUTCOMES_KEY,
   QUEUES,
   STREAMS,
@@ -23,8 +24,7 @@ export interface NatsPermissions {
   subscribe: readonly string[];
 }
 
-/** Request/reply callers get their replies on inboxes; JetStream users talk to the JetStream API and acknowledge. */
-const INBOX = '_INBOX.>';
+/** JetStream users talk to the JetStream API and acknowledge. (Replies come on each user's own inboxes.) */
 const JETSTREAM_API = ['$JS.API.>', '$JS.ACK.>', '$JS.FC.>'];
 
 /**
@@ -43,7 +43,8 @@ export function natsPermissionsOf(service: ServiceName, rows: readonly SubjectRo
   const inbox = calls.length > 0 || jetstream;
   return {
     publish: [...calls, ...publishes, ...(jetstream ? JETSTREAM_API : [])],
-    subscribe: [...serves, ...(inbox ? [INBOX] : [])],
+    // A caller reads replies on its own inboxes only (`inboxPrefixOf`, as connectNats sets), never another's.
+    subscribe: [...serves, ...(inbox ? [`${inboxPrefixOf(service)}.>`] : [])],
   };
 }
 
