@@ -67,7 +67,7 @@ export class AppModule implements OnApplicationShutdown {
         ...(proxies.size > 0
           ? {
               upstreamProxies: {
-                next: (country?: string) => proxies.next(country),
+                next: (country?: string) => proxies.next('', country),
                 markBlocked: (p: string) => proxies.markBlocked(p),
                 laneFor: (p: string) => guardProxy.laneFor(p),
               },

@@ -25,6 +25,7 @@ export async function createTaskServiceApp(
       name: `task-service-${env.INSTANCE_ID}`,
       gracePeriodMs: env.TASK_SHUTDOWN_GRACE_MS,
       auth: natsAuth(env),
+      maxInFlight: env.NATS_MAX_IN_FLIGHT,
     }),
     logger: options.logger ?? NEST_LOG_LEVELS[env.LOG_LEVEL],
   });

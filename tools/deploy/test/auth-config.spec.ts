@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { QUEUES, SUBJECTS } from '@trawl/contracts';
+import { IDEMPOTENCY_KEYS, inboxPrefixOf, PUBLISHED_OUTCOMES_KEY, QUEUES, SUBJECTS } from '@trawl/contracts';
 import { connectNats } from '@trawl/messaging';
 import { queuePrefix } from '@trawl/tasks';
 import { createRedisClient, redisTopologyFromEnv, type RedisClient, type RedisTopologyEnv } from '@trawl/redis';
@@ -109,6 +109,28 @@ describe('the rendered NATS authorization, in a real nats-server', () => {
     // The same request from the gateway's user goes through: the refusal is the permission, not the responder.
     expect((await (await as('gateway')).request(SUBJECTS.taskSubmit, 'batch', { timeout: 5000 })).string()).toBe('job');
   });
+
+  it("does not let one service read another's reply inboxes: each user reads its own prefix only", async () => {
+    const errors: string[] = [];
+    const spy = await connectNats([url], 'test-spy', { user: 'extractor-scrape', pass: password('extractor-scrape') });
+    open.push(spy);
+    void (async () => {
+      for await (const s of spy.status()) if (s.type === 'error') errors.push(String(s.error));
+    })();
+    const seen: string[] = [];
+    spy.subscribe(`${inboxPrefixOf('gateway')}.>`, { callback: (_e, msg) => void seen.push(msg.subject) });
+    spy.subscribe('_INBOX.>', { callback: (_e, msg) => void seen.push(msg.subject) });
+    await spy.flush();
+    const scrape = await as('extractor-scrape');
+    scrape.subscribe(SUBJECTS.scrapePage, { callback: (_e, msg) => void msg.respond('secret page') });
+    await scrape.flush();
+    const gateway = await as('gateway');
+    const reply = await gateway.request(SUBJECTS.scrapePage, 'page', { timeout: 5000 });
+    expect(reply.string()).toBe('secret page');
+    await spy.flush();
+    expect(seen).toEqual([]);
+    expect(errors.join()).toMatch(/Permissions Violation for Subscription/i);
+  });
 });
 
 describe('the rendered Redis ACL, in a real redis-server', () => {
@@ -199,6 +221,15 @@ describe('the rendered Redis ACL, in a real redis-server', () => {
     } finally {
       await queue.close();
     }
+  });
+
+  it('lets task-service keep its idempotency records and outcome marks, and touch no other Trawl key or channel', async () => {
+    const tasks = as('task-service');
+    expect(await tasks.set(`${IDEMPOTENCY_KEYS}k1:abc`, '{}', 'PX', 1000, 'NX')).toBe('OK');
+    expect(await tasks.zadd(PUBLISHED_OUTCOMES_KEY, 1, 'job-1')).toBe(1);
+    await expect(tasks.hgetall('trawl:apikey:{store}:id:k1')).rejects.toThrow(/NOPERM/);
+    await expect(tasks.incr('trawl:rl:k1')).rejects.toThrow(/NOPERM/);
+    await expect(tasks.publish('trawl:apikey:invalidated', 'x')).rejects.toThrow(/NOPERM/);
   });
 
   it('lets KEDA measure waiting jobs, with and without a priority, and nothing else', async () => {

@@ -40,7 +40,7 @@ const root = findRepoRoot(import.meta.dirname);
 const K8S = join(root, 'deploy', 'k8s');
 /** Every values file of the deploy: the default (values.yaml) and each overlay on it. */
 const TOPOLOGIES = ['values.yaml', ...readdirSync(K8S).filter((f) => /^values-.+\.yaml$/.test(f))];
-const INFRASTRUCTURE = /^(_INBOX\.|\$JS\.)/;
+const INFRASTRUCTURE = /^(_INBOX_[a-z-]+\.|\$JS\.)/;
 
 interface UserPermissions {
   publish: string[];

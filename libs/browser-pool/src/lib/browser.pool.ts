@@ -14,6 +14,13 @@ import { DEFAULT_POOL_OPTIONS, type BrowserPoolOptions, type BrowserPoolStats } 
 import { PermitQueue } from './permit.queue.js';
 import { resetNetwork, trackNetwork } from './settle-page.util.js';
 
+/**
+ * Chromium's bypass rule that sends loopback through the proxy too (it bypasses it by default): written here, not left
+ * to Playwright, which adds it only unless PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is set. Without it a
+ * page could reach 127.0.0.1 around the guarding proxy.
+ */
+const PROXY_LOOPBACK_TOO = '<-loopback>';
+
 /** What a task gets: its own page, and the deadline it must finish by. */
 export interface PageTaskContext {
   page: Page;
@@ -372,7 +379,7 @@ export class BrowserPool {
         chromiumSandbox: this.opts.sandbox,
         args: [...CHROMIUM_ARGS, ...userAgent],
         timeout: this.opts.launchTimeoutMs,
-        ...(this.opts.proxyServer ? { proxy: { server: this.opts.proxyServer } } : {}),
+        ...(this.opts.proxyServer ? { proxy: { server: this.opts.proxyServer, bypass: PROXY_LOOPBACK_TOO } } : {}),
       })
       .then(
         (browser) => {
@@ -454,7 +461,7 @@ export class BrowserPool {
       ...(identity.device ?? {}),
       ...(viewport ? { viewport } : {}),
       ...(identity.geolocation ? { geolocation: identity.geolocation, permissions: ['geolocation'] } : {}),
-      ...(session.lane ? { proxy: { server: session.lane } } : {}),
+      ...(session.lane ? { proxy: { server: session.lane, bypass: PROXY_LOOPBACK_TOO } } : {}),
     });
     const slot: Slot = {
       context,

@@ -66,6 +66,14 @@ export class NatsServiceEnv extends BaseEnv {
   OPS_HOST: string = LOOPBACK_HOST;
 
   /**
+   * Most NATS requests one replica handles at once; past it a request is answered SERVICE_UNAVAILABLE at once and its
+   * caller sends it again to the queue group (another replica, within its deadline). 0: no cap. ADR 0027.
+   */
+  @IsInt()
+  @Min(0)
+  NATS_MAX_IN_FLIGHT: number = 256;
+
+  /**
    * Hosts or CIDRs the SSRF guard lets through although they are not public (the simulator on 127.0.0.1, local sites
    * and webhooks of demos, tests), comma-separated.
    */

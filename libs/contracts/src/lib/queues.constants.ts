@@ -33,6 +33,14 @@ export const QUEUE_HASH_TAGS: Readonly<Record<QueueName, string>> = {
   [QUEUES.scrape]: 'scrape',
 };
 
+/**
+ * task-service's keys besides its queues' (the deploy's Redis ACL grants exactly these): the idempotency records
+ * (`trawl:idempotency:<key id>:<sha256>`; single-key commands only, so no hash tag: they spread over a Cluster's
+ * masters) and the sorted set of outcome events already published (score: the job's finishedOn).
+ */
+export const IDEMPOTENCY_KEYS = 'trawl:idempotency:';
+export const PUBLISHED_OUTCOMES_KEY = 'trawl:{outcomes}:published';
+
 /** The BullMQ prefix every Trawl queue had before hash tags (BullMQ's default); see libs/tasks' migration. */
 export const LEGACY_QUEUE_PREFIX = 'bull';
 

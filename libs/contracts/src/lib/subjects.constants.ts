@@ -56,6 +56,15 @@ export const SERVICE_NAMES = [
 ] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
+/**
+ * The reply-inbox prefix of a NATS user (each Trawl service connects as its own user, named after it): its replies
+ * arrive on `<prefix>.<id>`, and the deploy's permissions let that user subscribe to its own prefix only, so no
+ * requester reads another's replies (NATS's default `_INBOX.>` is everyone's).
+ */
+export function inboxPrefixOf(natsUser: string): string {
+  return `_INBOX_${natsUser}`;
+}
+
 /** A request/reply subject: served in one service's queue group, asked by its callers. */
 export interface RpcRow<S extends string = string, Req = unknown, Rep = unknown> {
   readonly kind: 'rpc';

@@ -167,6 +167,19 @@ describe('ApiKeyStore (real Redis)', () => {
       expect(await sealing.webhookSecret(older.id)).toBe(older.webhookSecret);
     });
 
+    it('refuses to rotate a key whose secret is sealed without the encryption key, and leaves it as it was', async () => {
+      const sealing = new ApiKeyStore(redis, cipher);
+      const { record } = await sealing.create({ name: 'sealed-rotate', limits: LIMITS });
+      const before = await redis.hgetall(`${KEY_STORE_KEYS}id:${record.id}`);
+      await expect(store.rotate(record.id)).rejects.toThrow(/sealed webhook secret and KEYS_ENCRYPTION_KEY is not set/);
+      await expect(store.rotate(record.id, { webhookSecret: true })).rejects.toThrow(/KEYS_ENCRYPTION_KEY/);
+      expect(await redis.hgetall(`${KEY_STORE_KEYS}id:${record.id}`)).toEqual(before);
+      expect(await sealing.webhookSecret(record.id)).toBe(record.webhookSecret);
+      // With the key, the same rotation goes through and keeps the secret.
+      await sealing.rotate(record.id);
+      expect(await sealing.webhookSecret(record.id)).toBe(record.webhookSecret);
+    });
+
     it('binds a sealed secret to its key id: copied into another record it does not open', async () => {
       const sealing = new ApiKeyStore(redis, cipher);
       const a = (await sealing.create({ name: 'a', limits: LIMITS })).record;

@@ -104,9 +104,16 @@ export class ApiKeyStore {
   /**
    * Issues a new key for `id` and invalidates the old one at once. Name, limits and id stay; the webhook secret stays
    * too unless `webhookSecret` is asked for (receivers verify with it, so changing it is a separate decision).
+   * Refused without the encryption key when the stored secret is sealed: this store cannot read it, and writing the
+   * record back would replace it with an empty one (or, with `webhookSecret`, a clear one in a sealed store).
    */
   async rotate(id: string, options: { webhookSecret?: boolean } = {}): Promise<IssuedKey> {
     const current = await this.requireActive(id);
+    if (!this.cipher && isSealed((await this.redis.hget(recordKey(id), 'webhookSecret')) ?? '')) {
+      throw new Error(
+        `key ${id} has a sealed webhook secret and KEYS_ENCRYPTION_KEY is not set: rotating without it would lose the secret`,
+      );
+    }
     const key = generateApiKey();
     const record: ApiKeyRecord = {
       ...current,

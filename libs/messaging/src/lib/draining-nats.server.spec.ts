@@ -54,8 +54,14 @@ describe('DrainingNatsServer (real nats-server)', () => {
     await nats?.stop();
   });
 
-  async function startServer(gracePeriodMs: number): Promise<{ app: INestMicroservice; server: DrainingNatsServer }> {
-    const options = natsServerOptions([nats.url], 'draining-test', { gracePeriodMs });
+  async function startServer(
+    gracePeriodMs: number,
+    maxInFlight?: number,
+  ): Promise<{ app: INestMicroservice; server: DrainingNatsServer }> {
+    const options = natsServerOptions([nats.url], 'draining-test', {
+      gracePeriodMs,
+      ...(maxInFlight !== undefined ? { maxInFlight } : {}),
+    });
     const app = await NestFactory.createMicroservice<MicroserviceOptions>(HeldModule, { ...options, logger: false });
     await app.listen();
     return { app, server: (options as { strategy: DrainingNatsServer }).strategy };
@@ -148,6 +154,40 @@ describe('DrainingNatsServer (real nats-server)', () => {
     // The handler finishing afterwards publishes nothing on the closed connection.
     gate.open();
     await eventually(() => server.requestsInFlight === 0);
+  });
+
+  it('past its in-flight cap a replica refuses at once, and the caller gets the request to a replica with room', async () => {
+    closeGate();
+    const x = await startServer(600_000, 1);
+    const y = await startServer(600_000, 1);
+    try {
+      const first = scrape('http://a.test/first');
+      await eventually(() => gate.entered === 1);
+      // Whichever replica the queue group hands it to first, the second request ends at the one with room.
+      const second = scrape('http://a.test/second');
+      await eventually(() => gate.entered === 2);
+      // Both replicas are full: a third is refused by each it meets, never run, and fails as busy within its deadline.
+      const third = await client
+        .send(
+          SUBJECTS.scrapePage,
+          { url: 'http://a.test/third', formats: ['markdown'], timeout: 30_000 },
+          { timeoutMs: 1_500, rideOutMs: 0 },
+        )
+        .catch((e: unknown) => e);
+      expect(third).toBeInstanceOf(FleetUnavailableError);
+      expect((third as FleetUnavailableError).reason).toBe('busy');
+      expect((third as TrawlError).code).toBe('SERVICE_UNAVAILABLE');
+      expect(gate.entered).toBe(2);
+      expect(x.server.refusedBusy + y.server.refusedBusy).toBeGreaterThan(0);
+      gate.open();
+      expect((await Promise.all([first, second])).map((r) => r.markdown)).toEqual(['done', 'done']);
+      // Their places are free again.
+      expect((await scrape('http://a.test/after')).markdown).toBe('done');
+    } finally {
+      gate.open();
+      await x.app.close();
+      await y.app.close();
+    }
   });
 
   it('closes an idle server at once instead of sleeping out its grace period', async () => {

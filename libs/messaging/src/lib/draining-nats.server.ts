@@ -12,6 +12,13 @@ type ServerOptions = Required<NatsOptions>['options'];
 export const REPLICA_SHUT_DOWN_HEADER = 'Trawl-Replica-Shut-Down';
 
 /**
+ * NATS header on the SERVICE_UNAVAILABLE a replica answers at once, without running the handler, when it already
+ * handles its `maxInFlight` requests: MessagingClient sends the request again (the queue group picks a replica anew),
+ * within the request's deadline.
+ */
+export const REPLICA_BUSY_HEADER = 'Trawl-Replica-Busy';
+
+/**
  * Nest's NATS server with two changes. `listen()` resolves only once the NATS server holds the subscriptions (one
  * flush round trip; Nest's resolves when they are written to the socket, so a request sent right after on another
  * connection could meet "no responders", and a readiness probe could say ready too early). And a shutdown that
@@ -31,9 +38,17 @@ export class DrainingNatsServer extends ServerNats {
   /** Requests taken and not answered yet: their message (to answer) and Nest's packet id. */
   private readonly unanswered = new Set<{ msg: Msg; id: string; cutOff: boolean }>();
 
+  /** Requests admitted by the in-flight cap and not answered yet; the release of each by its message. */
+  private admitted = 0;
+  private readonly releases = new WeakMap<Msg, () => void>();
+  /** Requests refused by the in-flight cap so far. */
+  refusedBusy = 0;
+
   constructor(
     private readonly serverOptions: ServerOptions,
     private readonly gracePeriodMs: number,
+    /** Most requests this replica handles at once; more are answered SERVICE_UNAVAILABLE at once. 0: no cap. */
+    private readonly maxInFlight = 0,
   ) {
     // Nest's fixed-sleep shutdown is replaced by close() below.
     super({ ...serverOptions, gracefulShutdown: false });
@@ -68,6 +83,33 @@ export class DrainingNatsServer extends ServerNats {
     });
   }
 
+  /**
+   * Every request, before Nest decodes it: past the in-flight cap it is answered SERVICE_UNAVAILABLE (marked
+   * REPLICA_BUSY_HEADER) at once and its handler never runs, so a burst cannot pile unbounded work on one replica and
+   * its caller can try another at once instead of waiting out its deadline here.
+   */
+  override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
+    if (this.maxInFlight <= 0 || !natsMsg.reply) return super.handleMessage(channel, natsMsg);
+    if (this.admitted >= this.maxInFlight) {
+      this.refuseBusy(natsMsg);
+      return undefined;
+    }
+    this.admitted += 1;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.admitted -= 1;
+    };
+    this.releases.set(natsMsg, release);
+    try {
+      return await super.handleMessage(channel, natsMsg);
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
   /** Nest's reply publisher, wrapped to know which requests are still unanswered (see `close`). */
   override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: unknown) => unknown {
     const publish = super.getPublisher(natsMsg, id, ctx) as (response: unknown) => unknown;
@@ -78,8 +120,34 @@ export class DrainingNatsServer extends ServerNats {
       // close() answered it already when the grace period ran out: the caller has its answer, the connection is gone.
       if (entry.cutOff) return undefined;
       this.unanswered.delete(entry);
+      // The last packet of the reply (Nest marks it isDisposed) frees the request's place under the in-flight cap.
+      const packet = response as { isDisposed?: boolean; status?: string } | null;
+      if (packet?.isDisposed === true || packet?.status === 'error') this.releases.get(natsMsg)?.();
       return publish(response);
     };
+  }
+
+  /** Requests this replica refused because it was at its in-flight cap. */
+  private refuseBusy(natsMsg: Msg): void {
+    this.refusedBusy += 1;
+    let id: unknown;
+    try {
+      id = (JSON.parse(new TextDecoder().decode(natsMsg.data)) as { id?: unknown }).id;
+    } catch {
+      return; // not a request packet: nothing to answer
+    }
+    const err: WireError = {
+      code: 'SERVICE_UNAVAILABLE',
+      message: `the replica is handling its ${this.maxInFlight} requests at once; try another`,
+      retryable: true,
+    };
+    const hdrs = natsHeaders();
+    hdrs.set(REPLICA_BUSY_HEADER, '1');
+    try {
+      natsMsg.respond(JSON.stringify({ id, err, isDisposed: true }), { headers: hdrs });
+    } catch {
+      // The connection is gone: the caller meets the outage as a lost connection.
+    }
   }
 
   /** Requests being handled now (their replies not yet sent). */

@@ -10,7 +10,7 @@ import {
   type ServiceName,
 } from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, startSpan } from '@trawl/telemetry';
-import { REPLICA_SHUT_DOWN_HEADER } from './draining-nats.server.js';
+import { REPLICA_BUSY_HEADER, REPLICA_SHUT_DOWN_HEADER } from './draining-nats.server.js';
 import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.types.js';
 
 export interface SendOptions {
@@ -38,14 +38,15 @@ export const NO_RESPONDERS_BACKOFF_MS = { first: 25, max: 500 } as const;
 
 /**
  * SERVICE_UNAVAILABLE because the infrastructure is not there (nothing serves the subject, the NATS connection was
- * lost while the request waited, or the replica that took the request shut down before it finished: `shut_down`),
+ * lost while the request waited, the replica that took the request shut down before it finished: `shut_down`, or
+ * every replica asked was at its in-flight cap until the deadline: `busy`),
  * as opposed to an extractor that answered SERVICE_UNAVAILABLE itself. The task workers do not count these as
  * attempts.
  */
 export class FleetUnavailableError extends TrawlError {
   constructor(
     readonly subject: RpcSubject,
-    readonly reason: 'no_responders' | 'disconnected' | 'shut_down',
+    readonly reason: 'no_responders' | 'disconnected' | 'shut_down' | 'busy',
     message: string,
     cause: unknown,
   ) {
@@ -70,6 +71,8 @@ export class MessagingClient {
   private readonly decoder = new TextDecoder();
   /** Connection losses seen so far: a request that spans one lost its reply to the outage, not to the callee. */
   private disconnects = 0;
+  /** Sends repeated because a replica answered it was at its in-flight cap (REPLICA_BUSY_HEADER). */
+  busyRetries = 0;
   private linkUp = true;
 
   constructor(
@@ -182,6 +185,12 @@ export class MessagingClient {
           timeout: Math.max(1, Math.round(left)),
           ...(hdrs ? { headers: hdrs } : {}),
         });
+        // A replica at its in-flight cap refused it at once: send it again (the queue group picks anew) while time is left.
+        if (reply.headers?.get(REPLICA_BUSY_HEADER) && performance.now() - started + pause < options.timeoutMs) {
+          this.busyRetries += 1;
+          await new Promise((r) => setTimeout(r, pause));
+          continue;
+        }
         break;
       } catch (e) {
         const ms = performance.now() - started;
@@ -203,6 +212,10 @@ export class MessagingClient {
       this.observe(subject, 'error', ms);
       // The replica went away with the request unfinished (DrainingNatsServer's grace period ran out): the fleet's
       // doing, not the request's, and said at once rather than after the whole deadline.
+      if (reply.headers?.get(REPLICA_BUSY_HEADER)) {
+        const message = `every ${serviceOfSubject(subject)} replica asked was at its in-flight cap on ${subject}`;
+        throw new FleetUnavailableError(subject, 'busy', message, frame.err);
+      }
       if (reply.headers?.get(REPLICA_SHUT_DOWN_HEADER)) {
         const message = `${serviceOfSubject(subject)} shut down before it finished the request on ${subject}`;
         throw new FleetUnavailableError(subject, 'shut_down', message, frame.err);

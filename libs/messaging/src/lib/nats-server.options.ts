@@ -12,6 +12,11 @@ export interface NatsServerOptions {
   gracePeriodMs?: number;
   /** The service's NATS user (`natsAuth(env)`). */
   auth?: NatsAuth;
+  /**
+   * Most requests this replica handles at once (NATS_MAX_IN_FLIGHT); past it a request is answered
+   * SERVICE_UNAVAILABLE at once (REPLICA_BUSY_HEADER) and MessagingClient sends it again. 0 or unset: no cap.
+   */
+  maxInFlight?: number;
 }
 
 /**
@@ -27,6 +32,7 @@ export function natsServerOptions(
     strategy: new DrainingNatsServer(
       { servers, queue, name: options.name ?? queue, maxReconnectAttempts: -1, ...options.auth },
       options.gracePeriodMs ?? 25_000,
+      options.maxInFlight ?? 0,
     ),
   };
 }

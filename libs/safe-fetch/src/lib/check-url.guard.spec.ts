@@ -35,7 +35,7 @@ function refusedInstead(): TrawlError {
   throw new Error('the URL was allowed');
 }
 
-describe('checkUrl refusals name the host and the range, not the resolved address', () => {
+describe('checkUrl refusals of a name tell neither its range nor whether it exists', () => {
   const internal = stubResolver({
     'svc.test': ['10.96.0.10'],
     'azure.test': ['168.63.129.16'],
@@ -44,21 +44,27 @@ describe('checkUrl refusals name the host and the range, not the resolved addres
   });
 
   it.each([
-    ['http://svc.test/', 'svc.test', 'resolves to an address in the private range', '10.96.0.10'],
-    ['http://azure.test/', 'azure.test', 'resolves to an address in the cloud metadata range', '168.63.129.16'],
-    [
-      'http://compat.test/',
-      'compat.test',
-      'resolves to an address in the ipv4Compatible (embeds an IPv4 loopback address) range',
-      '7f00',
-    ],
-  ])('%s', async (url, host, phrase, hidden) => {
+    ['http://svc.test/', 'svc.test', ['10.96.0.10', 'private']],
+    ['http://azure.test/', 'azure.test', ['168.63.129.16', 'metadata']],
+    ['http://compat.test/', 'compat.test', ['7f00', 'ipv4Compatible', 'loopback']],
+    ['http://absent.test/', 'absent.test', ['ENOTFOUND', 'resolve']],
+  ])('%s', async (url, host, hidden) => {
     const err = await checkUrl(url, { resolve: internal }).then(refusedInstead, (e: unknown) => e as TrawlError);
     expect(err).toBeInstanceOf(TrawlError);
     expect(err.code).toBe('URL_NOT_ALLOWED');
-    expect(err.message).toContain(host);
-    expect(err.message).toContain(phrase);
-    expect(err.message).not.toContain(hidden);
+    // The same words for an internal name and for one that does not exist: only the host differs.
+    expect(err.message).toBe(
+      `host ${host} is not allowed: it has no public address (only public addresses are fetched)`,
+    );
+    for (const word of hidden) expect(err.message).not.toContain(word);
+  });
+
+  it('names the range of a literal address (the caller wrote it)', async () => {
+    const err = await checkUrl('http://10.0.0.1/', { resolve: internal }).then(
+      refusedInstead,
+      (e: unknown) => e as TrawlError,
+    );
+    expect(err.message).toContain('is an address in the private range');
   });
 
   it('refuses [::7f00:1] and 168.63.129.16 as literals', async () => {
@@ -127,7 +133,18 @@ describe('checkUrl with a stubbed resolver', () => {
     });
   });
 
-  it('reports a host that does not resolve as UPSTREAM_ERROR', async () => {
-    expect((await refusal('http://missing.test/')).code).toBe('UPSTREAM_ERROR');
+  it('refuses a host that does not exist as it refuses an internal one; a failing DNS is UPSTREAM_ERROR', async () => {
+    const missing = await refusal('http://missing.test/');
+    const internal = await refusal('http://intranet.test/');
+    expect(missing.code).toBe('URL_NOT_ALLOWED');
+    expect(missing.message.replace('missing.test', 'H')).toBe(internal.message.replace('intranet.test', 'H'));
+    const failing: Resolver = async () => {
+      throw Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' });
+    };
+    const err = await checkUrl('http://any.test/', { resolve: failing }).then(
+      refusedInstead,
+      (e: unknown) => e as TrawlError,
+    );
+    expect(err.code).toBe('UPSTREAM_ERROR');
   });
 });

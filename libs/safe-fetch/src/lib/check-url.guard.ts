@@ -32,8 +32,9 @@ export interface CheckedUrl {
 /**
  * Decides whether a URL may be fetched: http(s) only, not a metadata service by name (METADATA_HOSTS, refused even
  * when allowlisted), and every address its host resolves to must pass `addressRefusal` (an allowlisted host name
- * passes as is). Throws URL_NOT_ALLOWED naming the host and the class of address (never the resolved address), or
- * UPSTREAM_ERROR when the name does not resolve.
+ * passes as is). Throws URL_NOT_ALLOWED naming the host: for a literal address with its class, for a name only "has
+ * no public address", the same whether it resolved to an internal address or to none (DNS said no such name), so
+ * errors neither tell an internal name's range nor whether it exists. UPSTREAM_ERROR when DNS itself fails.
  */
 export async function checkUrl(input: string | URL, options: CheckUrlOptions = {}): Promise<CheckedUrl> {
   const allow = options.allow ?? EMPTY_ALLOW_LIST;
@@ -51,27 +52,49 @@ export async function checkUrl(input: string | URL, options: CheckUrlOptions = {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (isMetadataHost(host)) throw refusalFor(host, 'names a cloud metadata service');
   if (isHostAllowlisted(host, allow)) return { url, host, addresses: [] };
-  const addresses = ipaddr.isValid(host) ? [host] : await resolveHost(host, options.resolve ?? systemResolver);
-  if (addresses.length === 0) throw refusalFor(host, 'resolves to no address');
-  for (const address of addresses) {
-    const why = addressRefusal(address, allow);
-    if (why !== undefined) throw refusalFor(host, classPhrase(why, address === host));
+  if (ipaddr.isValid(host)) {
+    const why = addressRefusal(host, allow);
+    if (why !== undefined) throw refusalFor(host, literalPhrase(why));
+    return { url, host, addresses: [host] };
   }
+  const addresses = await resolveHost(host, options.resolve ?? systemResolver);
+  if (addresses.length === 0 || addresses.some((a) => addressRefusal(a, allow) !== undefined))
+    throw refusalFor(host, NO_PUBLIC_ADDRESS);
   return { url, host, addresses };
 }
 
 /**
- * The error for a refused host (also used by the connect-time check): names the host and the class of the address,
- * never a resolved address (a caller must not learn the cluster's internal addresses from our errors).
+ * What a refused name is told, whatever it resolved to or whether it resolved at all: no range, no address, so a
+ * caller cannot map the cluster's names (which exist, and in which network) through our errors.
+ */
+const NO_PUBLIC_ADDRESS = 'has no public address';
+
+/** DNS answers meaning "no such name" (not a failure of DNS itself): refused like an internal name. */
+const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA']);
+
+/**
+ * The host to name to an upstream proxy for a checked URL: the first address the check passed (IPv6 in brackets),
+ * so the proxy connects where the check looked instead of resolving the name again (DNS rebinding); the URL's own
+ * host name when the check resolved nothing (a name allowlisted as such, trusted configuration).
+ */
+export function proxyHostname(checked: CheckedUrl): string {
+  const address = checked.addresses[0];
+  if (address === undefined || address === checked.host) return checked.url.hostname;
+  return ipaddr.parse(address).kind() === 'ipv6' ? `[${address}]` : address;
+}
+
+/**
+ * The error for a refused host (also used by the connect-time check): a literal address is told its class (the
+ * caller wrote it), a name only that it has no public address; never a resolved address or its range.
  */
 export function refusal(host: string, address?: string, allow: AllowList = EMPTY_ALLOW_LIST): TrawlError {
   const bareHost = host.replace(/^\[(.*)\]$/, '$1');
-  if (address === undefined) return refusalFor(bareHost, 'resolves to no address');
-  return refusalFor(bareHost, classPhrase(addressRefusal(address, allow) ?? 'refused', address === bareHost));
+  if (address === undefined || address !== bareHost) return refusalFor(bareHost, NO_PUBLIC_ADDRESS);
+  return refusalFor(bareHost, literalPhrase(addressRefusal(address, allow) ?? 'refused'));
 }
 
-function classPhrase(why: string, literal: boolean): string {
-  return `${literal ? 'is' : 'resolves to'} an address in the ${why} range`;
+function literalPhrase(why: string): string {
+  return `is an address in the ${why} range`;
 }
 
 function refusalFor(host: string, phrase: string): TrawlError {
@@ -88,6 +111,7 @@ async function resolveHost(host: string, resolve: Resolver): Promise<string[]> {
   try {
     return await resolve(host);
   } catch (e) {
+    if (NO_SUCH_NAME.has((e as NodeJS.ErrnoException).code ?? '')) throw refusalFor(host, NO_PUBLIC_ADDRESS);
     throw new TrawlError(
       'UPSTREAM_ERROR',
       `could not resolve host ${host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,

@@ -7,8 +7,10 @@ import type { Resolver } from './check-url.guard.js';
 import { GuardProxy, REFUSED_HEADER } from './guard-proxy.server.js';
 
 // A stubbed DNS: both names point at 127.0.0.1, only `site.test` is allowlisted (the only address used is loopback).
+// `public.test` answers a public address to the check (an upstream proxy resolving it again could get another one).
 const resolve: Resolver = async (host) => {
   if (host === 'site.test' || host === 'internal.test') return ['127.0.0.1'];
+  if (host === 'public.test') return ['93.184.216.34'];
   throw Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
 };
 
@@ -138,6 +140,19 @@ describe('GuardProxy refusals, lanes and timeouts', () => {
     // Metrics label: host:port of the proxy, never its credentials.
     expect(events).toEqual([`127.0.0.1:${upstream.port} ok`, `127.0.0.1:${upstream.port} ok`]);
     expect(events.join()).not.toContain('s3cret');
+  });
+
+  it('asks the upstream proxy for the checked address, never the name (DNS rebinding), Host still the name', async () => {
+    const lane = await proxy.laneFor(upstream.url);
+    const before = upstream.calls.length;
+    const res = await viaProxy(lane, `http://public.test:${site.port}/pinned`);
+    expect(res.body).toBe('saw /pinned');
+    expect(site.requests.at(-1)?.headers.host).toBe(`public.test:${site.port}`);
+    expect(await connectVia(lane, `public.test:${site.port}`)).toBe('HTTP/1.1 200 Connection Established');
+    expect(upstream.calls.slice(before)).toEqual([
+      { method: 'GET', target: `http://93.184.216.34:${site.port}/pinned`, authorized: true },
+      { method: 'CONNECT', target: `93.184.216.34:${site.port}`, authorized: true },
+    ]);
   });
 
   it('refuses a non-public target on a lane before anything reaches the upstream proxy', async () => {

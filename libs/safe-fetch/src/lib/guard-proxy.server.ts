@@ -2,7 +2,7 @@ import { Agent, createServer, request, type IncomingMessage, type Server, type S
 import { connect, type Socket } from 'node:net';
 import { TrawlError } from '@trawl/contracts';
 import { EMPTY_ALLOW_LIST, type AllowList } from './address.policy.js';
-import { checkUrl, systemResolver, type Resolver } from './check-url.guard.js';
+import { checkUrl, proxyHostname, systemResolver, type CheckedUrl, type Resolver } from './check-url.guard.js';
 import { guardedLookup } from './guarded-lookup.resolver.js';
 import { toUpstreamError } from './upstream-error.mapper.js';
 
@@ -47,7 +47,9 @@ const MAX_CONNECT_HEAD = 16 * 1024;
  *
  * Lanes (`laneFor(proxyUrl)`): one more loopback listener per upstream proxy, doing the same checks and then
  * forwarding through that proxy (absolute-URI requests for http, CONNECT for tunnels, with its Proxy-Authorization).
- * A browser context whose proxy is a lane is guarded exactly as one on the main port.
+ * The proxy is given the address the check passed, never the name to resolve again (DNS rebinding); the name stays
+ * in `Host` (and, inside a tunnel, in the browser's own Host and SNI). A browser context whose proxy is a lane is
+ * guarded exactly as one on the main port.
  *
  * Connections have a connect timeout and an idle timeout, and whichever side ends or fails, the other is closed.
  * Refusal messages name the host, never the address it resolved to.
@@ -130,9 +132,10 @@ export class GuardProxy {
 
   private async forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream | undefined): Promise<void> {
     let target: URL;
+    let checked: CheckedUrl;
     try {
       target = new URL(req.url ?? '');
-      await checkUrl(target, { allow: this.allow, resolve: this.resolve });
+      checked = await checkUrl(target, { allow: this.allow, resolve: this.resolve });
     } catch (e) {
       this.refuse(res, e, hostOf(req.url));
       return;
@@ -147,8 +150,13 @@ export class GuardProxy {
       ? {
           host: upstream.host,
           port: upstream.port,
-          path: target.href, // absolute URI: the upstream proxy forwards it
-          headers: { ...headers, ...(upstream.authorization ? { 'proxy-authorization': upstream.authorization } : {}) },
+          // Absolute URI with the checked address (the proxy must not resolve the name again), Host the name.
+          path: pinned(checked),
+          headers: {
+            ...headers,
+            host: target.host,
+            ...(upstream.authorization ? { 'proxy-authorization': upstream.authorization } : {}),
+          },
         }
       : {
           host: target.hostname.replace(/^\[(.*)\]$/, '$1'),
@@ -191,9 +199,10 @@ export class GuardProxy {
   ): Promise<void> {
     client.on('error', () => undefined);
     const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(req.url ?? '');
+    let checked: CheckedUrl;
     try {
       if (!m) throw new TrawlError('URL_NOT_ALLOWED', 'bad CONNECT target');
-      await checkUrl(`https://${req.url}/`, { allow: this.allow, resolve: this.resolve });
+      checked = await checkUrl(`https://${req.url}/`, { allow: this.allow, resolve: this.resolve });
     } catch (e) {
       this.refused++;
       const why = publicMessage(e, m?.[1] ?? 'target');
@@ -243,7 +252,9 @@ export class GuardProxy {
         return;
       }
       const auth = upstream.authorization ? `proxy-authorization: ${upstream.authorization}\r\n` : '';
-      socket.write(`CONNECT ${req.url} HTTP/1.1\r\nhost: ${req.url}\r\n${auth}\r\n`);
+      // The tunnel goes to the checked address (the browser inside it still sends the name as Host and SNI).
+      const to = `${proxyHostname(checked)}:${port}`;
+      socket.write(`CONNECT ${to} HTTP/1.1\r\nhost: ${to}\r\n${auth}\r\n`);
       let answer = Buffer.alloc(0);
       const onData = (chunk: Buffer) => {
         answer = Buffer.concat([answer, chunk]);
@@ -327,6 +338,13 @@ function hostOf(url: string | undefined): string {
   } catch {
     return 'target';
   }
+}
+
+/** The absolute URI for an upstream proxy: the checked URL with its host replaced by the checked address. */
+function pinned(checked: CheckedUrl): string {
+  const url = new URL(checked.url.href);
+  url.hostname = proxyHostname(checked);
+  return url.href;
 }
 
 function timeoutError(): Error {

@@ -5,6 +5,8 @@ export interface ProxyRotationOptions {
   /** How long a proxy that got blocked is set aside, ms. */
   cooldownMs?: number;
   now?: Clock;
+  /** Most (scope, proxy) marks kept at once; past it the oldest go first (a bound on what callers' hosts can add). */
+  maxMarks?: number;
 }
 
 /**
@@ -25,10 +27,18 @@ export function parseProxyEntry(entry: string): { url: string; countries: string
 /**
  * Round-robin over proxy URLs. A proxy reported blocked is set aside until its cool-down ends; when every proxy is
  * cooling down, the one whose cool-down ends first is used anyway (a request through a tired proxy beats none).
+ *
+ * A mark is scoped: `markBlocked(proxy, scope)` sets the proxy aside only for `next(scope)` (the scope is the target's
+ * host), so one caller's target answering 403 cannot bench a shared proxy for every other caller and host. A mark
+ * with no scope (an operator's decision, not a target's answer) sets it aside for everyone.
+ *
+ * A proxy may say which countries it serves (parseProxyEntry); `next(scope, country)` then prefers those.
  */
 export class ProxyRotation {
   private readonly cooldownMs: number;
   private readonly now: Clock;
+  private readonly maxMarks: number;
+  /** `${scope}\n${url}` (scope '' = every scope) → end of the cool-down. */
   private readonly restingUntil = new Map<string, number>();
   private cursor = 0;
   private readonly urls: readonly string[];
@@ -39,6 +49,7 @@ export class ProxyRotation {
   constructor(entries: readonly string[], options: ProxyRotationOptions = {}) {
     this.cooldownMs = options.cooldownMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
+    this.maxMarks = options.maxMarks ?? 10_000;
     const parsed = entries.map(parseProxyEntry);
     this.urls = parsed.map((p) => p.url);
     for (const p of parsed) this.countries.set(p.url, p.countries);
@@ -54,16 +65,16 @@ export class ProxyRotation {
   }
 
   /**
-   * The next proxy to use, or undefined when there are none. With `country`: the next of those that serve it, when
-   * any does (by the same rules); else the next of all.
+   * The next proxy to use for a target in `scope` (its host), or undefined when there are none. With `country`: the
+   * next of those that serve it, when any does (by the same rules); else the next of all.
    */
-  next(country?: string): string | undefined {
+  next(scope = '', country?: string): string | undefined {
     if (country) {
       const code = country.toUpperCase();
       const serving = this.urls.filter((u) => this.countries.get(u)?.includes(code));
-      if (serving.length > 0) return this.nextOf(serving);
+      if (serving.length > 0) return this.nextOf(serving, scope);
     }
-    return this.nextOf(this.urls);
+    return this.nextOf(this.urls, scope);
   }
 
   /** The countries `url` serves (empty: not said). */
@@ -71,35 +82,51 @@ export class ProxyRotation {
     return this.countries.get(url) ?? [];
   }
 
+  /** Sets a proxy aside for the cool-down: for targets in `scope` only, or for all without one. */
+  markBlocked(url: string, scope = ''): void {
+    const now = this.now();
+    const key = markKey(scope, url);
+    this.restingUntil.delete(key); // re-inserted last: the map's order is the marks' age
+    this.restingUntil.set(key, now + this.cooldownMs);
+    if (this.restingUntil.size <= this.maxMarks) return;
+    for (const [k, until] of this.restingUntil) if (until <= now) this.restingUntil.delete(k);
+    for (const k of this.restingUntil.keys()) {
+      if (this.restingUntil.size <= this.maxMarks) break;
+      this.restingUntil.delete(k);
+    }
+  }
+
+  /** Proxies currently cooling down for `scope` (without one: those set aside for everyone). */
+  resting(scope = ''): string[] {
+    const now = this.now();
+    return this.urls.filter((u) => this.until(u, scope) > now);
+  }
+
   /** Round-robin over `candidates` (a subset of the list, in its order), resting ones skipped while others are ready. */
-  private nextOf(candidates: readonly string[]): string | undefined {
+  private nextOf(candidates: readonly string[], scope: string): string | undefined {
     if (candidates.length === 0) return undefined;
     const now = this.now();
     for (let i = 0; i < this.urls.length; i++) {
       const at = (this.cursor + i) % this.urls.length;
       const url = this.urls[at];
       if (!candidates.includes(url)) continue;
-      const until = this.restingUntil.get(url);
-      if (until === undefined || until <= now) {
-        this.restingUntil.delete(url);
+      if (this.until(url, scope) <= now) {
         this.cursor = (at + 1) % this.urls.length;
         return url;
       }
     }
     let best = candidates[0];
-    for (const url of candidates)
-      if ((this.restingUntil.get(url) ?? 0) < (this.restingUntil.get(best) ?? 0)) best = url;
+    for (const url of candidates) if (this.until(url, scope) < this.until(best, scope)) best = url;
     return best;
   }
 
-  /** Sets a proxy aside for the cool-down. */
-  markBlocked(url: string): void {
-    this.restingUntil.set(url, this.now() + this.cooldownMs);
+  /** When a proxy is free again for `scope`: the later of its mark for everyone and its mark for the scope. */
+  private until(url: string, scope: string): number {
+    const all = this.restingUntil.get(markKey('', url)) ?? 0;
+    return scope === '' ? all : Math.max(all, this.restingUntil.get(markKey(scope, url)) ?? 0);
   }
+}
 
-  /** Proxies currently cooling down. */
-  resting(): string[] {
-    const now = this.now();
-    return this.urls.filter((u) => (this.restingUntil.get(u) ?? 0) > now);
-  }
+function markKey(scope: string, url: string): string {
+  return `${scope}\n${url}`;
 }

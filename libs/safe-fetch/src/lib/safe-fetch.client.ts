@@ -4,7 +4,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { defaultIdentities } from '@trawl/browser-identity';
 import { TrawlError } from '@trawl/contracts';
 import { EMPTY_ALLOW_LIST, type AllowList } from './address.policy.js';
-import { checkUrl, systemResolver, type Resolver } from './check-url.guard.js';
+import { checkUrl, proxyHostname, systemResolver, type CheckedUrl, type Resolver } from './check-url.guard.js';
 import { decodeBody } from './decode-body.util.js';
 import { guardedLookup } from './guarded-lookup.resolver.js';
 import { toUpstreamError } from './upstream-error.mapper.js';
@@ -29,8 +29,10 @@ export interface SafeFetchInit {
   maxRedirects?: number;
   /**
    * An upstream proxy's dispatcher (undici `ProxyAgent`; PROXY_URLS). The proxy is trusted configuration: the
-   * target URL and every redirect hop still pass the SSRF check before each request, but the address check at
-   * connect time is the proxy's to make (it resolves the target), so DNS rebinding is only caught without one.
+   * target URL and every redirect hop still pass the SSRF check before each request, and the proxy is asked for the
+   * address that passed it (CONNECT `address:port`, or an absolute URI with the address), with `Host` and TLS SNI
+   * set to the name, so a DNS answer that changes between the check and the proxy's own lookup (rebinding) is never
+   * used. An allowlisted name (SSRF_ALLOW_HOSTS) goes to the proxy as a name.
    */
   dispatcher?: Dispatcher;
 }
@@ -90,11 +92,13 @@ export async function safeFetch(input: string, init: SafeFetchInit = {}): Promis
   let current = input;
 
   for (;;) {
-    const { url } = await checkUrl(current, { allow, resolve });
+    const checked = await checkUrl(current, { allow, resolve });
+    const { url } = checked;
+    const sent = init.dispatcher ? pinnedToAddress(checked, headers) : { target: url, headers };
     let res: Dispatcher.ResponseData;
     try {
       signal?.throwIfAborted();
-      res = await request(url, { method, headers, signal, dispatcher });
+      res = await request(sent.target, { method, headers: sent.headers, signal, dispatcher });
     } catch (e) {
       throw toUpstreamError(e, url.host);
     }
@@ -124,6 +128,22 @@ export async function safeFetch(input: string, init: SafeFetchInit = {}): Promis
       text: () => decodeBody(body, flat['content-type']),
     };
   }
+}
+
+/**
+ * The request as sent through an upstream proxy: to the address the check passed, so the proxy cannot resolve the
+ * name again (DNS rebinding), with `Host` set to the name (undici derives the TLS SNI from it, and checks the
+ * certificate against it). A name allowlisted as such resolved to nothing here and goes as it is.
+ */
+function pinnedToAddress(
+  checked: CheckedUrl,
+  headers: Record<string, string>,
+): { target: URL; headers: Record<string, string> } {
+  const hostname = proxyHostname(checked);
+  if (hostname === checked.url.hostname) return { target: checked.url, headers };
+  const target = new URL(checked.url.href);
+  target.hostname = hostname;
+  return { target, headers: { ...headers, host: checked.url.host } };
 }
 
 /** The body with its content codings undone, as a stream (so the cap counts what the page really is). */

@@ -11,6 +11,8 @@ export interface NatsServiceRuntimeEnv extends ServiceRuntimeEnv {
   METRICS_PORT: number;
   NATS_USER?: string;
   NATS_PASSWORD?: string;
+  /** Most requests handled at once by this replica (0: no cap). */
+  NATS_MAX_IN_FLIGHT?: number;
 }
 
 export interface NatsServiceOptions {
@@ -54,7 +56,10 @@ export async function runNatsService(options: NatsServiceOptions): Promise<NatsS
     start: async ({ nestLogger }) => {
       const servers = [...env.NATS_URL];
       const nest = await NestFactory.createMicroservice<MicroserviceOptions>(options.module, {
-        ...natsServerOptions(servers, options.queue, { auth: natsAuth(env) }),
+        ...natsServerOptions(servers, options.queue, {
+          auth: natsAuth(env),
+          ...(env.NATS_MAX_IN_FLIGHT !== undefined ? { maxInFlight: env.NATS_MAX_IN_FLIGHT } : {}),
+        }),
         logger: nestLogger,
       });
       app = nest;

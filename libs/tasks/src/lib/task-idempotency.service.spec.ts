@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { QUEUES, SUBJECT_TABLE } from '@trawl/contracts';
-import { startRedis, type TestServer } from '@trawl/testing';
+import { QUEUES, SUBJECT_TABLE, type TaskSubmitReply } from '@trawl/contracts';
+import { Redis } from 'ioredis';
+import { eventually, startRedis, type TestServer } from '@trawl/testing';
 import { standaloneRedisTopology } from '@trawl/redis';
-import { submissionFingerprint } from './task-idempotency.service.js';
+import { submissionFingerprint, TaskIdempotency } from './task-idempotency.service.js';
 import { TaskQueues } from './task-queues.service.js';
 
 import { TaskSubmitter } from './task-submitter.service.js';
@@ -116,5 +117,75 @@ describe('TaskSubmitter with an Idempotency-Key (real Redis)', () => {
     await expect(submitOverWire(submitter, batch(['https://site.test/x'], 'x'.repeat(256)))).rejects.toMatchObject({
       field: 'Idempotency-Key',
     });
+  });
+});
+
+describe('TaskIdempotency claim (real Redis)', () => {
+  let server: TestServer;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url);
+  });
+  afterAll(async () => {
+    await redis?.quit();
+    await server?.stop();
+  });
+
+  it('keeps its claim while a submission outlives the claim time: a retry meanwhile waits, nothing is submitted twice', async () => {
+    const idempotency = new TaskIdempotency(redis, { windowMs: 60_000, claimMs: 600, waitMs: 10_000, pollMs: 20 });
+    const reply = { kind: 'url', jobs: [] } as unknown as TaskSubmitReply;
+    let submissions = 0;
+    let finish: () => void = () => undefined;
+    const slow = () => {
+      submissions += 1;
+      return new Promise<TaskSubmitReply>((ok) => (finish = () => ok(reply)));
+    };
+    const first = idempotency.run('key-a', 'idem-slow', 'fp', slow);
+    await eventually(() => submissions === 1);
+    // Three claim times later (the submission still running), a retry with the key arrives.
+    await new Promise((r) => setTimeout(r, 1_800));
+    const retry = idempotency.run('key-a', 'idem-slow', 'fp', slow);
+    await new Promise((r) => setTimeout(r, 100));
+    finish();
+    expect(await first).toBe(reply);
+    expect(await retry).toEqual(reply);
+    expect(submissions).toBe(1);
+  });
+});
+
+describe('TaskIdempotency stored replies (real Redis)', () => {
+  let server: TestServer;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = new Redis(server.url);
+  });
+  afterAll(async () => {
+    await redis?.quit();
+    await server?.stop();
+  });
+
+  it('keeps a 10,000-job reply packed (a fraction of its JSON) for the window, and replays it as it was', async () => {
+    const idempotency = new TaskIdempotency(redis, { windowMs: 60_000, claimMs: 10_000, waitMs: 1_000, pollMs: 20 });
+    const jobs = Array.from({ length: 10_000 }, (_, i) => ({
+      id: `job-${i.toString().padStart(5, '0')}-0123456789abcdef`,
+      url: `https://shop.example/products/item-${i}?ref=batch`,
+      status: 'queued',
+    }));
+    const reply = { kind: 'url', jobs } as unknown as TaskSubmitReply;
+    let submissions = 0;
+    const submit = async () => {
+      submissions += 1;
+      return reply;
+    };
+    expect(await idempotency.run('key-a', 'idem-big', 'fp', submit)).toBe(reply);
+    const stored = (await redis.get(idempotency.redisKey('key-a', 'idem-big'))) ?? '';
+    expect(stored.length).toBeLessThan(JSON.stringify(reply).length / 4);
+    expect(await redis.pttl(idempotency.redisKey('key-a', 'idem-big'))).toBeGreaterThan(0);
+    expect(await idempotency.run('key-a', 'idem-big', 'fp', submit)).toEqual(reply);
+    expect(submissions).toBe(1);
   });
 });

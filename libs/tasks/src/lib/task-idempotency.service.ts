@@ -1,4 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
+
+const compress = promisify(brotliCompress);
+const decompress = promisify(brotliDecompress);
 import { canonicalJson, LIMITS, TrawlError, type TaskSubmitReply, type TaskSubmitRequest } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
 import { IDEMPOTENCY_KEYS } from './task-redis-keys.constants.js';
@@ -6,7 +11,10 @@ import { IDEMPOTENCY_KEYS } from './task-redis-keys.constants.js';
 export interface TaskIdempotencyOptions {
   /** How long a key is remembered after its submission succeeded (24 h). */
   windowMs: number;
-  /** How long a claim lives while its submission runs; a claim whose submitter died frees the key after this. */
+  /**
+   * How long a claim lives without its submitter: renewed every third of it while the submission runs (however long
+   * that takes), so only a claim whose submitter died runs out and frees the key.
+   */
   claimMs: number;
   /** How long a second request with the same key waits for the first to finish before IDEMPOTENCY_KEY_IN_PROGRESS. */
   waitMs: number;
@@ -20,10 +28,29 @@ export const DEFAULT_TASK_IDEMPOTENCY_OPTIONS: TaskIdempotencyOptions = {
   pollMs: 50,
 };
 
-/** What is stored under an idempotency key: a claim while the first submission runs, then its reply. */
+/**
+ * What is stored under an idempotency key: a claim while the first submission runs, then its reply, brotli-packed
+ * (`packed`, base64): a 10,000-URL batch's reply is megabytes of JSON kept for 24 h, and compresses tenfold or more.
+ * `reply` (unpacked) is how records written before packing look; they are still read.
+ */
 type IdempotencyRecord =
   | { state: 'pending'; fingerprint: string; token: string }
+  | { state: 'done'; fingerprint: string; packed: string }
   | { state: 'done'; fingerprint: string; reply: TaskSubmitReply };
+
+/** The reply brotli-packed, off the event loop (libuv's pool): a megabyte-size reply would stall it otherwise. */
+async function pack(reply: TaskSubmitReply): Promise<string> {
+  const json = Buffer.from(JSON.stringify(reply));
+  const packed = await compress(json, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
+  });
+  return packed.toString('base64');
+}
+
+async function replyOf(record: Extract<IdempotencyRecord, { state: 'done' }>): Promise<TaskSubmitReply> {
+  if ('reply' in record) return record.reply;
+  return JSON.parse((await decompress(Buffer.from(record.packed, 'base64'))).toString()) as TaskSubmitReply;
+}
 
 /**
  * The fingerprint of a submission: its kind and its request with the defaults applied, so the same request sent
@@ -36,13 +63,17 @@ export function submissionFingerprint(req: Pick<TaskSubmitRequest, 'kind' | 'req
 }
 
 const RELEASE_CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/** Extends our claim (ARGV[1]) by ARGV[2] ms, only while it is still ours. */
+const RENEW_CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
 /**
  * Idempotent batch submission (`Idempotency-Key`). The first request with a key claims it in Redis (SET NX) and
  * submits; its reply is stored for 24 h under the key. A later request with the key and the same request (same
- * fingerprint) gets that reply and creates nothing; with another request, IDEMPOTENCY_KEY_REUSED (409). A request
+ * fingerprint) gets that reply and creates nothing (stored brotli-packed: the task Redis must not evict, and megabytes
+ * a batch for a day would crowd it); with another request, IDEMPOTENCY_KEY_REUSED (409). A request
  * that arrives while the first still runs waits for its reply (so two racing requests make one set of jobs), or
- * gets IDEMPOTENCY_KEY_IN_PROGRESS when it takes too long. A submission that fails releases its claim, so a retry
+ * gets IDEMPOTENCY_KEY_IN_PROGRESS when it takes too long. The claim is renewed while the submission runs, so a slow
+ * one keeps its key however long it takes. A submission that fails releases its claim, so a retry
  * may try again. Keys are scoped to the API key: the Redis key names the submitting key's id.
  */
 export class TaskIdempotency {
@@ -69,13 +100,20 @@ export class TaskIdempotency {
       const claim = JSON.stringify({ state: 'pending', fingerprint, token: randomUUID() } satisfies IdempotencyRecord);
       if ((await this.redis.set(key, claim, 'PX', this.options.claimMs, 'NX')) === 'OK') {
         let reply: TaskSubmitReply;
+        // A slow submission (a 10,000-URL batch on a busy Redis) must not outlive its claim: a retry would submit again.
+        const renewal = setInterval(
+          () => void this.redis.eval(RENEW_CLAIM, 1, key, claim, this.options.claimMs).catch(() => undefined),
+          Math.max(1, Math.floor(this.options.claimMs / 3)),
+        );
         try {
           reply = await submit();
         } catch (e) {
           await this.redis.eval(RELEASE_CLAIM, 1, key, claim).catch(() => undefined);
           throw e;
+        } finally {
+          clearInterval(renewal);
         }
-        const done: IdempotencyRecord = { state: 'done', fingerprint, reply };
+        const done: IdempotencyRecord = { state: 'done', fingerprint, packed: await pack(reply) };
         await this.redis.set(key, JSON.stringify(done), 'PX', this.options.windowMs);
         return reply;
       }
@@ -89,7 +127,7 @@ export class TaskIdempotency {
           { field: 'Idempotency-Key' },
         );
       }
-      if (record.state === 'done') return record.reply;
+      if (record.state === 'done') return await replyOf(record);
       if (Date.now() >= deadline) {
         throw new TrawlError(
           'IDEMPOTENCY_KEY_IN_PROGRESS',

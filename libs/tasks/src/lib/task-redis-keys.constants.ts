@@ -24,11 +24,5 @@ export function outstandingSetKey(prefix: string, apiKeyId: string | undefined):
   return `${prefix}:outstanding:${apiKeyId || NO_KEY}`;
 }
 
-/**
- * Prefix of the idempotency records (`trawl:idempotency:<key id>:<sha256>`): single-key commands only, so no hash tag
- * (they spread over a Cluster's masters).
- */
-export const IDEMPOTENCY_KEYS = 'trawl:idempotency:';
-
-/** The sorted set of outcome events already published (score: the job's finishedOn); single-key commands only. */
-export const PUBLISHED_OUTCOMES_KEY = 'trawl:{outcomes}:published';
+// Its keys besides the queues': a contract too (the deploy's Redis ACL grants exactly these).
+export { IDEMPOTENCY_KEYS, PUBLISHED_OUTCOMES_KEY } from '@trawl/contracts';

@@ -263,7 +263,7 @@ export class TrawlMetrics {
       });
       const unrecognised = new Counter({
         name: 'trawl_parse_unrecognised_total',
-        help: 'Upstream pages no parser recognised (PAGE_NOT_RECOGNISED), by upstream host.',
+        help: 'Upstream pages no parser recognised (PAGE_NOT_RECOGNISED), by upstream host (a known upstream, else other).',
         labelNames: ['upstream'] as const,
         registers,
       });

@@ -82,6 +82,7 @@ describe('UpstreamFetcher against a loopback upstream', () => {
     const seen: string[] = [];
     const observed = new UpstreamFetcher({
       fetch: plainFetch,
+      upstreamHosts: [new URL(upstream.url).host],
       parseObserver: {
         parsed: (r) => seen.push(`parsed ${JSON.stringify(r)}`),
         unrecognised: (u) => seen.push(`unrecognised ${u}`),
@@ -93,6 +94,22 @@ describe('UpstreamFetcher against a loopback upstream', () => {
     });
     expect(await codeOf(refused)).toBe('PAGE_NOT_RECOGNISED');
     expect(seen).toEqual(['parsed {"title":"x"}', `unrecognised ${new URL(upstream.url).host}`]);
+    await observed.close();
+  });
+
+  it("labels an unrecognised page of a host that is no known upstream 'other', never the caller's host", async () => {
+    const seen: string[] = [];
+    const observed = new UpstreamFetcher({
+      fetch: (url) =>
+        Promise.resolve({ status: 200, url, headers: { get: () => 'text/html' }, text: () => Promise.resolve('x') }),
+      parseObserver: { parsed: () => undefined, unrecognised: (u) => seen.push(u) },
+    });
+    const unrecognised = () => {
+      throw new TrawlError('PAGE_NOT_RECOGNISED', 'not a product page');
+    };
+    for (const url of ['https://tenant-a-secret.example/p/1', 'https://www.amazon.de/dp/B0TEST', `${upstream.url}/x`])
+      expect(await codeOf(observed.fetchParsed(url, { timeoutMs: 2000 }, unrecognised))).toBe('PAGE_NOT_RECOGNISED');
+    expect(seen).toEqual(['other', 'www.amazon.de', 'other']);
     await observed.close();
   });
 
@@ -194,14 +211,14 @@ describe('UpstreamFetcher with proxies', () => {
     await expect(fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).rejects.toMatchObject({
       code: 'UPSTREAM_BLOCKED',
     });
-    expect(proxies.resting()).toEqual(['http://p1']);
+    expect(proxies.resting('upstream.test')).toEqual(['http://p1']);
     status = 200;
     const next = [];
     for (let i = 0; i < 4; i++)
       next.push((await fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).proxy);
     expect(next).toEqual(['http://p2', 'http://p3', 'http://p2', 'http://p3']);
     now += 60_000;
-    expect(proxies.resting()).toEqual([]);
+    expect(proxies.resting('upstream.test')).toEqual([]);
     expect((await fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).proxy).toBe('http://p1');
     await fetcher.close();
   });
@@ -216,7 +233,28 @@ describe('UpstreamFetcher with proxies', () => {
     await expect(fetcher.fetchParsed('http://upstream.test/', { timeoutMs: 1000 }, parse)).rejects.toMatchObject({
       code: 'UPSTREAM_BLOCKED',
     });
-    expect(proxies.resting()).toEqual(['http://p1']);
+    expect(proxies.resting('upstream.test')).toEqual(['http://p1']);
+    await fetcher.close();
+  });
+
+  it("sets a proxy aside only for the host that blocked it: one caller's target answering 429 cannot bench it for everyone", async () => {
+    const proxies = new ProxyRotation(['http://p1', 'http://p2']);
+    const fetcher = new UpstreamFetcher({
+      fetch: (url) => ok('x', url.startsWith('http://callers-own.test/') ? 429 : 200),
+      proxies,
+      proxyDispatcher: () => new Agent(),
+    });
+    for (let i = 0; i < 2; i++)
+      await expect(fetcher.fetchPage('http://callers-own.test/', { timeoutMs: 1000 })).rejects.toMatchObject({
+        code: 'UPSTREAM_BLOCKED',
+      });
+    expect(proxies.resting('callers-own.test')).toEqual(['http://p1', 'http://p2']);
+    expect(proxies.resting()).toEqual([]);
+    const used = [];
+    for (let i = 0; i < 2; i++)
+      used.push((await fetcher.fetchPage('http://upstream.test/', { timeoutMs: 1000 })).proxy);
+    expect(used.sort()).toEqual(['http://p1', 'http://p2']);
+    expect(proxies.resting('upstream.test')).toEqual([]);
     await fetcher.close();
   });
 });
@@ -233,6 +271,23 @@ describe('ProxyRotation', () => {
     now = 10;
     r.markBlocked('a');
     expect(r.next()).toBe('b');
+  });
+
+  it('keeps a scoped mark to its scope, an unscoped one for every scope', () => {
+    const r = new ProxyRotation(['a', 'b'], { cooldownMs: 100, now: () => 0 });
+    r.markBlocked('a', 'x.test');
+    expect([r.next('x.test'), r.next('x.test')]).toEqual(['b', 'b']);
+    expect(r.resting('y.test')).toEqual([]);
+    r.markBlocked('b');
+    expect(r.resting('y.test')).toEqual(['b']);
+    expect(r.resting('x.test')).toEqual(['a', 'b']);
+  });
+
+  it('holds at most maxMarks scoped marks, dropping the oldest', () => {
+    const r = new ProxyRotation(['a'], { cooldownMs: 100, now: () => 0, maxMarks: 3 });
+    for (const host of ['h1', 'h2', 'h3', 'h4']) r.markBlocked('a', host);
+    expect(r.resting('h1')).toEqual([]);
+    expect(['h2', 'h3', 'h4'].map((h) => r.resting(h))).toEqual([['a'], ['a'], ['a']]);
   });
 });
 

@@ -3,6 +3,7 @@ import { ProxyAgent, type Dispatcher } from 'undici';
 import { browserHeaders } from './browser-headers.builder.js';
 import { Deadline } from './deadline.policy.js';
 import { ProxyRotation, type Clock } from '@trawl/safe-fetch';
+import { AMAZON_HOST, GOOGLE_HOST } from './upstream-origin.policy.js';
 
 /** What the fetcher needs of a response (the fetch API's Response, or undici's). */
 export interface FetchResponse {
@@ -38,7 +39,16 @@ export interface UpstreamFetcherOptions {
   proxyDispatcher?: (proxyUrl: string) => Dispatcher;
   /** Told of every record `fetchParsed` returns and every page the parser did not recognise (drift metrics). */
   parseObserver?: UpstreamParseObserver;
+  /**
+   * Hosts besides the real upstreams' (Google's and Amazon's, by `GOOGLE_HOST`/`AMAZON_HOST`) that the parse observer
+   * may name, e.g. the simulator's `host:port`. Any other host (a caller's own site given to /extract) is reported as
+   * `other`: a metric label never carries a caller's target, and its values stay bounded.
+   */
+  upstreamHosts?: readonly string[];
 }
+
+/** The parse observer's label for a page of any host that is not a known upstream. */
+export const OTHER_UPSTREAM = 'other';
 
 /** Structurally the telemetry lib's ParseObserver: what `fetchParsed` reports. */
 export interface UpstreamParseObserver {
@@ -108,9 +118,9 @@ export class UpstreamFetcher {
     const what = options.what ?? 'upstream page';
     const deadline = options.deadline ?? this.deadline(options.timeoutMs ?? 25_000);
     deadline.check(`${what} not fetched`);
-    const proxy = this.options.proxies?.next();
-    const signal = AbortSignal.timeout(deadline.remainingMs());
     const host = safeHost(url);
+    const proxy = this.options.proxies?.next(host);
+    const signal = AbortSignal.timeout(deadline.remainingMs());
     let status: number;
     let finalUrl: string;
     let html: string;
@@ -143,7 +153,7 @@ export class UpstreamFetcher {
       throw this.mapFailure(e, signal, what, host, deadline);
     }
     if (BLOCK_STATUSES.has(status) || isCaptchaRedirect(finalUrl)) {
-      if (proxy) this.options.proxies?.markBlocked(proxy);
+      if (proxy) this.options.proxies?.markBlocked(proxy, host); // for this host only: a target cannot bench it for all
       throw new TrawlError(
         'UPSTREAM_BLOCKED',
         `${host} blocked the request for the ${what} (HTTP ${status}${proxy ? ', proxy set aside' : ''})`,
@@ -170,9 +180,9 @@ export class UpstreamFetcher {
       record = await parse(page);
     } catch (e) {
       if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED' && page.proxy)
-        this.options.proxies?.markBlocked(page.proxy);
+        this.options.proxies?.markBlocked(page.proxy, safeHost(url));
       if (e instanceof TrawlError && e.code === 'PAGE_NOT_RECOGNISED')
-        this.options.parseObserver?.unrecognised(safeHost(url));
+        this.options.parseObserver?.unrecognised(this.upstreamLabel(url));
       throw e;
     }
     this.options.parseObserver?.parsed(record);
@@ -184,6 +194,18 @@ export class UpstreamFetcher {
     const agents = [...this.agents.values()];
     this.agents.clear();
     await Promise.all(agents.map((a) => a.close()));
+  }
+
+  /** The page's host when it is a known upstream, else OTHER_UPSTREAM (bounded labels; no caller's host in them). */
+  private upstreamLabel(url: string): string {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return OTHER_UPSTREAM;
+    }
+    if (GOOGLE_HOST.test(u.hostname) || AMAZON_HOST.test(u.hostname)) return u.hostname.toLowerCase();
+    return this.options.upstreamHosts?.includes(u.host) ? u.host : OTHER_UPSTREAM;
   }
 
   private dispatcherFor(proxy: string): Dispatcher {

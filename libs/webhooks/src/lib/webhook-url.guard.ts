@@ -27,8 +27,8 @@ export class WebhookUrlGuard {
   }
 
   /**
-   * Throws URL_NOT_ALLOWED (field `webhook`) for a URL that may not be called, or VALIDATION_FAILED (field `webhook`)
-   * when its host does not resolve.
+   * Throws URL_NOT_ALLOWED (field `webhook`) for a URL that may not be called (a name with no public address, whether
+   * internal or absent from DNS), or VALIDATION_FAILED (field `webhook`) when DNS itself fails.
    */
   async check(url: string): Promise<void> {
     try {

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import { SUBJECTS } from '@trawl/contracts';
+import { IDEMPOTENCY_KEYS, PUBLISHED_OUTCOMES_KEY, SUBJECTS } from '@trawl/contracts';
 import { PARSE_METRICS, type IPrometheusRule } from './alert-rules.builder.js';
 import { DENIED_IPV4, DENIED_IPV6 } from './network-security.builder.js';
 import { renderManifests, type KubeObject } from './manifests.renderer.js';
@@ -173,6 +173,25 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     );
     const auth = find(objects, 'TriggerAuthentication', 'trawl-redis-auth');
     expect(auth?.spec?.secretTargetRef?.map((r) => r.parameter)).toEqual(['username', 'password']);
+  });
+
+  it("narrows task-service's Redis user to its own keys (queues, idempotency records, outcome marks, crawls) and no channel", () => {
+    const acl = (find(objects, 'ConfigMap', 'trawl-redis-acl') as IConfigMap).data?.['users.acl.template'] ?? '';
+    const line = acl.split('\n').find((l) => l.startsWith('user trawl-task-service ')) ?? '';
+    const keyPatterns = line.split(' ').filter((w) => w.startsWith('~') || w.startsWith('%'));
+    expect(keyPatterns).toEqual([
+      '~bull:*',
+      `~${IDEMPOTENCY_KEYS}*`,
+      `~${PUBLISHED_OUTCOMES_KEY}`,
+      // The crawls' keys (ADR 0026): one hash tag per crawl, the active set, the per-host budgets.
+      '~trawl:{crawl:*',
+      '~trawl:{crawls}:*',
+      '~trawl:{host:*',
+    ]);
+    expect(line).toContain(' resetchannels ');
+    expect(line).not.toMatch(/allchannels|~trawl:\*/);
+    // The gateway's keys (API keys, rate and in-flight counts) are not task-service's.
+    expect(line).not.toContain('apikey');
   });
 
   it('wires the key that seals webhook secrets at rest (KEYS_ENCRYPTION_KEY) into the webhook dispatcher only', () => {

@@ -1,4 +1,14 @@
-import { CONSUMERS, QUEUES, STREAMS, SUBJECT_ROWS, type QueueName, type SubjectRow } from '@trawl/contracts';
+import {
+  CONSUMERS,
+  IDEMPOTENCY_KEYS,
+  inboxPrefixOf,
+  PUBLISHED_OUTCOMES_KEY,
+  QUEUES,
+  STREAMS,
+  SUBJECT_ROWS,
+  type QueueName,
+  type SubjectRow,
+} from '@trawl/contracts';
 import type { ServiceName } from './trawl-values.reader.js';
 
 /**
@@ -14,8 +24,7 @@ export interface NatsPermissions {
   subscribe: readonly string[];
 }
 
-/** Request/reply callers get their replies on inboxes; JetStream users talk to the JetStream API and acknowledge. */
-const INBOX = '_INBOX.>';
+/** JetStream users talk to the JetStream API and acknowledge. (Replies come on each user's own inboxes.) */
 const JETSTREAM_API = ['$JS.API.>', '$JS.ACK.>', '$JS.FC.>'];
 
 /**
@@ -34,7 +43,8 @@ export function natsPermissionsOf(service: ServiceName, rows: readonly SubjectRo
   const inbox = calls.length > 0 || jetstream;
   return {
     publish: [...calls, ...publishes, ...(jetstream ? JETSTREAM_API : [])],
-    subscribe: [...serves, ...(inbox ? [INBOX] : [])],
+    // A caller reads replies on its own inboxes only (`inboxPrefixOf`, as connectNats sets), never another's.
+    subscribe: [...serves, ...(inbox ? [`${inboxPrefixOf(service)}.>`] : [])],
   };
 }
 
@@ -103,7 +113,10 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     nats: natsPermissionsOf('task-service'),
     // Crawls and maps read robots.txt, sitemaps and (maps) pages themselves, through the SSRF guard (ADR 0026).
     internet: true,
-    redisAcl: (queues) => `~${queues} ~trawl:* allchannels`,
+    // Its queues, its idempotency records and its published-outcome marks; the crawls' keys (one hash tag per crawl,
+    // the active set, the per-host budgets: libs/crawl/src/lib/crawl-redis-keys.constants.ts); no channel.
+    redisAcl: (queues) =>
+      `~${queues} ~${IDEMPOTENCY_KEYS}* ~${PUBLISHED_OUTCOMES_KEY} ~trawl:{crawl:* ~trawl:{crawls}:* ~trawl:{host:* resetchannels`,
   },
   {
     name: 'webhook-dispatcher',
