@@ -83,11 +83,16 @@ describe('the rendered NATS authorization, in a real nats-server', () => {
 
   it('lets the gateway call extractor-scrape, and extractor-scrape answer', async () => {
     const scrape = await as('extractor-scrape');
-    scrape.subscribe(SUBJECTS.scrapePage, { queue: 'extractor-scrape', callback: (_e, msg) => void msg.respond('ok') });
+    const sub = scrape.subscribe(SUBJECTS.scrapePage, {
+      queue: 'extractor-scrape',
+      callback: (_e, msg) => void msg.respond('ok'),
+    });
     await scrape.flush();
     const gateway = await as('gateway');
     const reply = await gateway.request(SUBJECTS.scrapePage, 'page', { timeout: 5000 });
     expect(reply.string()).toBe('ok');
+    // Drained (the server has confirmed the UNSUB) so that no later test's request on this subject meets it.
+    await sub.drain();
   });
 
   it('does not let extractor-scrape submit tasks or call another extractor, though both have responders', async () => {
