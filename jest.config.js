@@ -10,5 +10,10 @@ const configs = (dir) =>
 
 export default {
   testTimeout: 60_000,
+  // On two cores jest would run every suite in its own process (in band), and what each suite leaves behind (module
+  // registries of ES modules, Nest apps, clients) adds up past the heap limit over 180 suites (an OOM abort in the
+  // unit phase). With a limit, the suites run in a worker process that is replaced once it holds more than this
+  // after a suite: still one suite at a time.
+  workerIdleMemoryLimit: '1536MB',
   projects: [...configs('apps'), ...configs('libs'), ...configs('tools')],
 };
