@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, freePort } from '@trawl/testing';
+import { eventually, freePort, freePortRange } from '@trawl/testing';
 import { serviceBuilt, WORKSPACE_ROOT } from './support/stack.js';
 
 /** The bound on the whole stop: the services' grace (TRAWL_STOP_GRACE_S) plus Redis' and NATS' own, plus slack. */
@@ -75,7 +75,8 @@ suite('npm start and Ctrl-C (issue 10, must show 6)', () => {
       freePort(),
       freePort(),
       freePort(),
-      freePort(),
+      // One ops port per non-gateway service, upwards from here.
+      freePortRange(6),
     ]);
     npm = spawn('npm', ['start', '--silent'], {
       cwd: WORKSPACE_ROOT,
@@ -127,7 +128,12 @@ suite('npm start and Ctrl-C (issue 10, must show 6)', () => {
     expect((await lookup(key)).status).toBe(404);
     // The gateway and the services' ops servers listen on loopback only: 127.0.0.2 (this machine, another address)
     // is refused. The first service's ops server is on TRAWL_METRICS_PORT_BASE.
-    await eventually(async () => (await fetch(`http://127.0.0.1:${metricsBase}/health/live`)).ok, 60_000);
+    await eventually(async () => (await fetch(`http://127.0.0.1:${metricsBase}/health/live`)).ok, 120_000).catch(
+      (e: unknown) => {
+        const log = readFileSync(join(runDir, 'extractor-maps.log'), 'utf8');
+        throw new Error(`extractor-maps' ops server did not answer: ${String(e)}\n${log}\n${output}`);
+      },
+    );
     await expect(fetch(`http://127.0.0.2:${metricsBase}/metrics`)).rejects.toThrow();
     await expect(fetch(`http://127.0.0.2:${port}/health/ready`)).rejects.toThrow();
 
