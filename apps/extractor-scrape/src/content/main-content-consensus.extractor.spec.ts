@@ -1,0 +1,92 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseDocument } from 'htmlparser2';
+import { articleHints, mergeMainContent, readabilityArticle } from './main-content-consensus.extractor.js';
+import { digestPage } from './page-digest.extractor.js';
+
+const sentence = (n: number) =>
+  `Paragraph ${n} tells the story at length, with the details a reader came for, the names of the people involved, ` +
+  `what they said and what happened next in the town hall meeting number ${n}.`;
+const body = Array.from({ length: 8 }, (_, i) => sentence(i + 1));
+
+describe('the vote between our main content and Readability', () => {
+  it('keeps running text and what both kept, and drops a short block only one of them kept', () => {
+    const ours = ['# The headline of the story', 'By Jane Doe, staff writer', ...body, 'Share this on Facebook'];
+    const theirs = ['# The headline of the story', ...body];
+    const merged = mergeMainContent(ours.join('\n\n'), theirs.join('\n\n'));
+    expect(merged).toBe(['# The headline of the story', ...body].join('\n\n'));
+  });
+
+  it('keeps our running text that Readability left out', () => {
+    const ours = [...body, `An extra paragraph only we kept. ${sentence(99)}`];
+    expect(mergeMainContent(ours.join('\n\n'), body.slice(0, 6).join('\n\n'))).toBe(ours.join('\n\n'));
+  });
+
+  it("takes Readability's answer as the base when ours is more than twice as long (a container too wide)", () => {
+    const menu = Array.from({ length: 120 }, (_, i) => `- [Section ${i} of the site, its long menu entry](/s/${i})`);
+    const ours = [menu.join('\n'), ...body].join('\n\n');
+    const theirs = body.join('\n\n');
+    expect(mergeMainContent(ours, theirs)).toBe(theirs);
+  });
+
+  it('leaves ours as it is when Readability found no article (a short answer)', () => {
+    const ours = ['Price: 12 EUR', 'In stock', ...body.slice(0, 2)].join('\n\n');
+    expect(mergeMainContent(ours, 'In stock')).toBe(ours);
+  });
+
+  it('keeps a fenced code block whole', () => {
+    const code = '```\nconst a = 1;\n\nconst b = 2;\n```';
+    const ours = [...body, code].join('\n\n');
+    expect(mergeMainContent(ours, [...body, code].join('\n\n'))).toBe(ours);
+  });
+});
+
+describe('article hints', () => {
+  const hints = (html: string) => articleHints(parseDocument(html));
+
+  it('reads og:type, JSON-LD and microdata article types', () => {
+    expect(hints('<meta property="og:type" content="article"><p>x</p>').declared).toBe(true);
+    expect(hints('<script type="application/ld+json">{"@type": ["NewsArticle"]}</script>').declared).toBe(true);
+    expect(hints('<div itemscope itemtype="https://schema.org/BlogPosting"><p>x</p></div>').declared).toBe(true);
+  });
+
+  it('does not count other kinds of page as articles', () => {
+    expect(hints('<meta property="og:type" content="product"><p>x</p>').declared).toBe(false);
+    expect(hints('<script type="application/ld+json">{"@type": "DiscussionForumPosting"}</script>').declared).toBe(
+      false,
+    );
+    expect(hints('<div itemscope itemtype="https://schema.org/Product"><p>x</p></div>').declared).toBe(false);
+    expect(hints('<p>plain</p>').declared).toBe(false);
+  });
+
+  it('counts the elements, and Readability is not run past its limit', () => {
+    const html = `<html><body>${'<div>'.repeat(30_000)}deep${'</div>'.repeat(30_000)}</body></html>`;
+    const h = hints(html);
+    expect(h.elements).toBeGreaterThan(30_000);
+    expect(readabilityArticle(html, h)).toBeUndefined();
+  });
+});
+
+describe('main content of a page that says it is an article', () => {
+  it('is the vote: the share bar and the byline go, the story stays', async () => {
+    const html = `<html><head><meta property="og:type" content="article"></head><body>
+      <nav><a href="/">Home</a> <a href="/news">News</a></nav>
+      <main><article><h1>The headline of the story</h1>
+        <div class="credit">Jane Doe, staff writer</div>
+        ${body.map((p) => `<p>${p}</p>`).join('\n')}
+        <div class="tools">Print this page</div>
+      </article></main>
+      <footer>Contact us</footer></body></html>`;
+    const outcome = await digestPage({
+      kind: 'html',
+      html,
+      markdown: true,
+      checkBrowser: false,
+      onlyMainContent: true,
+    });
+    expect(outcome.ok).toBe(true);
+    const markdown = outcome.ok ? (outcome.digest.markdown ?? '') : '';
+    for (const p of body) expect(markdown).toContain(p);
+    expect(markdown).not.toContain('Home');
+    expect(markdown).not.toContain('Contact us');
+  });
+});
