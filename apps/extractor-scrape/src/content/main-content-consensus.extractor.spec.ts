@@ -7,36 +7,38 @@ const sentence = (n: number) =>
   `Paragraph ${n} tells the story at length, with the details a reader came for, the names of the people involved, ` +
   `what they said and what happened next in the town hall meeting number ${n}.`;
 const body = Array.from({ length: 8 }, (_, i) => sentence(i + 1));
+/** The vote, Readability's answer given as markdown (its text and its HTML alike). */
+const merge = (ours: string, theirs: string) => mergeMainContent(ours, { text: theirs, html: theirs }, (h) => h);
 
 describe('the vote between our main content and Readability', () => {
   it('keeps running text and what both kept, and drops a short block only one of them kept', () => {
     const ours = ['# The headline of the story', 'By Jane Doe, staff writer', ...body, 'Share this on Facebook'];
     const theirs = ['# The headline of the story', ...body];
-    const merged = mergeMainContent(ours.join('\n\n'), theirs.join('\n\n'));
+    const merged = merge(ours.join('\n\n'), theirs.join('\n\n'));
     expect(merged).toBe(['# The headline of the story', ...body].join('\n\n'));
   });
 
   it('keeps our running text that Readability left out', () => {
     const ours = [...body, `An extra paragraph only we kept. ${sentence(99)}`];
-    expect(mergeMainContent(ours.join('\n\n'), body.slice(0, 6).join('\n\n'))).toBe(ours.join('\n\n'));
+    expect(merge(ours.join('\n\n'), body.slice(0, 6).join('\n\n'))).toBe(ours.join('\n\n'));
   });
 
   it("takes Readability's answer as the base when ours is more than twice as long (a container too wide)", () => {
     const menu = Array.from({ length: 120 }, (_, i) => `- [Section ${i} of the site, its long menu entry](/s/${i})`);
     const ours = [menu.join('\n'), ...body].join('\n\n');
     const theirs = body.join('\n\n');
-    expect(mergeMainContent(ours, theirs)).toBe(theirs);
+    expect(merge(ours, theirs)).toBe(theirs);
   });
 
   it('leaves ours as it is when Readability found no article (a short answer)', () => {
     const ours = ['Price: 12 EUR', 'In stock', ...body.slice(0, 2)].join('\n\n');
-    expect(mergeMainContent(ours, 'In stock')).toBe(ours);
+    expect(merge(ours, 'In stock')).toBe(ours);
   });
 
   it('keeps a fenced code block whole', () => {
     const code = '```\nconst a = 1;\n\nconst b = 2;\n```';
     const ours = [...body, code].join('\n\n');
-    expect(mergeMainContent(ours, [...body, code].join('\n\n'))).toBe(ours);
+    expect(merge(ours, [...body, code].join('\n\n'))).toBe(ours);
   });
 });
 
@@ -56,6 +58,21 @@ describe('article hints', () => {
     );
     expect(hints('<div itemscope itemtype="https://schema.org/Product"><p>x</p></div>').declared).toBe(false);
     expect(hints('<p>plain</p>').declared).toBe(false);
+  });
+
+  it('measures depth and text, and Readability is not run on a page deep or long past its limits', () => {
+    const head = '<html><head><meta property="og:type" content="article"></head><body>';
+    const deep = `${head}${`${'<div>'.repeat(80)}<p>${sentence(1)}</p>${'</div>'.repeat(80)}`.repeat(20)}`;
+    const h = hints(deep);
+    expect(h.depth).toBeGreaterThan(80);
+    expect(h.elements * h.depth).toBeGreaterThan(120_000);
+    expect(readabilityArticle(deep, h)).toBeUndefined();
+    const long = `${head}${`<p>${sentence(1)}</p>`.repeat(600)}<script>${'x'.repeat(200_000)}</script>`;
+    expect(hints(long).text).toBeGreaterThan(100_000);
+    expect(hints(long).text).toBeLessThan(200_000);
+    expect(readabilityArticle(long, hints(long))).toBeUndefined();
+    const article = `${head}<article>${body.map((p) => `<p>${p}</p>`).join('')}</article>`;
+    expect(readabilityArticle(article, hints(article))?.text).toContain(body[7]);
   });
 
   it('counts the elements, and Readability is not run past its limit', () => {

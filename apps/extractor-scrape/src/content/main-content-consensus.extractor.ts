@@ -1,7 +1,6 @@
 import { Readability } from '@mozilla/readability';
-import { isText, type ParentNode } from 'domhandler';
+import { isTag, isText, type AnyNode, type Element, type ParentNode } from 'domhandler';
 import { parseHTML } from 'linkedom';
-import { findAll } from './main-content.extractor.js';
 
 /**
  * A second opinion on an article's main content (ADR 0023, "A second opinion"): Mozilla's Readability over linkedom,
@@ -15,12 +14,20 @@ import { findAll } from './main-content.extractor.js';
  *    4-word shingles, or the whole block for one under four words). What only one method kept and is short (a
  *    byline, a caption, a share line, a "read more" teaser, a date) goes.
  *
- * Readability is bounded: it is not run on a document of more than `MAX_ELEMENTS` elements, and whatever it throws
- * leaves our own answer as it was.
+ * Readability is bounded: it is not run on a document past `MAX_ELEMENTS`, `MAX_ELEMENT_LEVELS` or `MAX_TEXT`, and
+ * whatever it throws leaves our own answer as it was.
  */
 
-/** Readability's limit on the elements of a document (it gives up past it): a hostile page is never read twice. */
-const MAX_ELEMENTS = 20_000;
+/**
+ * Readability is run only on a document of at most `MAX_ELEMENTS` elements whose count times the depth of the
+ * deepest is at most `MAX_ELEMENT_LEVELS`, and at most `MAX_TEXT` characters of text: its cost grows with each
+ * (19,000 nested divs held it for minutes; at these limits a page built to be costly holds it about a second, inside
+ * the page-work budget). Articles are well inside (the 61 pages of the quality fixture: at most 1,452 elements,
+ * 31 levels, about 45,000 element levels). Past a limit the page keeps our own answer.
+ */
+const MAX_ELEMENTS = 10_000;
+const MAX_ELEMENT_LEVELS = 120_000;
+const MAX_TEXT = 100_000;
 
 /** A block this long (in characters of its words) is running text, kept without a second vote. */
 const KEEP_ALONE_CHARS = 160;
@@ -42,64 +49,126 @@ export interface ArticleHints {
   /** The page says it is an article: `og:type` `article`, a JSON-LD or microdata item of schema.org's Article
    * types (Article, NewsArticle, BlogPosting, ...). */
   declared: boolean;
-  /** Its elements: past `MAX_ELEMENTS`, Readability is not run. */
+  /** Its elements, and the depth of the deepest: past `MAX_ELEMENTS` or `MAX_ELEMENT_LEVELS`, Readability is not run. */
   elements: number;
+  depth: number;
+  /** Characters of text outside scripts and styles: past `MAX_TEXT`, Readability is not run. */
+  text: number;
 }
 
 /** The page's article hints, in one walk. */
 export function articleHints(root: ParentNode): ArticleHints {
   let declared = false;
   let elements = 0;
-  for (const el of findAll(root, () => ++elements > 0)) {
-    if (declared) break;
-    const a = el.attribs;
-    if (el.name === 'meta' && (a.property ?? a.name)?.toLowerCase() === 'og:type') {
-      declared = /^article\b/i.test(a.content?.trim() ?? '');
-    } else if (el.name === 'script' && a.type?.toLowerCase() === 'application/ld+json') {
-      const json = el.children.map((c) => (isText(c) ? c.data : '')).join('');
-      for (const m of json.slice(0, 100_000).matchAll(/"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")/g)) {
-        if ((m[1].match(/[A-Za-z]+/g) ?? []).some((t) => ARTICLE_TYPE.test(t))) declared = true;
-      }
-    } else if (a.itemtype !== undefined) {
-      const type = /schema\.org\/([A-Za-z]+)/i.exec(a.itemtype)?.[1];
-      declared = type !== undefined && ARTICLE_TYPE.test(type);
-    }
+  let depth = 0;
+  let text = 0;
+  const stack: [AnyNode, number][] = root.children.map((c) => [c, 1]);
+  while (stack.length > 0) {
+    const [el, level] = stack.pop() as [AnyNode, number];
+    if (isText(el)) text += el.data.length;
+    if (!isTag(el)) continue;
+    elements++;
+    if (level > depth) depth = level;
+    if (el.name !== 'script' && el.name !== 'style') for (const child of el.children) stack.push([child, level + 1]);
+    if (!declared) declared = declaresArticle(el);
   }
-  return { declared, elements };
+  return { declared, elements, depth, text };
 }
 
-/** Readability's article HTML for a document, or undefined (not an article to it, too large, or an error). */
-export function readabilityArticle(html: string, hints: ArticleHints): string | undefined {
-  if (hints.elements > MAX_ELEMENTS) return undefined;
+/** An element that says its page is an article: `og:type`, a JSON-LD item or a microdata item. */
+function declaresArticle(el: Element): boolean {
+  const a = el.attribs;
+  if (el.name === 'meta' && (a.property ?? a.name)?.toLowerCase() === 'og:type') {
+    return /^article\b/i.test(a.content?.trim() ?? '');
+  }
+  if (el.name === 'script' && a.type?.toLowerCase() === 'application/ld+json') {
+    const json = el.children.map((c) => (isText(c) ? c.data : '')).join('');
+    for (const m of json.slice(0, 100_000).matchAll(/"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")/g)) {
+      if ((m[1].match(/[A-Za-z]+/g) ?? []).some((t) => ARTICLE_TYPE.test(t))) return true;
+    }
+    return false;
+  }
+  if (a.itemtype === undefined) return false;
+  const type = /schema\.org\/([A-Za-z]+)/i.exec(a.itemtype)?.[1];
+  return type !== undefined && ARTICLE_TYPE.test(type);
+}
+
+/** Readability's answer: its article's text, and its HTML. */
+export interface ReadabilityAnswer {
+  text: string;
+  html: string;
+}
+
+/** Readability's answer for a document, or undefined (not an article to it, too large, or an error). */
+export function readabilityArticle(html: string, hints: ArticleHints): ReadabilityAnswer | undefined {
+  if (hints.elements > MAX_ELEMENTS || hints.elements * hints.depth > MAX_ELEMENT_LEVELS || hints.text > MAX_TEXT) {
+    return undefined;
+  }
   try {
     const { document } = parseHTML(html);
     const article = new Readability(document as unknown as Document, { maxElemsToParse: MAX_ELEMENTS }).parse();
-    return article?.content ?? undefined;
+    if (!article?.content) return undefined;
+    return { text: article.textContent ?? '', html: article.content };
   } catch {
     return undefined;
   }
 }
 
-/** The vote between our main content's markdown and Readability's (both rendered by the same converter). */
-export function mergeMainContent(ours: string, theirs: string): string {
-  const theirWords = words(plain(theirs));
-  if (theirWords.join(' ').length < MIN_OTHER_CHARS) return ours;
-  const ourWords = words(plain(ours));
-  const [base, otherWords] =
-    ourWords.join(' ').length > WIDER_FACTOR * theirWords.join(' ').length ? [theirs, ourWords] : [ours, theirWords];
-  const otherShingles = shingles(otherWords);
-  const otherText = ` ${otherWords.join(' ')} `;
+/**
+ * The vote between our main content's markdown and Readability's answer; `markdown` renders Readability's HTML (by
+ * the converter ours went through), called only when its answer is the base.
+ */
+export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdown: (html: string) => string): string {
+  const theirLength = wordLength(theirs.text);
+  if (theirLength < MIN_OTHER_CHARS) return ours;
+  const [base, other] =
+    wordLength(plain(ours)) > WIDER_FACTOR * theirLength ? [markdown(theirs.html), plain(ours)] : [ours, theirs.text];
+  // The other answer's words and shingles, made only when a short block asks.
+  let otherWords: string[] | undefined;
+  let otherText: string | undefined;
+  let otherShingles: Set<number> | undefined;
   const kept = blocks(base).filter((block) => {
-    const w = words(plain(block));
-    if (w.length === 0) return false;
-    if (w.join(' ').length >= KEEP_ALONE_CHARS) return true;
+    const text = plain(block);
+    const length = wordLength(text);
+    if (length === 0) return false;
+    if (length >= KEEP_ALONE_CHARS) return true;
+    otherWords ??= words(other);
+    const w = words(text);
     const own = shingles(w);
-    if (own.size === 0) return otherText.includes(` ${w.join(' ')} `);
+    if (own.size === 0) {
+      otherText ??= ` ${otherWords.join(' ')} `;
+      return otherText.includes(` ${w.join(' ')} `);
+    }
+    otherShingles ??= shingles(otherWords);
     let shared = 0;
     for (const s of own) if (otherShingles.has(s)) shared++;
     return shared >= own.size * SHARED_SHINGLES;
   });
   return kept.join('\n\n');
+}
+
+/**
+ * The length of a text's words joined by single spaces (about `words(text).join(' ')`), counted in one pass over the
+ * characters without making them: letters, digits and `_` are word characters, and so is any character past ASCII
+ * but spaces and general punctuation.
+ */
+function wordLength(text: string): number {
+  let n = 0;
+  let runs = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const word =
+      c < 128
+        ? (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
+        : c !== 0xa0 && !(c >= 0x2000 && c <= 0x206f) && !(c >= 0x3000 && c <= 0x303f);
+    if (word) {
+      n++;
+      if (!inWord) runs++;
+    }
+    inWord = word;
+  }
+  return runs > 0 ? n + runs - 1 : 0;
 }
 
 /** The markdown's blocks: runs of lines between blank lines, a fenced code block whole. */
@@ -137,9 +206,19 @@ function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 }
 
-/** The 4-word shingles of a run of words. */
-function shingles(w: string[]): Set<string> {
-  const set = new Set<string>();
-  for (let i = 0; i + 4 <= w.length; i++) set.add(`${w[i]} ${w[i + 1]} ${w[i + 2]} ${w[i + 3]}`);
+/** The 4-word shingles of a run of words, each as a number (a hash of its words' numbers). */
+function shingles(w: string[]): Set<number> {
+  const set = new Set<number>();
+  const ids = w.map(wordId);
+  for (let i = 0; i + 4 <= ids.length; i++) {
+    set.add(((ids[i] * 31 + ids[i + 1]) * 31 + ids[i + 2]) * 31 + ids[i + 3]);
+  }
   return set;
+}
+
+/** A word's number: a 32-bit FNV-1a hash (collisions cost a vote, never correctness of the page). */
+function wordId(word: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }

@@ -113,7 +113,7 @@ function digestHtml(task: HtmlDigestTask): PageDigest {
   // any other page keeps ours.
   if (main.article || hints.declared) {
     const other = readabilityArticle(page, hints);
-    if (other !== undefined) digest.markdown = mergeMainContent(digest.markdown, markdownOf(other));
+    if (other !== undefined) digest.markdown = mergeMainContent(digest.markdown, other, markdownOf);
   }
   return digest;
 }
