@@ -35,6 +35,15 @@ describe('the vote between our main content and Readability', () => {
     expect(merge(ours, 'In stock')).toBe(ours);
   });
 
+  it('drops a short line that only says when the article was posted, both having kept it', () => {
+    const dates = ['Posted: Fri 6:45 PM, Feb 16, 2018 |', 'Updated: Sat 8:31 PM, Feb 17, 2018'];
+    const merged = merge([...dates, ...body].join('\n\n'), [...dates, ...body].join('\n\n'));
+    expect(merged).toBe(body.join('\n\n'));
+    expect(merge(['Updated 3 hours ago', 'The year 2018 was dry.'].join('\n\n'), 'short')).toBe(
+      'The year 2018 was dry.',
+    );
+  });
+
   it('keeps a fenced code block whole', () => {
     const code = '```\nconst a = 1;\n\nconst b = 2;\n```';
     const ours = [...body, code].join('\n\n');

@@ -120,7 +120,10 @@ export function readabilityArticle(html: string, hints: ArticleHints): Readabili
  */
 export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdown: (html: string) => string): string {
   const theirLength = wordLength(theirs.text);
-  if (theirLength < MIN_OTHER_CHARS) return ours;
+  if (theirLength < MIN_OTHER_CHARS)
+    return blocks(ours)
+      .filter((block) => !isDateLine(plain(block)))
+      .join('\n\n');
   const [base, other] =
     wordLength(plain(ours)) > WIDER_FACTOR * theirLength ? [markdown(theirs.html), plain(ours)] : [ours, theirs.text];
   // The other answer's words and shingles, made only when a short block asks.
@@ -132,6 +135,7 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
     const length = wordLength(text);
     if (length === 0) return false;
     if (length >= KEEP_ALONE_CHARS) return true;
+    if (isDateLine(text)) return false;
     otherWords ??= words(other);
     const w = words(text);
     const own = shingles(w);
@@ -146,6 +150,19 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
   });
   return kept.join('\n\n');
 }
+
+/**
+ * A short block that only says when (or by whom) the article was posted: "Posted: Fri 6:45 PM, Feb 16, 2018",
+ * "Updated 3 hours ago", "By Jane Doe | November 18, 2019". Both methods keep such lines at times; a reader does not
+ * come for them.
+ */
+function isDateLine(text: string): boolean {
+  const t = text.replace(/[*_#>|]/g, ' ').trim();
+  return t.length <= 100 && DATE_LINE.test(t);
+}
+
+const DATE_LINE =
+  /^(?:(?:posted|updated|published|last updated|modified)(?: on| at)?\b[\s:]*|by [\p{Lu}][\p{L}.'-]+(?: [\p{Lu}][\p{L}.'-]+){0,3}\s*[|,·•-]\s*).{0,60}(?:\b(?:19|20)\d{2}\b|\d{1,2}:\d{2}|\bago\b)/iu;
 
 /**
  * The length of a text's words joined by single spaces (about `words(text).join(' ')`), counted in one pass over the
