@@ -8,7 +8,7 @@ const sentence = (n: number) =>
   `what they said and what happened next in the town hall meeting number ${n}.`;
 const body = Array.from({ length: 8 }, (_, i) => sentence(i + 1));
 /** The vote, Readability's answer given as markdown (its text and its HTML alike). */
-const merge = (ours: string, theirs: string) => mergeMainContent(ours, { text: theirs, html: theirs }, (h) => h);
+const merge = (ours: string, theirs: string) => mergeMainContent(ours, { text: theirs, html: () => theirs }, (h) => h);
 
 describe('the vote between our main content and Readability', () => {
   it('keeps running text and what both kept, and drops a short block only one of them kept', () => {

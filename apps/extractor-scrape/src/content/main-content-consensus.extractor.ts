@@ -93,10 +93,10 @@ function declaresArticle(el: Element): boolean {
   return type !== undefined && ARTICLE_TYPE.test(type);
 }
 
-/** Readability's answer: its article's text, and its HTML. */
+/** Readability's answer: its article's text, and its HTML (serialized only when asked). */
 export interface ReadabilityAnswer {
   text: string;
-  html: string;
+  html(): string;
 }
 
 /** Readability's answer for a document, or undefined (not an article to it, too large, or an error). */
@@ -106,9 +106,18 @@ export function readabilityArticle(html: string, hints: ArticleHints): Readabili
   }
   try {
     const { document } = parseHTML(html);
-    const article = new Readability(document as unknown as Document, { maxElemsToParse: MAX_ELEMENTS }).parse();
-    if (!article?.content) return undefined;
-    return { text: article.textContent ?? '', html: article.content };
+    // The article's element as it is (no serializing unless its markdown is needed); JSON-LD is read by us.
+    const article = new Readability<{ outerHTML: string }>(document as unknown as Document, {
+      maxElemsToParse: MAX_ELEMENTS,
+      disableJSONLD: true,
+      serializer: (node) => node as unknown as { outerHTML: string },
+    }).parse();
+    const content = article?.content;
+    if (!content) return undefined;
+    return {
+      text: article.textContent ?? '',
+      html: () => content.outerHTML,
+    };
   } catch {
     return undefined;
   }
@@ -125,7 +134,7 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
       .filter((block) => !isDateLine(plain(block)))
       .join('\n\n');
   const [base, other] =
-    wordLength(plain(ours)) > WIDER_FACTOR * theirLength ? [markdown(theirs.html), plain(ours)] : [ours, theirs.text];
+    wordLength(plain(ours)) > WIDER_FACTOR * theirLength ? [markdown(theirs.html()), plain(ours)] : [ours, theirs.text];
   // The other answer's words and shingles, made only when a short block asks.
   let otherWords: string[] | undefined;
   let otherText: string | undefined;
