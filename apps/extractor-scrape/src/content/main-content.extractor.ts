@@ -18,7 +18,8 @@ import { Document, Element, isTag, isText, type AnyNode, type ParentNode } from 
  *    non-link text of the page's scope (`main`, else the body) and are not a list of teasers; otherwise the content
  *    is the `main` landmark, or the text column (less its link blocks).
  * 4. Prune the article: link-dense blocks, teaser lists, figures, captions, galleries, bylines and dates.
- * An article's answer is then put to a vote with Readability's (main-content-consensus.extractor.ts).
+ * The answer for a page that reads as an article, or says it is one, is then put to a vote with Readability's
+ * (main-content-consensus.extractor.ts).
  */
 export function extractMainContent(root: ParentNode): MainContent {
   const body = findFirst(root, (e) => e.name === 'body') ?? root;
