@@ -44,6 +44,13 @@ describe('the vote between our main content and Readability', () => {
     );
   });
 
+  it("drops a short note all in emphasis at the article's end, and keeps emphasis elsewhere", () => {
+    const note = "_Jane Doe is the paper's science editor. [Follow her](https://example.com/jane)._";
+    const quote = '_A short line in italics, quoted by the mayor._';
+    const both = [body[0], quote, ...body.slice(1), note].join('\n\n');
+    expect(merge(both, both)).toBe([body[0], quote, ...body.slice(1)].join('\n\n'));
+  });
+
   it('keeps a fenced code block whole', () => {
     const code = '```\nconst a = 1;\n\nconst b = 2;\n```';
     const ours = [...body, code].join('\n\n');

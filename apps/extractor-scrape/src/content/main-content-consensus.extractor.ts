@@ -139,10 +139,12 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
   let otherWords: string[] | undefined;
   let otherText: string | undefined;
   let otherShingles: Set<number> | undefined;
-  const kept = blocks(base).filter((block) => {
+  const all = blocks(base);
+  const kept = all.filter((block, i) => {
     const text = plain(block);
     const length = wordLength(text);
     if (length === 0) return false;
+    if (i >= all.length - TRAILING_NOTES && length < MAX_NOTE_CHARS && isEmphasisOnly(block)) return false;
     if (length >= KEEP_ALONE_CHARS) return true;
     if (isDateLine(text)) return false;
     otherWords ??= words(other);
@@ -172,6 +174,15 @@ function isDateLine(text: string): boolean {
 
 const DATE_LINE =
   /^(?:(?:posted|updated|published|last updated|modified)(?: on| at)?\b[\s:]*|by [\p{Lu}][\p{L}.'-]+(?: [\p{Lu}][\p{L}.'-]+){0,3}\s*[|,·•-]\s*).{0,60}(?:\b(?:19|20)\d{2}\b|\d{1,2}:\d{2}|\bago\b)/iu;
+
+/** The article's last blocks, where a short block all in emphasis is a note about it (a bio, a promo, a credit). */
+const TRAILING_NOTES = 2;
+const MAX_NOTE_CHARS = 300;
+
+/** A block wholly in emphasis (`_..._`, `**_..._**`), link targets aside: an editor's note, an author's bio. */
+function isEmphasisOnly(block: string): boolean {
+  return /^\s*(?:\*\*)?_[^_]+_(?:\*\*)?\s*$/.test(block.replace(/\]\([^)\n]*\)/g, ']'));
+}
 
 /**
  * The length of a text's words joined by single spaces (about `words(text).join(' ')`), counted in one pass over the
