@@ -30,6 +30,14 @@ describe('the vote between our main content and Readability', () => {
     expect(merge(ours, theirs)).toBe(theirs);
   });
 
+  it('keeps our headline on top, though Readability left it out, whichever answer is the base', () => {
+    const ours = ['# The headline of the story', ...body].join('\n\n');
+    expect(merge(ours, body.join('\n\n'))).toBe(ours);
+    const menu = Array.from({ length: 120 }, (_, i) => `- [Section ${i} of the site, its long menu entry](/s/${i})`);
+    const wide = ['# The headline of the story', menu.join('\n'), ...body].join('\n\n');
+    expect(merge(wide, body.join('\n\n'))).toBe(ours);
+  });
+
   it('leaves ours as it is when Readability found no article (a short answer)', () => {
     const ours = ['Price: 12 EUR', 'In stock', ...body.slice(0, 2)].join('\n\n');
     expect(merge(ours, 'In stock')).toBe(ours);

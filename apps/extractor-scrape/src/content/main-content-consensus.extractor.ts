@@ -139,13 +139,19 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
   let otherWords: string[] | undefined;
   let otherText: string | undefined;
   let otherShingles: Set<number> | undefined;
+  // The headline stays (ADR 0023: a reader expects it on top), though Readability drops a title it has read: our
+  // first block when it is a heading of rank 1, put back on top when Readability's answer is the base.
+  const first = blocks(ours)[0];
+  const headline = first !== undefined && /^# /.test(first) ? first : undefined;
   const all = blocks(base);
+  if (headline !== undefined && base !== ours && !all.includes(headline)) all.unshift(headline);
   const kept = all.filter((block, i) => {
     const text = plain(block);
     const length = wordLength(text);
     if (length === 0) return false;
     if (i >= all.length - TRAILING_NOTES && length < MAX_NOTE_CHARS && isEmphasisOnly(block)) return false;
     if (length >= KEEP_ALONE_CHARS) return true;
+    if (block === headline) return true;
     if (isDateLine(text)) return false;
     otherWords ??= words(other);
     const w = words(text);
