@@ -197,5 +197,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; code: string }
   UPSTREAM_TIMEOUT: { status: 408, code: 'SCRAPE_TIMEOUT' },
   SERVICE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   OVERLOADED: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  LLM_UNAVAILABLE: { status: 500, code: 'LLM_ERROR' },
+  LLM_ANSWER_INVALID: { status: 500, code: 'LLM_ERROR' },
   INTERNAL: { status: 500, code: 'INTERNAL_SERVER_ERROR' },
 };
