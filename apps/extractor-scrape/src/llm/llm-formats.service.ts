@@ -41,7 +41,7 @@ export class LlmFormatsService {
       const names = [json ? 'json' : '', summary ? 'summary' : ''].filter(Boolean).join(' and ');
       throw new TrawlError(
         'VALIDATION_FAILED',
-        `formats: ${names} need a language model, and none is configured on this service ` +
+        `formats: ${names} ${json && summary ? 'need' : 'needs'} a language model, and none is configured on this service ` +
           '(LLM_BASE_URL and LLM_MODEL of extractor-scrape)',
         { field: 'formats' },
       );
