@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Firecrawl from '@mendable/firecrawl-js';
 import { TrawlClient } from '@trawl/client';
 import {
+  eventually,
   startLoopbackHttp,
   startOpenAiStub,
   type LoopbackServer,
@@ -48,7 +49,7 @@ describe('json and summary formats through the whole stack, against a stub of th
       res.end(PAGE);
     });
     model = await startOpenAiStub((req) => reply(req), { apiKey: 'sk-e2e' });
-    stack = await startStack(['gateway', 'extractor-scrape'], {
+    stack = await startStack(['gateway', 'extractor-scrape', 'task-service'], {
       SSRF_ALLOW_HOSTS: '127.0.0.1',
       SCRAPE_DEFAULT_ENGINE: 'http',
       LLM_BASE_URL: model.baseUrl,
@@ -149,6 +150,35 @@ describe('json and summary formats through the whole stack, against a stub of th
     expect(res.status).toBe(200);
     expect(res.body.data.data.summary).toBe(SUMMARY);
     expect(res.body.data.params).toMatchObject({ type: 'scrape', url: url() });
+  });
+
+  it('a URL batch of type scrape carries them in scrapeOptions: each task record has its json and summary', async () => {
+    const urls = [`${site.url}/kettle?b=1`, `${site.url}/kettle?b=2`];
+    const submitted = await callApi(stack, 'POST', '/extractTask/batch', {
+      urls,
+      type: 'scrape',
+      // The spec's batch needs a webhook; no dispatcher runs here, the records are looked up.
+      webhook: `${site.url}/hook`,
+      scrapeOptions: { formats: ['summary', { type: 'json', schema: SCHEMA }] },
+    });
+    expect(submitted.status).toBe(200);
+    const ids = (submitted.body.data as { id: string }[]).map((j) => j.id);
+    expect(ids).toHaveLength(2);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the task record as the API answers it
+    const records: any[] = [];
+    await eventually(async () => {
+      records.length = 0;
+      for (const id of ids) records.push((await callApi(stack, 'GET', `/extractTask/${id}`)).body.data);
+      return records.every((r) => r.status === 'completed' || r.status === 'failed');
+    }, 60_000);
+    for (const [i, record] of records.entries()) {
+      expect(record.status).toBe('completed');
+      expect(record.data).toMatchObject({
+        sourceURL: urls[i],
+        summary: SUMMARY,
+        json: { name: 'Kettle 3000', price: 39.9 },
+      });
+    }
   });
 
   it('Firecrawl v2 scrape with the json and summary formats through firecrawl-js 4.42.0, no warning', async () => {
