@@ -118,6 +118,27 @@ describe('LlmFormatsService against a local stub of the chat-completions API', (
     );
   });
 
+  it('a schema pattern that would stall the event loop runs in the worker and is stopped at its budget', async () => {
+    const hostile = {
+      type: 'object',
+      properties: { code: { type: 'string', pattern: '^(a+)+$' } },
+      required: ['code'],
+    };
+    const budgeted = new LlmFormatsService(settings, 1500);
+    try {
+      next = () => ({ content: JSON.stringify({ code: `${'a'.repeat(40)}!` }) });
+      const plan = budgeted.plan([{ type: 'json', schema: hostile }])!;
+      const stopped = await failure(budgeted.answer(plan, PAGE, later()));
+      expect(stopped.code).toBe('LLM_ANSWER_INVALID');
+      expect(stopped.message).toContain('took longer than 1500 ms');
+      // The next validation gets a new worker and is answered.
+      next = () => ({ content: '{"code":"aaa"}' });
+      expect((await budgeted.answer(plan, PAGE, later())).json).toEqual({ code: 'aaa' });
+    } finally {
+      await budgeted.close();
+    }
+  });
+
   it('takes one ```json fence off an answer', async () => {
     next = () => ({ content: '```json\n{"name":"Kettle","price":2}\n```' });
     const answers = await llm.answer(llm.plan([{ type: 'json', schema: SCHEMA }])!, PAGE, later());

@@ -1,12 +1,13 @@
 import { TrawlError, type JsonFormat, type ScrapeFormatOption } from '@trawl/contracts';
 import { buildJsonRequest, buildSummaryRequest, type ChatRequest, type PageForModel } from './chat-request.builder.js';
-import { ChatCompletionsClient } from './chat-completions.client.js';
-import { compileAnswerSchema, jsonAnswerOf, summaryAnswerOf, type AnswerSchema } from './llm-answer.validator.js';
+import { ChatCompletionsClient, type ChatAnswer } from './chat-completions.client.js';
+import { AnswerValidationPool } from './answer-validation.pool.js';
+import { checkAnswerSchema, jsonObjectOf, schemaFailure, summaryAnswerOf } from './llm-answer.validator.js';
 import type { LlmSettings } from './llm.settings.js';
 
 /** What a scrape asks of the model: the `json` format (its schema compiled) and/or a summary. */
 export interface LlmPlan {
-  json?: { format: JsonFormat; schema?: AnswerSchema };
+  json?: { format: JsonFormat; schema?: Record<string, unknown> };
   summary: boolean;
 }
 
@@ -24,9 +25,14 @@ export interface LlmAnswers {
  */
 export class LlmFormatsService {
   private readonly client?: ChatCompletionsClient;
+  private readonly validation: AnswerValidationPool;
 
-  constructor(private readonly settings: LlmSettings | undefined) {
+  constructor(
+    private readonly settings: LlmSettings | undefined,
+    validationBudgetMs?: number,
+  ) {
     if (settings) this.client = new ChatCompletionsClient(settings);
+    this.validation = new AnswerValidationPool(validationBudgetMs);
   }
 
   plan(formats: readonly ScrapeFormatOption[]): LlmPlan | undefined {
@@ -47,7 +53,7 @@ export class LlmFormatsService {
       );
     }
     return {
-      ...(json ? { json: { format: json, ...(json.schema ? { schema: compileAnswerSchema(json.schema) } : {}) } } : {}),
+      ...(json ? { json: { format: json, ...(json.schema ? { schema: checkAnswerSchema(json.schema) } : {}) } } : {}),
       summary,
     };
   }
@@ -60,20 +66,25 @@ export class LlmFormatsService {
     const [json, summary] = await Promise.all([
       plan.json
         ? ask(
-            buildJsonRequest(
-              model,
-              { schema: plan.json.schema?.schema, prompt: plan.json.format.prompt },
-              page,
-              maxInputChars,
-            ),
-          ).then((a) => jsonAnswerOf(a, plan.json?.schema))
+            buildJsonRequest(model, { schema: plan.json.schema, prompt: plan.json.format.prompt }, page, maxInputChars),
+          ).then((a) => this.checked(a, plan.json?.schema))
         : undefined,
       plan.summary ? ask(buildSummaryRequest(model, page, maxInputChars)).then(summaryAnswerOf) : undefined,
     ]);
     return { ...(json ? { json } : {}), ...(summary !== undefined ? { summary } : {}) };
   }
 
+  /** The answer's object, validated against the schema in the worker when there is one. */
+  private async checked(answer: ChatAnswer, schema: Record<string, unknown> | undefined) {
+    const value = jsonObjectOf(answer);
+    if (!schema) return value;
+    const verdict = await this.validation.validate(schema, value);
+    if (!verdict.valid) throw schemaFailure(verdict);
+    return value;
+  }
+
   async close(): Promise<void> {
     await this.client?.close();
+    await this.validation.close();
   }
 }
