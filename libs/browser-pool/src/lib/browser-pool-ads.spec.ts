@@ -118,6 +118,26 @@ describe.each([
     expect(tabs.get('on-2')).toBe(tabs.get('off-1'));
   });
 
+  it('holds with caller headers scoped to the page (its own route beside the interception)', async () => {
+    const result = await pool.run(
+      async ({ page, adsBlocked }) => {
+        await page.goto(`${site.url}/article?task=headers`, { waitUntil: 'load' });
+        return { app: await page.textContent('#app'), ads: adsBlocked() };
+      },
+      {
+        deadline: Date.now() + 20_000,
+        tenant: 'tenant-a',
+        blockAds: true,
+        headers: { 'x-caller': 'yes' },
+        headersFor: `${site.url}/article?task=headers`,
+      },
+    );
+    expect(result).toEqual({ app: 'first-party script ran', ads: 1 });
+    expect(reached(AD_HOST, '/tag/js/gpt.js')).not.toContain('headers');
+    const page = site.requests.find((r) => r.url === '/article?task=headers');
+    expect(page?.headers['x-caller']).toBe('yes');
+  });
+
   it('is per task: two tasks at once on one browser, one with blockAds and one without', async () => {
     const [on, off] = await Promise.all([scrape('both-on', true), scrape('both-off', false)]);
     expect([on.ads, off.ads]).toEqual([1, 0]);
