@@ -28,6 +28,7 @@ export type CrawlDocument = {
   links?: string[];
   markdown?: string;
   metadata: {
+    adsBlocked?: number;
     canonical?: string;
     contentType: string | null;
     description?: string;
@@ -115,6 +116,7 @@ export type ExtractRequest = {
   params?: Record<string, unknown>;
   scrapeOptions?: {
     actions?: Array<Record<string, unknown>>;
+    blockAds?: boolean;
     formats?: Array<string | Record<string, unknown>>;
     location?: {
       country?: string;
@@ -419,6 +421,7 @@ export type ScrapeRequest = {
     text?: string;
     type: "wait" | "click" | "write" | "press" | "scroll" | "screenshot" | "scrape" | "executeJavascript";
   }>;
+  blockAds?: boolean;
   engine?: "http" | "browser" | "auto";
   excludeTags?: string[];
   formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | "summary" | {
@@ -470,6 +473,7 @@ export type ScrapeResult = {
   links?: string[];
   markdown?: string;
   metadata: {
+    adsBlocked?: number;
     canonical?: string;
     contentType: string | null;
     description?: string;
@@ -577,6 +581,7 @@ export type UrlBatchRequest = {
   params?: Record<string, unknown>;
   scrapeOptions?: {
     actions?: Array<Record<string, unknown>>;
+    blockAds?: boolean;
     formats?: Array<string | Record<string, unknown>>;
     location?: {
       country?: string;
