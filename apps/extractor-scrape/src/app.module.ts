@@ -9,6 +9,8 @@ import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
 import { RenderController } from './render.controller.js';
 import { RenderService } from './render.service.js';
 import { PageWorkPool } from './content/page-work.pool.js';
+import { LlmFormatsService } from './llm/llm-formats.service.js';
+import { llmSettingsOf } from './llm/llm.settings.js';
 import { ScrapeController } from './scrape.controller.js';
 import { ScrapeService } from './scrape.service.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
@@ -22,6 +24,7 @@ export class AppModule implements OnApplicationShutdown {
     private readonly pool: BrowserPool,
     private readonly proxy: GuardProxy,
     private readonly work: PageWorkPool,
+    private readonly llm: LlmFormatsService,
   ) {}
 
   /** `metrics`: where proxy health is counted (bootstrap passes the service's; tests may leave it out). */
@@ -35,6 +38,7 @@ export class AppModule implements OnApplicationShutdown {
       settle: { quietMs: env.BROWSER_SETTLE_QUIET_MS, maxMs: env.BROWSER_SETTLE_MAX_MS },
       maxScreenshotBytes: env.SCRAPE_SCREENSHOT_MAX_BYTES,
       actionsMaxMs: env.SCRAPE_ACTIONS_MAX_MS,
+      llm: llmSettingsOf(env),
     };
     // Chromium reaches the web only through the guarding proxy (every request and hop checked before it leaves and
     // at connect time); the pool checks the page's navigation and redirect hops too, for a clear URL_NOT_ALLOWED.
@@ -103,6 +107,7 @@ export class AppModule implements OnApplicationShutdown {
         BrowserScrapeEngine,
         HttpScrapeEngine,
         { provide: PageWorkPool, useFactory: work },
+        { provide: LlmFormatsService, useValue: new LlmFormatsService(settings.llm) },
         ScrapeService,
         RenderService,
       ],
@@ -114,5 +119,6 @@ export class AppModule implements OnApplicationShutdown {
     await this.pool.close();
     await this.proxy.close();
     await this.work.close();
+    await this.llm.close();
   }
 }

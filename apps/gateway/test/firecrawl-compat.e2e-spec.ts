@@ -175,13 +175,13 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
 
   it('v2 scrape: an option Trawl cannot honour is named in warning, an inert one (origin) is not', async () => {
     const doc = await client().scrape('http://127.0.0.1:9/warned', {
-      formats: ['markdown', 'summary', 'links', { type: 'screenshot', fullPage: true }],
+      formats: ['markdown', 'branding', 'links', { type: 'screenshot', fullPage: true }],
       onlyMainContent: false,
       mobile: true,
       blockAds: false,
     });
     expect(doc.markdown).toBe('# Page /warned');
-    expect(doc.warning).toContain('format summary');
+    expect(doc.warning).toContain('format branding');
     expect(doc.warning).not.toContain('blockAds');
     expect(doc.warning).not.toContain('links');
     expect(doc.warning).not.toContain('onlyMainContent');

@@ -299,6 +299,14 @@ const scrapeResult = shape<ScrapeResult>(
     ),
     rawHtml: str('The document as served; present when `rawHtml` was asked for.'),
     screenshot: str('Present when a screenshot was asked for: a data URL, PNG (JPEG with `quality`).'),
+    json: {
+      type: 'object',
+      additionalProperties: true,
+      description:
+        'Present when the `json` format was asked for: the object the language model read out of the page, valid ' +
+        'against the format’s `schema` (ADR 0029).',
+    },
+    summary: str('Present when `summary` was asked for: the language model’s summary of the main content (ADR 0029).'),
     actions: shape<NonNullable<ScrapeResult['actions']>>({
       screenshots: arr(str('A data URL per screenshot action.')),
       scrapes: arr(shape<{ url: string; html: string }>({ url: str(), html: str('Rendered HTML at that moment.') })),
@@ -361,7 +369,7 @@ const scrapeResult = shape<ScrapeResult>(
       ),
     ),
   },
-  ['html', 'markdown', 'rawHtml', 'links', 'screenshot', 'actions'],
+  ['html', 'markdown', 'rawHtml', 'links', 'screenshot', 'json', 'summary', 'actions'],
 );
 
 const scrapeMetadata = (scrapeResult.properties as Record<keyof ScrapeResult, JsonSchema>).metadata;
@@ -380,7 +388,7 @@ const crawlDocument = shape<CrawlDocument>(
       required: [...(scrapeMetadata.required as string[]), 'sourceURL', 'statusCode'].sort(),
     },
   },
-  ['html', 'markdown', 'rawHtml', 'links', 'screenshot', 'actions'],
+  ['html', 'markdown', 'rawHtml', 'links', 'screenshot', 'json', 'summary', 'actions'],
 );
 
 const crawlStartReply = shape<CrawlStartReply>({ id: str('The crawl’s id (32 hex digits).') });

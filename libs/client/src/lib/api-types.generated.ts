@@ -24,6 +24,7 @@ export type CrawlDocument = {
   };
   edgeId: string;
   html?: string;
+  json?: Record<string, unknown>;
   links?: string[];
   markdown?: string;
   metadata: {
@@ -56,6 +57,7 @@ export type CrawlDocument = {
   screenshot?: string;
   sourceURL: string;
   status: number;
+  summary?: string;
   taskId: string;
 };
 
@@ -102,7 +104,7 @@ export type CrawlStatus = {
 };
 
 export type ErrorData = {
-  error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "LLM_UNAVAILABLE" | "LLM_ANSWER_INVALID" | "INTERNAL";
   field?: string;
   retryable: boolean;
 };
@@ -422,7 +424,13 @@ export type ScrapeRequest = {
   blockAds?: boolean;
   engine?: "http" | "browser" | "auto";
   excludeTags?: string[];
-  formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | {
+  formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | "summary" | {
+    prompt?: string;
+    schema?: Record<string, unknown>;
+    type: "json";
+  } | {
+    type: "summary";
+  } | {
     fullPage?: boolean;
     quality?: number;
     type: "screenshot";
@@ -461,6 +469,7 @@ export type ScrapeResult = {
   };
   edgeId: string;
   html?: string;
+  json?: Record<string, unknown>;
   links?: string[];
   markdown?: string;
   metadata: {
@@ -493,6 +502,7 @@ export type ScrapeResult = {
   screenshot?: string;
   sourceURL: string;
   status: number;
+  summary?: string;
   taskId: string;
 };
 
@@ -707,7 +717,7 @@ export type WebhookPayload = {
 };
 
 export type WireError = {
-  code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "LLM_UNAVAILABLE" | "LLM_ANSWER_INVALID" | "INTERNAL";
   field?: string;
   message: string;
   retryable: boolean;

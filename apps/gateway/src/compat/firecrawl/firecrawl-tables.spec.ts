@@ -27,10 +27,10 @@ describe('Firecrawl translation tables', () => {
 
   it('defaults to markdown, and still reads the page as markdown when no asked format maps', () => {
     expect(toNativeScrape({}).native.formats).toEqual(['markdown']);
-    const onlySummary = toNativeScrape({ formats: ['summary'] });
-    expect(onlySummary.native.formats).toEqual(['markdown']);
-    expect(onlySummary.warnings).toEqual(['format summary: Trawl does no LLM summaries; ignored']);
-    expect(fromNativeScrape(result, onlySummary).markdown).toBeUndefined();
+    const onlyBranding = toNativeScrape({ formats: ['branding'] });
+    expect(onlyBranding.native.formats).toEqual(['markdown']);
+    expect(onlyBranding.warnings).toEqual(['format branding: Trawl does not read branding; ignored']);
+    expect(fromNativeScrape(result, onlyBranding).markdown).toBeUndefined();
   });
 
   it('names every pending and unsupported format in a warning, and an unknown one too', () => {
@@ -98,6 +98,33 @@ describe('Firecrawl translation tables', () => {
       screenshot: 'data:image/jpeg;base64,AA',
       actions: { screenshots: [], scrapes: [], javascriptReturns: [] },
     });
+  });
+
+  it('maps v2 json and summary onto the native LLM formats and answers json and summary (ADR 0029)', () => {
+    const schema = { type: 'object', properties: { price: { type: 'number' } } };
+    const mapping = toNativeScrape({ formats: [{ type: 'json', schema, prompt: 'the price' }, 'summary'] });
+    expect(mapping.native.formats).toEqual([{ type: 'json', schema, prompt: 'the price' }, 'summary']);
+    expect(mapping.warnings).toEqual([]);
+    const doc = fromNativeScrape({ ...result, json: { price: 3 }, summary: 'A page.' }, mapping);
+    expect(doc).toMatchObject({ json: { price: 3 }, summary: 'A page.' });
+    expect(doc.markdown).toBeUndefined();
+    expect(toNativeScrape({ formats: [{ type: 'summary' }] }).native.formats).toEqual(['summary']);
+  });
+
+  it('maps v1 json with jsonOptions and extract with extract onto one native json entry, answered by name', () => {
+    const schema = { type: 'object' };
+    const v1 = toNativeScrape({ formats: ['json'], jsonOptions: { schema, prompt: 'p', systemPrompt: 'be nice' } });
+    expect(v1.native).toEqual({ formats: [{ type: 'json', schema, prompt: 'p' }] });
+    expect(v1.warnings).toEqual(['jsonOptions.systemPrompt: Trawl uses its own system prompt; ignored']);
+    expect(fromNativeScrape({ ...result, json: { a: 1 } }, v1).json).toEqual({ a: 1 });
+
+    const both = toNativeScrape({ formats: ['extract', 'json', 'markdown'], extract: { prompt: 'q' } });
+    expect(both.native.formats).toEqual([{ type: 'json', prompt: 'q' }, 'markdown']);
+    expect(fromNativeScrape({ ...result, json: { a: 1 } }, both)).toMatchObject({ extract: { a: 1 }, json: { a: 1 } });
+
+    expect(() => toNativeScrape({ formats: ['json'] })).toThrow('formats: json needs a schema or a prompt');
+    // Without the format, the options ask for nothing (as Firecrawl).
+    expect(toNativeScrape({ jsonOptions: { prompt: 'p' } }).warnings).toEqual([]);
   });
 
   it("clamps timeout, waitFor and maxAge to Trawl's bounds and says so", () => {

@@ -53,8 +53,9 @@ export const SCRAPE_OPTIONS: Readonly<Record<string, OptionRule>> = {
   removeBase64Images: { kind: 'unsupported', why: 'Trawl keeps images as the page has them', asks: isTrue },
   fastMode: { kind: 'unsupported', why: 'Trawl has one scrape mode', asks: isTrue },
   useMock: { kind: 'unsupported', why: 'Trawl has no mocks', asks: given },
-  jsonOptions: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
-  extract: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
+  // v1's options of the `json` / `extract` formats: read by those formats' rule (`llm`), nothing on their own.
+  jsonOptions: { kind: 'inert' },
+  extract: { kind: 'inert' },
   changeTrackingOptions: { kind: 'unsupported', why: 'Trawl does not track changes' },
   lockdown: { kind: 'unsupported', why: 'Trawl has no lockdown mode', asks: isTrue },
   domainTools: { kind: 'unsupported', why: 'Trawl has no domain tools', asks: nonEmpty },
@@ -67,7 +68,7 @@ export const SCRAPE_OPTIONS: Readonly<Record<string, OptionRule>> = {
 
 /** A Firecrawl format onto a native one; `decode` turns the native field into Firecrawl's value. */
 export type FormatRule =
-  | { kind: 'mapped'; native: string; decode?: 'scrape-html'; passEntry?: boolean }
+  | { kind: 'mapped'; native: string; decode?: 'scrape-html'; passEntry?: boolean; llmJson?: boolean }
   | { kind: 'pending'; native: string; owner: PendingOwner }
   | { kind: 'unsupported'; why: string };
 
@@ -80,9 +81,12 @@ export const FORMATS: Readonly<Record<string, FormatRule>> = {
   links: { kind: 'mapped', native: 'links' },
   // The entry is passed as given (`screenshot`, `screenshot@fullPage` or the object form): the native scrape takes all three.
   screenshot: { kind: 'mapped', native: 'screenshot', passEntry: true },
-  summary: { kind: 'unsupported', why: 'Trawl does no LLM summaries' },
-  json: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
-  extract: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
+  // ADR 0029: answered by the language model configured on extractor-scrape (without one: 400).
+  summary: { kind: 'mapped', native: 'summary' },
+  // v2's `{ type: 'json', schema, prompt }`, or v1's `json` / `extract` with `jsonOptions` / `extract`: the native
+  // `{ type: 'json', schema, prompt }` entry (`llmJson`), answered under the name asked for.
+  json: { kind: 'mapped', native: 'json', llmJson: true },
+  extract: { kind: 'mapped', native: 'json', llmJson: true },
   changeTracking: { kind: 'unsupported', why: 'Trawl does not track changes' },
   branding: { kind: 'unsupported', why: 'Trawl does not read branding' },
   images: { kind: 'unsupported', why: 'Trawl does not list images' },
@@ -197,5 +201,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; code: string }
   UPSTREAM_TIMEOUT: { status: 408, code: 'SCRAPE_TIMEOUT' },
   SERVICE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   OVERLOADED: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  LLM_UNAVAILABLE: { status: 500, code: 'LLM_ERROR' },
+  LLM_ANSWER_INVALID: { status: 500, code: 'LLM_ERROR' },
   INTERNAL: { status: 500, code: 'INTERNAL_SERVER_ERROR' },
 };
