@@ -61,6 +61,8 @@ export class ScrapeService {
       deadline,
       tenant: req.tenant,
       ...(browser ? { browser } : {}),
+      // ADR 0030: on unless the request turns it off, as Firecrawl's blockAds.
+      blockAds: req.blockAds ?? true,
     };
     const formats = new Set(req.formats.filter((f): f is ScrapeFormat => typeof f === 'string'));
     if (formats.has('rawHtml')) engineReq.rawHtml = true;
@@ -101,6 +103,7 @@ export class ScrapeService {
         statusCode: page.status,
         contentType: page.contentType,
         engine: page.engine,
+        ...(page.adsBlocked !== undefined ? { adsBlocked: page.adsBlocked } : {}),
       },
     };
   }

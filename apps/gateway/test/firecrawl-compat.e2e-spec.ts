@@ -178,11 +178,11 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
       formats: ['markdown', 'summary', 'links', { type: 'screenshot', fullPage: true }],
       onlyMainContent: false,
       mobile: true,
-      blockAds: true,
+      blockAds: false,
     });
     expect(doc.markdown).toBe('# Page /warned');
     expect(doc.warning).toContain('format summary');
-    expect(doc.warning).toContain('blockAds');
+    expect(doc.warning).not.toContain('blockAds');
     expect(doc.warning).not.toContain('links');
     expect(doc.warning).not.toContain('onlyMainContent');
     expect(doc.warning).not.toContain('origin');
@@ -190,6 +190,7 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
       formats: ['markdown', 'links', { type: 'screenshot', fullPage: true }],
       onlyMainContent: false,
       mobile: true,
+      blockAds: false,
     });
   });
 

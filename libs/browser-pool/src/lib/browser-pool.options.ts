@@ -1,4 +1,5 @@
 import type { BrowserType } from 'playwright-core';
+import type { AdBlocker } from './ad-blocker.service.js';
 
 /** Resource types (Playwright's `request.resourceType()`) the pool can refuse to load. */
 export const BLOCKABLE_RESOURCES = ['image', 'media', 'font', 'stylesheet', 'texttrack', 'manifest', 'other'] as const;
@@ -68,6 +69,11 @@ export interface BrowserPoolOptions {
    * guarded lane of the GuardProxy (so every target is still checked before it is forwarded).
    */
   upstreamProxies?: UpstreamProxies;
+  /**
+   * Decides which requests a task run with `blockAds` refuses (ads and trackers; ADR 0030). One per process: its
+   * engine is built once (call its `ready()` at start-up). Without it `blockAds` blocks nothing.
+   */
+  adBlocker?: AdBlocker;
   /** Playwright's chromium, replaceable in tests. */
   launcher?: BrowserType;
   onEvent?: (event: BrowserPoolEvent) => void;

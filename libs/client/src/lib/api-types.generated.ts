@@ -27,6 +27,7 @@ export type CrawlDocument = {
   links?: string[];
   markdown?: string;
   metadata: {
+    adsBlocked?: number;
     canonical?: string;
     contentType: string | null;
     description?: string;
@@ -113,6 +114,7 @@ export type ExtractRequest = {
   params?: Record<string, unknown>;
   scrapeOptions?: {
     actions?: Array<Record<string, unknown>>;
+    blockAds?: boolean;
     formats?: Array<string | Record<string, unknown>>;
     location?: {
       country?: string;
@@ -417,6 +419,7 @@ export type ScrapeRequest = {
     text?: string;
     type: "wait" | "click" | "write" | "press" | "scroll" | "screenshot" | "scrape" | "executeJavascript";
   }>;
+  blockAds?: boolean;
   engine?: "http" | "browser" | "auto";
   excludeTags?: string[];
   formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | {
@@ -461,6 +464,7 @@ export type ScrapeResult = {
   links?: string[];
   markdown?: string;
   metadata: {
+    adsBlocked?: number;
     canonical?: string;
     contentType: string | null;
     description?: string;
@@ -567,6 +571,7 @@ export type UrlBatchRequest = {
   params?: Record<string, unknown>;
   scrapeOptions?: {
     actions?: Array<Record<string, unknown>>;
+    blockAds?: boolean;
     formats?: Array<string | Record<string, unknown>>;
     location?: {
       country?: string;

@@ -50,14 +50,21 @@ describe('Firecrawl translation tables', () => {
       waitFor: 10,
       includeTags: ['main'],
       skipTlsVerification: false,
-      blockAds: true,
+      blockAds: false,
+      zeroDataRetention: true,
       origin: 'js-sdk@4.42.0',
       integration: 'n8n',
       somethingNew: 1,
     });
-    expect(mapping.native).toEqual({ formats: ['markdown'], headers: { a: 'b' }, waitFor: 10, includeTags: ['main'] });
+    expect(mapping.native).toEqual({
+      formats: ['markdown'],
+      headers: { a: 'b' },
+      waitFor: 10,
+      includeTags: ['main'],
+      blockAds: false,
+    });
     expect(mapping.warnings).toEqual([
-      'blockAds: Trawl does not block ads; ignored',
+      'zeroDataRetention: Trawl keeps results for its cache and task lookup; ignored',
       'somethingNew is not an option Trawl knows; ignored',
     ]);
   });

@@ -42,7 +42,7 @@ export const SCRAPE_OPTIONS: Readonly<Record<string, OptionRule>> = {
   skipTlsVerification: { kind: 'unsupported', why: 'Trawl always verifies TLS', asks: isTrue },
   storeInCache: { kind: 'mapped', native: 'storeInCache' },
   zeroDataRetention: { kind: 'unsupported', why: 'Trawl keeps results for its cache and task lookup', asks: isTrue },
-  blockAds: { kind: 'unsupported', why: 'Trawl does not block ads', asks: isTrue },
+  blockAds: { kind: 'mapped', native: 'blockAds' },
   proxy: {
     kind: 'unsupported',
     why: 'Trawl picks proxies itself (PROXY_URLS)',

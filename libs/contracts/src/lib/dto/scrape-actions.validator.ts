@@ -205,8 +205,8 @@ export class IsBrowserOnlyFlag implements ValidatorConstraintInterface {
 function scrapeOptionsProblem(value: unknown, known: readonly string[], args: ValidationArguments): string | undefined {
   const { type, engine } = args.object as { type?: unknown; engine?: unknown };
   if (type !== 'scrape') return 'apply to type scrape only';
-  if (!isObject(value) || !only(value, ['formats', 'actions', 'location', 'mobile']))
-    return 'must be { formats, actions, location, mobile }';
+  if (!isObject(value) || !only(value, ['formats', 'actions', 'location', 'mobile', 'blockAds']))
+    return 'must be { formats, actions, location, mobile, blockAds }';
   const http = engine === 'http';
   const browser = value.actions !== undefined || value.location !== undefined || value.mobile === true;
   if (http && browser) return 'actions, location and mobile need the browser engine (engine is http)';
@@ -216,6 +216,7 @@ function scrapeOptionsProblem(value: unknown, known: readonly string[], args: Va
     (value.location !== undefined ? prefixed('.location', locationProblem(value.location)) : undefined);
   if (problem) return problem;
   if (value.mobile !== undefined && typeof value.mobile !== 'boolean') return '.mobile must be a boolean';
+  if (value.blockAds !== undefined && typeof value.blockAds !== 'boolean') return '.blockAds must be a boolean';
   return undefined;
 }
 
@@ -224,7 +225,7 @@ function prefixed(at: string, problem: string | undefined): string | undefined {
   return problem.startsWith('[') ? `${at}${problem}` : `${at} ${problem}`;
 }
 
-/** `scrapeOptions` (type `scrape`): formats, actions, location and mobile, checked as on `/scrape`. */
+/** `scrapeOptions` (type `scrape`): formats, actions, location, mobile and blockAds, checked as on `/scrape`. */
 @ValidatorConstraint({ name: 'isScrapeOptions' })
 export class IsScrapeOptions implements ValidatorConstraintInterface {
   validate(value: unknown, args: ValidationArguments): boolean {

@@ -84,4 +84,6 @@ export interface ScrapeOptions {
   actions?: ScrapeAction[];
   location?: ScrapeLocation;
   mobile?: boolean;
+  /** As on `/scrape` (default true; ADR 0030). */
+  blockAds?: boolean;
 }

@@ -166,6 +166,17 @@ export class ScrapeRequestDto {
   @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
   excludeTags?: string[];
 
+  @ApiPropertyOptional({
+    description:
+      'Refuse the requests the page makes to ads and trackers (advertising, site analytics) by Ghostery’s filter ' +
+      'engine over its tracker database; the page’s own resources, CDNs and embeds load. Browser engine: the ' +
+      'requests are never sent. HTTP engine: it fetches only the document, so nothing is removed. ADR 0030.',
+    default: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  blockAds?: boolean;
+
   // Browser options (ADR 0019): the browser engine only; `engine: http` with any of them is refused.
 
   @ApiPropertyOptional({

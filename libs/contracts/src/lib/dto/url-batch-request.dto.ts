@@ -51,7 +51,7 @@ export class UrlBatchRequestDto {
   @ApiPropertyOptional({
     description:
       'Type `scrape` only: the formats (instead of the configured markdown and html) and the browser options, as on ' +
-      '`/scrape` (ADR 0019): `formats`, `actions`, `location`, `mobile`.',
+      '`/scrape` (ADR 0019): `formats`, `actions`, `location`, `mobile`, `blockAds` (ADR 0030).',
     type: 'object',
     properties: {
       formats: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'object' }] } },
@@ -61,6 +61,7 @@ export class UrlBatchRequestDto {
         properties: { country: { type: 'string' }, languages: { type: 'array', items: { type: 'string' } } },
       },
       mobile: { type: 'boolean' },
+      blockAds: { type: 'boolean', default: true },
     },
   })
   @IsOptional()

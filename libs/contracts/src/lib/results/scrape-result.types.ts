@@ -68,6 +68,8 @@ export interface ScrapeMetadata extends ScrapeMetadataFields {
   statusCode?: number;
   contentType: string | null;
   engine: 'browser' | 'http';
+  /** Requests the page made that `blockAds` refused (ads and trackers); present when the browser rendered it so. */
+  adsBlocked?: number;
 }
 
 /** Decodes the `html` field: base64, then percent-decoding. */
