@@ -76,8 +76,8 @@ export class AppModule implements OnApplicationShutdown {
         ...(proxies.size > 0
           ? {
               upstreamProxies: {
-                next: (country?: string) => proxies.next('', country),
-                markBlocked: (p: string) => proxies.markBlocked(p),
+                next: (country?: string, scope?: string) => proxies.next(scope ?? '', country),
+                markBlocked: (p: string, scope?: string) => proxies.markBlocked(p, scope ?? ''),
                 laneFor: (p: string) => guardProxy.laneFor(p),
               },
             }

@@ -83,11 +83,15 @@ export interface BrowserPoolOptions {
 export interface UpstreamProxies {
   /**
    * The next upstream proxy to use (ProxyRotation.next); with `country`, one that serves that country first, when
-   * the list says which country each serves.
+   * the list says which country each serves; with `scope`, skipping those resting for that scope.
    */
-  next(country?: string): string | undefined;
-  /** Sets a proxy aside for its cool-down (ProxyRotation.markBlocked), when a session through it was blocked. */
-  markBlocked(proxy: string): void;
+  next(country?: string, scope?: string): string | undefined;
+  /**
+   * Sets a proxy aside for its cool-down (ProxyRotation.markBlocked), when a session through it was blocked: for
+   * `scope` only (the host the session served, RunOptions.proxyScope), so one upstream's block does not bench the
+   * proxy for every caller (ADR 0027); without a scope, for all.
+   */
+  markBlocked(proxy: string, scope?: string): void;
   /** The local proxy URL a context uses to browse through `proxy`: the guard, chained to it (GuardProxy.laneFor). */
   laneFor(proxy: string): Promise<string>;
 }

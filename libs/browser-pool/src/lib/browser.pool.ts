@@ -74,6 +74,11 @@ export interface RunOptions {
   /** The viewport of the task's page, CSS pixels (a fresh context that is not reused). */
   viewport?: { width: number; height: number };
   /**
+   * The host a new session's upstream proxy serves (an upstream render's host): the proxy is drawn skipping those
+   * resting for it, and a blocked `retireSession` rests it for that host only (ADR 0027). Absent: unscoped.
+   */
+  proxyScope?: string;
+  /**
    * Refuse the requests of the task's page that the pool's `adBlocker` calls ads or trackers (ADR 0030). Per task: a
    * reused tab follows the flag of the task it serves.
    */
@@ -87,6 +92,8 @@ interface Session {
   identity: BrowserIdentity;
   proxy?: string;
   lane?: string;
+  /** The host its proxy was drawn for and is marked blocked for ('' = unscoped). */
+  proxyScope: string;
   tasks: number;
   startedAt: number;
 }
@@ -307,14 +314,14 @@ export class BrowserPool {
 
   /**
    * Ends a session: its contexts are closed and its next task starts a new one (new identity, next proxy). With
-   * `blocked`, its upstream proxy is set aside for its cool-down too. For a caller whose upstream answered the
-   * session with a block page or a challenge.
+   * `blocked`, its upstream proxy is set aside for its cool-down too, for the session's `proxyScope` only. For a
+   * caller whose upstream answered the session with a block page or a challenge.
    */
   retireSession(session: string, options: { blocked?: boolean } = {}): void {
     const s = this.sessions.get(session);
     if (!s) return;
     this.sessions.delete(session);
-    if (options.blocked && s.proxy) this.opts.upstreamProxies?.markBlocked(s.proxy);
+    if (options.blocked && s.proxy) this.opts.upstreamProxies?.markBlocked(s.proxy, s.proxyScope || undefined);
     this.dropIdle((slot) => slot.session === s);
   }
 
@@ -832,7 +839,9 @@ export class BrowserPool {
   }
 
   /** The task's session: the live one for its key, else a new one (identity drawn, next upstream proxy). */
-  private async session(options: Pick<RunOptions, 'session' | 'hl' | 'gl' | 'location' | 'mobile'>): Promise<Session> {
+  private async session(
+    options: Pick<RunOptions, 'session' | 'hl' | 'gl' | 'location' | 'mobile' | 'proxyScope'>,
+  ): Promise<Session> {
     const { location, mobile } = options;
     const hl = location ? undefined : options.hl;
     const gl = location ? location.country?.toUpperCase() : options.gl;
@@ -846,7 +855,8 @@ export class BrowserPool {
     const opening = (async () => {
       const identities = this.identities ?? new BrowserIdentities({ version: (await this.anyBrowser()).version() });
       this.identities ??= identities;
-      const proxy = this.opts.upstreamProxies?.next(location?.country?.toUpperCase());
+      const proxyScope = options.proxyScope ?? '';
+      const proxy = this.opts.upstreamProxies?.next(location?.country?.toUpperCase(), proxyScope || undefined);
       const lane = proxy ? await this.opts.upstreamProxies?.laneFor(proxy) : undefined;
       const fresh: Session = {
         key,
@@ -859,6 +869,7 @@ export class BrowserPool {
         }),
         proxy,
         lane,
+        proxyScope,
         tasks: 0,
         startedAt: Date.now(),
       };
