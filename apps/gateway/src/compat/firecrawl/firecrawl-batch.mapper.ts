@@ -19,7 +19,7 @@ export interface BatchMapping extends Mapping {
 }
 
 /** The `url` of Firecrawl's webhook setting: a string (v1) or `{ url, headers, metadata, events }` (v2). */
-function webhookUrlOf(webhook: unknown, mapping: Mapping): string | undefined {
+export function webhookUrlOf(webhook: unknown, mapping: Mapping): string | undefined {
   if (webhook === undefined || webhook === null) return undefined;
   if (typeof webhook === 'string') return webhook;
   if (typeof webhook === 'object' && typeof (webhook as { url?: unknown }).url === 'string') {
