@@ -8,8 +8,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   startBuiltSimulator,
+  startCrawlTrapSite,
   startLoopbackHttp,
   startRedis,
+  type CrawlTrapSite,
   type LoopbackServer,
   type RestartableTestServer,
   type RunningSimulator,
@@ -21,6 +23,23 @@ const KEY_B = 'system-e2e-compat-key-b';
 const ASIN = 'B0DR8G428S';
 /** How long a Firecrawl batch may stay unfinished in this stack (COMPAT_BATCH_DEADLINE_MS). */
 const BATCH_DEADLINE_MS = 20_000;
+
+/** Depth and per-host concurrency of the crawls of the trap site (as apps/system-e2e/test/crawl.e2e-spec.ts). */
+const CRAWL_DEPTH = 3;
+const CRAWL_CONCURRENCY = 2;
+/** The titles of the pages a crawl of the trap site at CRAWL_DEPTH stores, each once (crawl.e2e-spec.ts). */
+const CRAWL_TITLES = [
+  'Home',
+  'About',
+  'Hidden one',
+  'Hidden two',
+  'Doc 1',
+  'Doc 2',
+  'Doc 3',
+  'Product',
+  ...Array.from({ length: CRAWL_DEPTH }, (_, m) => `Calendar ${m}`),
+  ...Array.from({ length: CRAWL_DEPTH - 1 }, (_, m) => `Calendar ${-(m + 1)}`),
+].sort();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the clients' JSON as they return it
 type Json = any;
@@ -133,6 +152,110 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       const batch = (await v1.batchScrapeUrls([`${site.url}/v1-b`], { formats: ['markdown'] })) as Json;
       expect(batch).toMatchObject({ success: true, status: 'completed', completed: 1, total: 1 });
     }, 150_000);
+  });
+
+  describe('firecrawl-js 4.42.0: crawl and map on the native crawl (the trap site of the crawl e2e)', () => {
+    let trap: CrawlTrapSite;
+    let slow: CrawlTrapSite;
+    beforeAll(async () => {
+      trap = await startCrawlTrapSite({ delayMs: 5 });
+      // Slow enough that a crawl of it is still running when it is cancelled (14 pages, 2 at a time, 1 s each).
+      slow = await startCrawlTrapSite({ delayMs: 1000 });
+    });
+    afterAll(async () => {
+      await trap?.close();
+      await slow?.close();
+    });
+    const titlesOf = (docs: Json[]): string[] => docs.map((d) => d.metadata.title as string).sort();
+    const crawlOptions = { limit: 100, maxConcurrency: CRAWL_CONCURRENCY };
+
+    function expectSiteDocuments(docs: Json[]): void {
+      expect(titlesOf(docs)).toEqual(CRAWL_TITLES);
+      for (const d of docs) {
+        expect(d.metadata.sourceURL.startsWith(`${trap.url}/`)).toBe(true);
+        expect(d.metadata.statusCode).toBe(200);
+        expect(d.markdown).toContain(`# ${d.metadata.title}`);
+      }
+      expect(trap.requests.filter((p) => p.startsWith('/private/'))).toEqual([]);
+      expect(trap.otherRequests).toEqual([]);
+    }
+
+    it('v2 crawl runs to completion with its poller: every page once, robots.txt obeyed', async () => {
+      const job = await firecrawl().crawl(`${trap.url}/`, {
+        ...crawlOptions,
+        maxDiscoveryDepth: CRAWL_DEPTH,
+        pollInterval: 1,
+        timeout: 180,
+      });
+      expect(job.status).toBe('completed');
+      expect(job.completed).toBe(job.total);
+      expect(job.creditsUsed).toBe(CRAWL_TITLES.length);
+      expect(new Date(job.expiresAt ?? '').getTime()).toBeGreaterThan(Date.now());
+      expectSiteDocuments(job.data);
+    }, 240_000);
+
+    it('v2 startCrawl, getCrawlStatus and cancelCrawl; key B gets 404 for the crawl id', async () => {
+      const started = await firecrawl().startCrawl(`${slow.url}/`, { ...crawlOptions, sitemap: 'skip' });
+      expect(started.id).toMatch(/^[0-9a-f]{32}$/);
+      expect(started.url).toBe(`${root}/v2/crawl/${started.id}`);
+      const running = await firecrawl().getCrawlStatus(started.id);
+      expect(running.status).toBe('scraping');
+      expect(running.next).toBeNull();
+      const err = await firecrawl(KEY_B)
+        .getCrawlStatus(started.id)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SdkError);
+      expect((err as SdkError).status).toBe(404);
+      for (const [method, path] of [
+        ['GET', `/v2/crawl/${started.id}`],
+        ['DELETE', `/v2/crawl/${started.id}`],
+        ['GET', `/v1/crawl/${started.id}`],
+        ['DELETE', `/v1/crawl/${started.id}`],
+      ] as const) {
+        const res = await fetch(`${root}${path}`, { method, headers: { authorization: `Bearer ${KEY_B}` } });
+        const body = (await res.json()) as Json;
+        expect({ method, path, status: res.status, success: body.success, error: typeof body.error }).toEqual({
+          method,
+          path,
+          status: 404,
+          success: false,
+          error: 'string',
+        });
+      }
+      expect(await firecrawl().cancelCrawl(started.id)).toBe(true);
+      const cancelled = await firecrawl().getCrawlStatus(started.id);
+      expect(cancelled.status).toBe('cancelled');
+      expect(cancelled.creditsUsed).toBeLessThan(CRAWL_TITLES.length);
+    }, 120_000);
+
+    it("v2 map: the sitemaps' pages and those found by links, as { url, title }", async () => {
+      const mapped = await firecrawl().map(`${trap.url}/`, { limit: 100 });
+      const urls = mapped.links.map((l) => l.url);
+      for (const p of [...trap.sitemapPages, ...trap.linkOnlyPages]) expect(urls).toContain(`${trap.url}${p}`);
+      expect(urls.filter((u) => !u.startsWith(`${trap.url}/`))).toEqual([]);
+      expect(mapped.links.find((l) => l.url === `${trap.url}/about`)?.title).toBe('About');
+      const searched = await firecrawl().map(`${trap.url}/`, { search: 'hidden' });
+      expect(searched.links.map((l) => l.url).sort()).toEqual([`${trap.url}/hidden/1`, `${trap.url}/hidden/2`]);
+    }, 120_000);
+
+    it('the bundled v1 client: crawlUrl, asyncCrawlUrl + checkCrawlStatus + cancelCrawl, mapUrl', async () => {
+      const v1 = new FirecrawlAppV1({ apiKey: API_KEY, apiUrl: root });
+      const crawled = (await v1.crawlUrl(`${trap.url}/`, { ...crawlOptions, maxDepth: CRAWL_DEPTH }, 1)) as Json;
+      expect(crawled).toMatchObject({ success: true, status: 'completed' });
+      expectSiteDocuments(crawled.data);
+
+      const started = (await v1.asyncCrawlUrl(`${slow.url}/`, { ...crawlOptions, ignoreSitemap: true })) as Json;
+      expect(started.success).toBe(true);
+      const running = (await v1.checkCrawlStatus(started.id)) as Json;
+      expect(running).toMatchObject({ success: true, status: 'scraping' });
+      expect(await v1.cancelCrawl(started.id)).toMatchObject({ success: true, status: 'cancelled' });
+      expect(((await v1.checkCrawlStatus(started.id)) as Json).status).toBe('cancelled');
+
+      const mapped = (await v1.mapUrl(`${trap.url}/`, { limit: 100 })) as Json;
+      expect(mapped.success).toBe(true);
+      for (const p of trap.sitemapPages) expect(mapped.links).toContain(`${trap.url}${p}`);
+      expect(mapped.links.every((l: unknown) => typeof l === 'string')).toBe(true);
+    }, 300_000);
   });
 
   describe('serpapi 2.2.1 (requestOptions.agent to Trawl)', () => {
