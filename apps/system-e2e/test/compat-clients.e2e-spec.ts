@@ -308,7 +308,11 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         expect(tools.map((t) => t.name).sort()).toEqual([
           'batch_scrape',
           'batch_status',
+          'crawl',
+          'crawl_cancel',
+          'crawl_status',
           'extract',
+          'map',
           'maps_search',
           'scrape',
           'search',
@@ -336,6 +340,61 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         expect((await call('batch_status', { id: batch.id })).status).toBe('completed');
       } finally {
         await client.close();
+      }
+    }, 300_000);
+
+    it('the MCP SDK client: crawl (with progress), crawl_status, crawl_cancel and map on the native crawl', async () => {
+      const trap = await startCrawlTrapSite({ delayMs: 5 });
+      const slow = await startCrawlTrapSite({ delayMs: 1000 });
+      const client = new Client({ name: 'system-e2e-crawl', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${root}/mcp`), {
+          requestInit: { headers: { 'x-api-key': API_KEY } },
+        }),
+      );
+      try {
+        const call = async (name: string, args: Record<string, unknown>, onprogress?: (p: Json) => void) => {
+          const res = await client.callTool({ name, arguments: args }, undefined, {
+            timeout: 180_000,
+            ...(onprogress ? { onprogress } : {}),
+          });
+          expect({ name, isError: res.isError ?? false }).toEqual({ name, isError: false });
+          return { structured: res.structuredContent as Json, text: (res.content as Json)[0].text as string };
+        };
+        const progress: Json[] = [];
+        const crawled = await call(
+          'crawl',
+          { url: `${trap.url}/`, limit: 100, maxDiscoveryDepth: CRAWL_DEPTH, waitSeconds: 150 },
+          (p) => progress.push(p),
+        );
+        expect(crawled.structured).toMatchObject({ status: 'completed' });
+        expect(crawled.structured.completed).toBe(crawled.structured.total);
+        expect(crawled.structured.id).toMatch(/^[0-9a-f]{32}$/);
+        expect(crawled.text).toContain('# About');
+        expect(progress.at(-1)).toMatchObject({ message: 'completed', progress: crawled.structured.total });
+        const read = await call('crawl_status', { id: crawled.structured.id });
+        const titles = [...read.structured.data];
+        let next = read.structured.next;
+        while (next) {
+          const page = await call('crawl_status', { id: crawled.structured.id, ...next });
+          titles.push(...page.structured.data);
+          next = page.structured.next;
+        }
+        expect(titles.map((d: Json) => d.metadata.title).sort()).toEqual(CRAWL_TITLES);
+
+        const started = await call('crawl', { url: `${slow.url}/`, sitemap: 'skip' });
+        expect(started.structured.status).toBe('scraping');
+        expect((await call('crawl_cancel', { id: started.structured.id })).structured.status).toBe('cancelled');
+        expect((await call('crawl_status', { id: started.structured.id })).structured.status).toBe('cancelled');
+
+        const mapped = await call('map', { url: `${trap.url}/` });
+        const urls = mapped.structured.links.map((l: Json) => l.url);
+        for (const p of [...trap.sitemapPages, ...trap.linkOnlyPages]) expect(urls).toContain(`${trap.url}${p}`);
+        expect(mapped.text).toContain(`[About](${trap.url}/about)`);
+      } finally {
+        await client.close();
+        await trap.close();
+        await slow.close();
       }
     }, 300_000);
 
@@ -368,6 +427,46 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         await client.close();
       }
     }, 180_000);
+
+    it('firecrawl-mcp 3.26.0: firecrawl_map, firecrawl_crawl and firecrawl_check_crawl_status', async () => {
+      const trap = await startCrawlTrapSite({ delayMs: 5 });
+      const client = new Client({ name: 'system-e2e-stdio-crawl', version: '1.0.0' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [resolve(WORKSPACE_ROOT, 'node_modules/firecrawl-mcp/dist/index.js')],
+          env: { PATH: process.env.PATH ?? '', FIRECRAWL_API_URL: root, FIRECRAWL_API_KEY: API_KEY },
+          stderr: 'pipe',
+        }),
+      );
+      try {
+        const tool = async (name: string, args: Record<string, unknown>): Promise<Json> => {
+          const res = await client.callTool({ name, arguments: args }, undefined, { timeout: 180_000 });
+          expect({ name, isError: res.isError ?? false, content: res.isError ? res.content : null }).toEqual({
+            name,
+            isError: false,
+            content: null,
+          });
+          return res.structuredContent ?? JSON.parse((res.content as Json)[0].text);
+        };
+        const mapped = await tool('firecrawl_map', { url: `${trap.url}/`, limit: 100 });
+        const urls = (mapped.links as Json[]).map((l) => (typeof l === 'string' ? l : l.url));
+        for (const p of trap.sitemapPages) expect(urls).toContain(`${trap.url}${p}`);
+        const crawled = await tool('firecrawl_crawl', {
+          url: `${trap.url}/`,
+          limit: 100,
+          maxDiscoveryDepth: CRAWL_DEPTH,
+          maxConcurrency: CRAWL_CONCURRENCY,
+        });
+        expect(crawled.status).toBe('completed');
+        expect((crawled.data as Json[]).map((d) => d.metadata.title).sort()).toEqual(CRAWL_TITLES);
+        const checked = await tool('firecrawl_check_crawl_status', { id: crawled.id });
+        expect(checked).toMatchObject({ id: crawled.id, status: 'completed', total: crawled.total });
+      } finally {
+        await client.close();
+        await trap.close();
+      }
+    }, 240_000);
   });
 
   describe('tenancy through the compatible routes', () => {
