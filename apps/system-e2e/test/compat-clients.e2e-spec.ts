@@ -142,6 +142,19 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       ).toMatch(/Heading \/b1[\s\S]*Heading \/b2/);
     }, 150_000);
 
+    it("v2 batch scrape carries formats beyond markdown onto the native batch's scrapeOptions", async () => {
+      const job = await firecrawl().batchScrape([`${site.url}/bf1`], {
+        options: { formats: ['markdown', 'rawHtml', 'links'], onlyMainContent: true },
+        pollInterval: 1,
+        timeout: 120,
+      });
+      expect(job.status).toBe('completed');
+      const [doc] = job.data as Json[];
+      expect(doc.markdown).toContain('Heading /bf1');
+      expect(doc.rawHtml).toContain('<h1>Heading /bf1</h1>');
+      expect(Array.isArray(doc.links)).toBe(true);
+    }, 150_000);
+
     it('the bundled v1 client: scrapeUrl, search and batchScrapeUrls (polled at /v1/crawl/{id})', async () => {
       const v1 = new FirecrawlAppV1({ apiKey: API_KEY, apiUrl: root });
       const scraped = (await v1.scrapeUrl(`${site.url}/v1-page`, { formats: ['markdown'] })) as Json;
