@@ -11,13 +11,15 @@ import {
   startCrawlTrapSite,
   startLoopbackHttp,
   startRedis,
+  eventually,
   type CrawlTrapSite,
   type LoopbackServer,
   type RestartableTestServer,
   type RunningSimulator,
 } from '@trawl/testing';
-import { API_KEY, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
+import { API_KEY, SIGNING_SECRET, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
 import { TrawlSerpApiAgent } from './support/trawl-serpapi-agent.js';
+import { startWebhookReceiver } from './support/webhook-receiver.js';
 
 const KEY_B = 'system-e2e-compat-key-b';
 const ASIN = 'B0DR8G428S';
@@ -250,6 +252,74 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       const searched = await firecrawl().map(`${trap.url}/`, { search: 'hidden' });
       expect(searched.links.map((l) => l.url).sort()).toEqual([`${trap.url}/hidden/1`, `${trap.url}/hidden/2`]);
     }, 120_000);
+
+    it("a crawl's webhook in Firecrawl's form: its event names and object body, signed; headers, metadata, events", async () => {
+      const receiver = await startWebhookReceiver(SIGNING_SECRET);
+      try {
+        // The URL form: every event, Firecrawl's body.
+        const all = await firecrawl().crawl(`${trap.url}/`, {
+          ...crawlOptions,
+          maxDiscoveryDepth: CRAWL_DEPTH,
+          webhook: `${receiver.url}/all`,
+          pollInterval: 1,
+          timeout: 180,
+        } as Json);
+        expect(all.status).toBe('completed');
+        const ofAll = await eventually(() => {
+          const mine = receiver.deliveries.filter((d) => d.body?.id === all.id);
+          return mine.some((d) => d.body.type === 'crawl.completed') &&
+            mine.filter((d) => d.body.type === 'crawl.page').length >= CRAWL_TITLES.length
+            ? mine
+            : undefined;
+        }, 60_000);
+        expect(ofAll.every((d) => d.verified)).toBe(true);
+        expect(ofAll.filter((d) => d.body.type === 'crawl.started')).toHaveLength(1);
+        const pages = ofAll.filter((d) => d.body.type === 'crawl.page');
+        expect(pages.map((d) => d.body.data[0].metadata.title).sort()).toEqual(CRAWL_TITLES);
+        for (const d of pages) {
+          expect(d.body).toMatchObject({ success: true, id: all.id, metadata: {} });
+          expect(d.body.data).toHaveLength(1);
+          expect(d.body.data[0].markdown).toContain(`# ${d.body.data[0].metadata.title}`);
+          expect(d.body.data[0].metadata.sourceURL.startsWith(`${trap.url}/`)).toBe(true);
+          expect(d.body.data[0].metadata.engine).toBeUndefined();
+        }
+        expect(ofAll.find((d) => d.body.type === 'crawl.completed')?.body).toEqual({
+          success: true,
+          type: 'crawl.completed',
+          id: all.id,
+          data: [],
+          metadata: {},
+        });
+
+        // The object form: its headers sent, its metadata echoed, only the events asked for.
+        const some = await firecrawl().crawl(`${trap.url}/`, {
+          ...crawlOptions,
+          maxDiscoveryDepth: 1,
+          webhook: {
+            url: `${receiver.url}/some`,
+            headers: { 'x-run': 'e2e-7' },
+            metadata: { run: 7 },
+            events: ['started', 'completed'],
+          },
+          pollInterval: 1,
+          timeout: 180,
+        } as Json);
+        expect(some.status).toBe('completed');
+        await eventually(
+          () => receiver.deliveries.some((d) => d.body?.id === some.id && d.body.type === 'crawl.completed'),
+          60_000,
+        );
+        const ofSome = receiver.deliveries.filter((d) => d.body?.id === some.id);
+        expect(ofSome.map((d) => d.body.type).sort()).toEqual(['crawl.completed', 'crawl.started']);
+        for (const d of ofSome) {
+          expect(d.verified).toBe(true);
+          expect(d.headers['x-run']).toBe('e2e-7');
+          expect(d.body.metadata).toEqual({ run: 7 });
+        }
+      } finally {
+        await receiver.close();
+      }
+    }, 300_000);
 
     it('the bundled v1 client: crawlUrl, asyncCrawlUrl + checkCrawlStatus + cancelCrawl, mapUrl', async () => {
       const v1 = new FirecrawlAppV1({ apiKey: API_KEY, apiUrl: root });

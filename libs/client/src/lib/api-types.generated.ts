@@ -72,6 +72,7 @@ export type CrawlRequest = {
   sitemap?: "include" | "skip" | "only";
   url: string;
   webhook?: string;
+  webhookOptions?: unknown;
 };
 
 export type CrawlScrapeOptions = {
@@ -98,6 +99,13 @@ export type CrawlStatus = {
   next: string | null;
   status: "scraping" | "completed" | "failed" | "cancelled";
   total: number;
+};
+
+export type CrawlWebhookOptions = {
+  events?: Array<"started" | "page" | "completed" | "failed">;
+  format?: "trawl" | "firecrawl";
+  headers?: Record<string, string>;
+  metadata?: Record<string, unknown>;
 };
 
 export type ErrorData = {

@@ -242,7 +242,12 @@ export class CrawlWorkers {
     // Before the settle: a worker that dies here leaves the page to another, which publishes the same event id.
     if (request.webhook) {
       await this.options.events?.page(
-        { id, owner: crawl.owner === NO_OWNER ? undefined : crawl.owner, webhook: request.webhook },
+        {
+          id,
+          owner: crawl.owner === NO_OWNER ? undefined : crawl.owner,
+          webhook: request.webhook,
+          webhookOptions: request.webhookOptions,
+        },
         key,
         { id, status: 'scraping', data: [document] },
       );

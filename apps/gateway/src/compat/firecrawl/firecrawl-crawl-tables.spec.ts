@@ -122,13 +122,13 @@ describe('Firecrawl crawl and map tables', () => {
       'format summary',
       'scrapeOptions.onlyMainContent',
       'scrapeOptions.mobile',
-      'webhook.events',
       'limit 10000000',
     ]) {
       expect(w).toContain(name);
     }
     expect(m.native.limit).toBe(100_000);
     expect(m.native.webhook).toBe('https://hook.test/');
+    expect(m.native.webhookOptions).toEqual({ format: 'firecrawl', events: ['completed'] });
     expect(m.native.scrapeOptions).toEqual({ formats: ['markdown'] });
   });
 
@@ -143,6 +143,25 @@ describe('Firecrawl crawl and map tables', () => {
       const m = toNativeMap({ url: 'https://a.test/', [name]: true });
       if (rule.kind === 'unsupported' && (rule.asks ?? (() => true))(true)) expect(m.warnings.join()).toContain(name);
     }
+  });
+
+  it("maps Firecrawl's webhook (a URL or the object form) onto the native webhook in Firecrawl's form", () => {
+    const plain = toNativeCrawl({ url: 'https://a.test/', webhook: 'https://hook.test/a' });
+    expect(plain.native).toMatchObject({ webhook: 'https://hook.test/a', webhookOptions: { format: 'firecrawl' } });
+    expect(plain.warnings).toEqual([]);
+    const full = toNativeCrawl({
+      url: 'https://a.test/',
+      webhook: { url: 'https://hook.test/b', headers: { 'x-t': '1' }, metadata: { run: 7 }, events: ['page'] },
+    });
+    expect(full.native.webhookOptions).toEqual({
+      format: 'firecrawl',
+      headers: { 'x-t': '1' },
+      metadata: { run: 7 },
+      events: ['page'],
+    });
+    expect(() => parseDto(CrawlRequestDto, full.native)).not.toThrow();
+    expect(() => parseDto(CrawlRequestDto, { ...full.native, webhookOptions: { events: ['nope'] } })).toThrow();
+    expect(() => toNativeCrawl({ url: 'https://a.test/', webhook: 42 })).toThrow('webhook');
   });
 
   it('maps v2 and v1 map options onto the native map, which its DTO accepts', () => {

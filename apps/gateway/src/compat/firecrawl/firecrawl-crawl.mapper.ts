@@ -15,7 +15,6 @@ import {
   MAP_OPTIONS,
   type BatchState,
 } from './firecrawl.constants.js';
-import { webhookUrlOf } from './firecrawl-batch.mapper.js';
 import { applyOptions, clampNative, type Mapping } from './firecrawl-options.mapper.js';
 import { fromNativeScrape, toNativeScrape, type FirecrawlDocument } from './firecrawl-scrape.mapper.js';
 
@@ -46,6 +45,31 @@ export function pathScopedIncludes(startUrl: string, includePaths: readonly stri
   const prefix = `^${escapeRegex(path)}`;
   if (includePaths.length === 0) return [prefix];
   return includePaths.map((p) => `^(?=${escapeRegex(path)})[\\s\\S]*?(?:${p})`);
+}
+
+/**
+ * Firecrawl's crawl `webhook` (a URL, or `{ url, headers, metadata, events }`) onto the native crawl's `webhook` and
+ * `webhookOptions`: delivered in Firecrawl's object form and event names, with its headers and metadata, only the
+ * events asked for; signed and retried by the dispatcher as every webhook (ADR 0028).
+ */
+export function crawlWebhookOf(webhook: unknown): { url: string; options: Record<string, unknown> } | undefined {
+  if (webhook === undefined || webhook === null) return undefined;
+  if (typeof webhook === 'string') return { url: webhook, options: { format: 'firecrawl' } };
+  if (isRecord(webhook) && typeof webhook.url === 'string') {
+    const { url, headers, metadata, events } = webhook;
+    return {
+      url,
+      options: {
+        format: 'firecrawl',
+        ...(headers !== undefined ? { headers } : {}),
+        ...(metadata !== undefined ? { metadata } : {}),
+        ...(events !== undefined ? { events } : {}),
+      },
+    };
+  }
+  throw new TrawlError('VALIDATION_FAILED', 'webhook must be a URL or { url, headers, metadata, events }', {
+    field: 'webhook',
+  });
 }
 
 export interface CrawlMapping extends Mapping {
@@ -95,13 +119,11 @@ export function toNativeCrawl(body: Record<string, unknown>): CrawlMapping {
   }
   mapping.native.scrapeOptions = nativeScrape;
 
-  const webhook = webhookUrlOf(body.webhook, mapping);
-  if (webhook !== undefined) {
-    mapping.webhook = webhook;
-    mapping.native.webhook = webhook;
-    mapping.warnings.push(
-      "webhook: Trawl delivers its signed crawl.started / crawl.page / crawl.completed / crawl.failed events (Standard Webhooks), not Firecrawl's body",
-    );
+  const webhook = crawlWebhookOf(body.webhook);
+  if (webhook) {
+    mapping.webhook = webhook.url;
+    mapping.native.webhook = webhook.url;
+    mapping.native.webhookOptions = webhook.options;
   }
   return mapping;
 }
