@@ -77,8 +77,16 @@ export type CrawlRequest = {
 
 export type CrawlScrapeOptions = {
   engine?: "http" | "browser" | "auto";
+  excludeTags?: string[];
   formats?: Array<"markdown" | "html" | "rawHtml" | "links">;
   headers?: Record<string, string>;
+  includeTags?: string[];
+  location?: {
+    country?: string;
+    languages?: string[];
+  };
+  mobile?: boolean;
+  onlyMainContent?: boolean;
   timeout?: number;
   waitFor?: number;
 };

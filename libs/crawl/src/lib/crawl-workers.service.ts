@@ -187,6 +187,11 @@ export class CrawlWorkers {
         ...(options.headers ? { headers: options.headers } : {}),
         ...(options.waitFor !== undefined ? { waitFor: options.waitFor } : {}),
         ...(options.engine ? { engine: options.engine } : {}),
+        ...(options.onlyMainContent !== undefined ? { onlyMainContent: options.onlyMainContent } : {}),
+        ...(options.includeTags ? { includeTags: options.includeTags } : {}),
+        ...(options.excludeTags ? { excludeTags: options.excludeTags } : {}),
+        ...(options.location ? { location: options.location } : {}),
+        ...(options.mobile !== undefined ? { mobile: options.mobile } : {}),
         ...(crawl.owner !== NO_OWNER ? { tenant: crawl.owner } : {}),
       };
       result = await this.scrape(request, options.timeout);

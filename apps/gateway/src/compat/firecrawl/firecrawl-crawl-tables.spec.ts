@@ -57,7 +57,17 @@ describe('Firecrawl crawl and map tables', () => {
       ignoreQueryParameters: true,
       delay: 1.5,
       maxConcurrency: 3,
-      scrapeOptions: { formats: ['markdown', 'html'], headers: { a: 'b' }, waitFor: 100, timeout: 5000 },
+      scrapeOptions: {
+        formats: ['markdown', 'html'],
+        headers: { a: 'b' },
+        waitFor: 100,
+        timeout: 5000,
+        onlyMainContent: false,
+        includeTags: ['main'],
+        excludeTags: ['.ad'],
+        location: { country: 'DE' },
+        mobile: true,
+      },
       origin: 'js-sdk@4.42.0',
     });
     expect(m.warnings).toEqual([]);
@@ -73,7 +83,17 @@ describe('Firecrawl crawl and map tables', () => {
       ignoreQueryParameters: true,
       delay: 1500,
       maxConcurrency: 3,
-      scrapeOptions: { formats: ['markdown', 'html'], headers: { a: 'b' }, waitFor: 100, timeout: 5000 },
+      scrapeOptions: {
+        formats: ['markdown', 'html'],
+        headers: { a: 'b' },
+        waitFor: 100,
+        timeout: 5000,
+        onlyMainContent: false,
+        includeTags: ['main'],
+        excludeTags: ['.ad'],
+        location: { country: 'DE' },
+        mobile: true,
+      },
     });
     expect(() => parseDto(CrawlRequestDto, m.native)).not.toThrow();
   });
@@ -108,7 +128,12 @@ describe('Firecrawl crawl and map tables', () => {
       prompt: 'docs only',
       ignoreRobotsTxt: true,
       somethingNew: 1,
-      scrapeOptions: { formats: ['markdown', 'screenshot', 'summary'], onlyMainContent: true, mobile: true },
+      scrapeOptions: {
+        formats: ['markdown', 'screenshot', 'summary'],
+        onlyMainContent: false,
+        maxAge: 10,
+        actions: [],
+      },
       webhook: { url: 'https://hook.test/', events: ['completed'] },
     });
     const w = m.warnings.join('\n');
@@ -120,8 +145,8 @@ describe('Firecrawl crawl and map tables', () => {
       'somethingNew',
       'format screenshot',
       'format summary',
-      'scrapeOptions.onlyMainContent',
-      'scrapeOptions.mobile',
+      'scrapeOptions.maxAge',
+      'scrapeOptions.actions',
       'limit 10000000',
     ]) {
       expect(w).toContain(name);
@@ -129,7 +154,7 @@ describe('Firecrawl crawl and map tables', () => {
     expect(m.native.limit).toBe(100_000);
     expect(m.native.webhook).toBe('https://hook.test/');
     expect(m.native.webhookOptions).toEqual({ format: 'firecrawl', events: ['completed'] });
-    expect(m.native.scrapeOptions).toEqual({ formats: ['markdown'] });
+    expect(m.native.scrapeOptions).toEqual({ formats: ['markdown'], onlyMainContent: false });
   });
 
   it('every crawl and map option is a rule the mapper applies (no option silently dropped)', () => {

@@ -180,7 +180,17 @@ export const CRAWL_OPTIONS: Readonly<Record<string, OptionRule>> = {
  * The native fields a crawl's `scrapeOptions` carries (CrawlScrapeOptionsDto); any other scrape option mapped for
  * `/scrape` cannot be set per crawl and is named in `warning`.
  */
-export const CRAWL_SCRAPE_FIELDS: ReadonlySet<string> = new Set(['formats', 'headers', 'timeout', 'waitFor']);
+export const CRAWL_SCRAPE_FIELDS: ReadonlySet<string> = new Set([
+  'formats',
+  'headers',
+  'timeout',
+  'waitFor',
+  'onlyMainContent',
+  'includeTags',
+  'excludeTags',
+  'location',
+  'mobile',
+]);
 
 /** The formats a crawl's pages can carry (the native crawl's `scrapeOptions.formats`). */
 export const CRAWL_FORMATS: ReadonlySet<string> = new Set(['markdown', 'html', 'rawHtml', 'links']);

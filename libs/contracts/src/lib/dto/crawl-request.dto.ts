@@ -7,8 +7,11 @@ import {
   IsIn,
   IsInt,
   IsOptional,
+  IsString,
   Max,
+  MaxLength,
   Min,
+  MinLength,
   Validate,
   ValidateNested,
   ValidatorConstraint,
@@ -16,6 +19,8 @@ import {
 } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
+import { IsBrowserOnlyFlag, IsScrapeLocation } from './scrape-actions.validator.js';
+import type { ScrapeLocation } from './scrape-browser.types.js';
 import { HEADER_MAP_DOC, IsHeaderMap } from './url-params.validator.js';
 import { SCRAPE_ENGINES, SCRAPE_FORMATS, type ScrapeEngine, type ScrapeFormat } from './scrape-request.dto.js';
 
@@ -89,6 +94,43 @@ export class CrawlScrapeOptionsDto {
   @IsOptional()
   @IsIn(SCRAPE_ENGINES, { message: `engine must be one of: ${SCRAPE_ENGINES.join(', ')}` })
   engine?: ScrapeEngine;
+
+  @ApiPropertyOptional({ description: 'As on /scrape: the markdown is the main content.', default: true })
+  @IsOptional()
+  @IsBoolean()
+  onlyMainContent?: boolean;
+
+  @ApiPropertyOptional({ type: [String], description: 'As on /scrape: CSS selectors the markdown is made of.' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.maxTagSelectors)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
+  includeTags?: string[];
+
+  @ApiPropertyOptional({ type: [String], description: 'As on /scrape: CSS selectors left out of the markdown.' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.maxTagSelectors)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
+  excludeTags?: string[];
+
+  @ApiPropertyOptional({
+    description: 'As on /scrape (browser engine): where each page is asked from.',
+    type: 'object',
+    properties: { country: { type: 'string' }, languages: { type: 'array', items: { type: 'string' } } },
+  })
+  @IsOptional()
+  @Validate(IsScrapeLocation)
+  location?: ScrapeLocation;
+
+  @ApiPropertyOptional({ description: 'As on /scrape (browser engine): emulate a phone.', default: false })
+  @IsOptional()
+  @Validate(IsBrowserOnlyFlag)
+  mobile?: boolean;
 }
 
 /** The events a crawl's webhook may be limited to (Firecrawl's `webhook.events`). */
