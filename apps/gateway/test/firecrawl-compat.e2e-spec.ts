@@ -383,6 +383,19 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
     expect((res as { data: { markdown: string }[] }).data[0]?.markdown).toBe('# Batch /v1-b1');
   });
 
+  it('v1 client (bundled): cancelCrawl of a batch, its DELETE declaring JSON without a body', async () => {
+    const v1 = new FirecrawlAppV1({ apiKey: KEY, apiUrl: base });
+    const started = await client().startBatchScrape(['http://127.0.0.1:9/stuck-v1']);
+    expect(await v1.cancelCrawl(started.id)).toMatchObject({ success: true, status: 'cancelled' });
+    expect((await client().getBatchScrapeStatus(started.id)).status).toBe('cancelled');
+    // A POST declaring JSON without a body is still refused.
+    const res = await fetch(`${base}/v1/batch/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+  });
+
   it('the native URL batch still requires its webhook (only a Firecrawl batch goes without)', async () => {
     const res = await fetch(`${base}/api/openapi/v1/extractTask/batch`, {
       method: 'POST',

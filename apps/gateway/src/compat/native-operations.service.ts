@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import {
   appendUrlParams,
+  CrawlRequestDto,
   ExtractRequestDto,
   extractUrlCall,
+  MapRequestDto,
   MapsSearchRequestDto,
   parseDto,
   scrapePageRequest,
@@ -10,8 +12,11 @@ import {
   SUBJECTS,
   UrlBatchRequestDto,
   WebSearchRequestDto,
+  type CrawlStartReply,
+  type CrawlStatusReply,
   type ExtractRecordByType,
   type ExtractType,
+  type MapSiteReply,
   type MapsSearchResponse,
   type ScrapeResult,
   type TaskRecord,
@@ -27,6 +32,11 @@ import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 const SUBMIT_DEADLINE_MS = 30_000;
 const LOOKUP_DEADLINE_MS = 5_000;
 const CANCEL_DEADLINE_MS = 15_000;
+/** Deadlines of the crawl operations, as the native crawl routes have them (routes/crawl.controller.ts). */
+const CRAWL_START_DEADLINE_MS = 10_000;
+const CRAWL_STATUS_DEADLINE_MS = 15_000;
+const CRAWL_CANCEL_DEADLINE_MS = 10_000;
+const MAP_REPLY_MARGIN_MS = 2_000;
 
 /**
  * The native operations, as the peers' routes call them: the same DTO validation (defaults, bounds, URL rules), the
@@ -125,6 +135,44 @@ export class NativeOperations {
       SUBJECTS.taskCancel,
       { jobId, apiKeyId: req.principal?.id },
       { timeoutMs: CANCEL_DEADLINE_MS },
+    );
+  }
+
+  /** POST /crawl: the crawl's id at once; owned by the caller's key. */
+  crawlStart(input: Record<string, unknown>, req: AuthenticatedRequest): Promise<CrawlStartReply> {
+    const request = parseDto(CrawlRequestDto, input);
+    return this.messaging.send(
+      SUBJECTS.crawlStart,
+      { request, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
+      { timeoutMs: CRAWL_START_DEADLINE_MS },
+    );
+  }
+
+  /** GET /crawl/{id}: one page of documents from `cursor`; only the starting key finds it (else TASK_NOT_FOUND). */
+  crawlGet(id: string, req: AuthenticatedRequest, cursor?: number): Promise<CrawlStatusReply> {
+    return this.messaging.send(
+      SUBJECTS.crawlGet,
+      { id, apiKeyId: req.principal?.id, ...(cursor !== undefined ? { cursor } : {}) },
+      { timeoutMs: CRAWL_STATUS_DEADLINE_MS },
+    );
+  }
+
+  /** DELETE /crawl/{id}. */
+  crawlCancel(id: string, req: AuthenticatedRequest): Promise<CrawlStatusReply> {
+    return this.messaging.send(
+      SUBJECTS.crawlCancel,
+      { id, apiKeyId: req.principal?.id },
+      { timeoutMs: CRAWL_CANCEL_DEADLINE_MS },
+    );
+  }
+
+  /** POST /map. */
+  map(input: Record<string, unknown>, req: AuthenticatedRequest): Promise<MapSiteReply> {
+    const request = parseDto(MapRequestDto, input);
+    return this.messaging.send(
+      SUBJECTS.mapSite,
+      { request, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
+      { timeoutMs: request.timeout + MAP_REPLY_MARGIN_MS },
     );
   }
 }

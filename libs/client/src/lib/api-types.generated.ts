@@ -75,12 +75,21 @@ export type CrawlRequest = {
   sitemap?: "include" | "skip" | "only";
   url: string;
   webhook?: string;
+  webhookOptions?: unknown;
 };
 
 export type CrawlScrapeOptions = {
   engine?: "http" | "browser" | "auto";
+  excludeTags?: string[];
   formats?: Array<"markdown" | "html" | "rawHtml" | "links">;
   headers?: Record<string, string>;
+  includeTags?: string[];
+  location?: {
+    country?: string;
+    languages?: string[];
+  };
+  mobile?: boolean;
+  onlyMainContent?: boolean;
   timeout?: number;
   waitFor?: number;
 };
@@ -101,6 +110,13 @@ export type CrawlStatus = {
   next: string | null;
   status: "scraping" | "completed" | "failed" | "cancelled";
   total: number;
+};
+
+export type CrawlWebhookOptions = {
+  events?: Array<"started" | "page" | "completed" | "failed">;
+  format?: "trawl" | "firecrawl";
+  headers?: Record<string, string>;
+  metadata?: Record<string, unknown>;
 };
 
 export type ErrorData = {

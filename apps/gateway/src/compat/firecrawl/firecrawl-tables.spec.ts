@@ -1,7 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { ERROR_CODES, TASK_STATUSES, TrawlError, type ScrapeResult } from '@trawl/contracts';
+import {
+  ERROR_CODES,
+  parseDto,
+  TASK_STATUSES,
+  TrawlError,
+  UrlBatchRequestDto,
+  type ScrapeResult,
+} from '@trawl/contracts';
 import { toErrorEnvelope } from '../../envelope/error-envelope.mapper.js';
 import { ERRORS, FORMATS, PAGE_STATES, SCRAPE_OPTIONS } from './firecrawl.constants.js';
+import { toNativeBatch } from './firecrawl-batch.mapper.js';
 import { toFirecrawlError } from './firecrawl-error.mapper.js';
 import { fromNativeScrape, toNativeScrape } from './firecrawl-scrape.mapper.js';
 import { fromNativeSearch, toNativeSearch } from './firecrawl-search.mapper.js';
@@ -175,5 +183,46 @@ describe('Firecrawl translation tables', () => {
 
   it('gives every native task state a Firecrawl page state', () => {
     for (const s of TASK_STATUSES) expect(['scraping', 'completed', 'failed']).toContain(PAGE_STATES[s]);
+  });
+
+  it("maps a batch's formats and browser options onto the native URL batch, names what a batch cannot carry", () => {
+    const m = toNativeBatch(
+      {
+        urls: ['https://a.test/1', 'nope'],
+        formats: ['markdown', 'rawHtml', 'links', { type: 'screenshot', fullPage: true }],
+        mobile: true,
+        location: { country: 'DE' },
+        actions: [{ type: 'wait', milliseconds: 10 }],
+        timeout: 5000,
+        onlyMainContent: true,
+        includeTags: ['main'],
+        waitFor: 100,
+        headers: { a: 'b' },
+      },
+      true,
+    );
+    expect(m.urls).toEqual(['https://a.test/1']);
+    expect(m.invalidURLs).toEqual(['nope']);
+    expect(m.native).toEqual({
+      type: 'scrape',
+      timeout: 5000,
+      scrapeOptions: {
+        formats: ['markdown', 'rawHtml', 'links', { type: 'screenshot', fullPage: true }],
+        mobile: true,
+        location: { country: 'DE' },
+        actions: [{ type: 'wait', milliseconds: 10 }],
+      },
+    });
+    expect(m.formats).toEqual(['markdown', 'rawHtml', 'links', 'screenshot@fullPage']);
+    for (const field of ['onlyMainContent', 'includeTags', 'waitFor', 'headers']) {
+      expect(m.warnings).toContain(`${field} cannot be set for a batch in Trawl; ignored`);
+    }
+    expect(() =>
+      parseDto(UrlBatchRequestDto, { ...m.native, urls: m.urls, scrapeOptions: { formats: ['markdown', 'rawHtml'] } }),
+    ).not.toThrow();
+    // Options nested in scrapeOptions (as a crawl's) are read too.
+    expect(toNativeBatch({ urls: ['https://a.test/'], scrapeOptions: { formats: ['html'] } }, true).formats).toEqual([
+      'html',
+    ]);
   });
 });
