@@ -11,11 +11,14 @@ import {
   UrlBatchRequestDto,
   WebSearchRequestDto,
   type ExtractRecordByType,
+  type MapsBatchRequestDto,
+  type SearchBatchRequestDto,
   type ExtractType,
   type MapsSearchResponse,
   type ScrapeResult,
   type TaskRecord,
   type TaskSubmitReply,
+  type TaskSubmitRequest,
   type WebSearchResult,
 } from '@trawl/contracts';
 import { MessagingClient } from '@trawl/messaging';
@@ -23,15 +26,23 @@ import type { FastifyReply } from 'fastify';
 import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 
-/** Deadlines of the task operations, as the native routes have them. */
+/** Submitting a batch may bulk-add 10,000 jobs; allow it this long. */
 const SUBMIT_DEADLINE_MS = 30_000;
 const LOOKUP_DEADLINE_MS = 5_000;
+/** A cancel waits up to 3 s for the task's final state (TaskCanceller), and a batch cancels each of its queries. */
 const CANCEL_DEADLINE_MS = 15_000;
 
+/** A batch submission of one kind: the kind and its validated request. */
+type BatchSubmission =
+  | { kind: 'maps'; request: MapsBatchRequestDto }
+  | { kind: 'search'; request: SearchBatchRequestDto }
+  | { kind: 'url'; request: UrlBatchRequestDto };
+
 /**
- * The native operations, as the peers' routes call them: the same DTO validation (defaults, bounds, URL rules), the
- * same NATS subjects, the same result cache scoped to the caller's key, the same tenant. A peer's route builds a
- * native request, calls one of these, and translates the answer: there is no other scrape, search or task path.
+ * The native operations, the one path of each: the native routes (apps/gateway/src/routes) call the `*Validated`
+ * methods with the body the validation pipe built; the peers' routes call the others with a plain object, which is
+ * validated by the same DTO (defaults, bounds, URL rules) first. Either way the same NATS subjects, the same result
+ * cache scoped to the caller's key, the same tenant and deadlines: there is no other scrape, search or task path.
  */
 @Injectable()
 export class NativeOperations {
@@ -42,7 +53,12 @@ export class NativeOperations {
 
   /** POST /scrape. */
   scrape(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<ScrapeResult> {
-    const { maxAge, storeInCache, ...request } = parseDto(ScrapeRequestDto, input);
+    return this.scrapeValidated(parseDto(ScrapeRequestDto, input), req, res);
+  }
+
+  /** POST /scrape, its body validated. The tenant is the key the guard authenticated (the body cannot name one). */
+  scrapeValidated(body: ScrapeRequestDto, req: AuthenticatedRequest, res: FastifyReply): Promise<ScrapeResult> {
+    const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('scrape', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.scrapePage, scrapePageRequest(request, req.principal?.id), {
         timeoutMs: request.timeout,
@@ -52,7 +68,12 @@ export class NativeOperations {
 
   /** POST /extract/search. */
   search(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<WebSearchResult> {
-    const { maxAge, storeInCache, ...request } = parseDto(WebSearchRequestDto, input);
+    return this.searchValidated(parseDto(WebSearchRequestDto, input), req, res);
+  }
+
+  /** POST /extract/search, its body validated. */
+  searchValidated(body: WebSearchRequestDto, req: AuthenticatedRequest, res: FastifyReply): Promise<WebSearchResult> {
+    const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('search', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.searchWeb, request, { timeoutMs: request.timeout }),
     );
@@ -60,7 +81,12 @@ export class NativeOperations {
 
   /** POST /extract/search/maps. */
   maps(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<MapsSearchResponse> {
-    const { maxAge, storeInCache, ...request } = parseDto(MapsSearchRequestDto, input);
+    return this.mapsValidated(parseDto(MapsSearchRequestDto, input), req, res);
+  }
+
+  /** POST /extract/search/maps, its body validated. */
+  mapsValidated(body: MapsSearchRequestDto, req: AuthenticatedRequest, res: FastifyReply): Promise<MapsSearchResponse> {
+    const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('maps', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.searchMaps, request, { timeoutMs: request.timeout }),
     );
@@ -72,7 +98,19 @@ export class NativeOperations {
     req: AuthenticatedRequest,
     res: FastifyReply,
   ): Promise<ExtractRecordByType[T]> {
-    const { maxAge, storeInCache, ...request } = parseDto(ExtractRequestDto, input);
+    return this.extractValidated(parseDto(ExtractRequestDto, input), req, res) as Promise<ExtractRecordByType[T]>;
+  }
+
+  /**
+   * POST /extract (its record), its body validated: the record is what is cached (`maxAge`); the native route makes
+   * the response around it for each call.
+   */
+  extractValidated(
+    body: ExtractRequestDto,
+    req: AuthenticatedRequest,
+    res: FastifyReply,
+  ): Promise<ExtractRecordByType[ExtractType]> {
+    const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('extract', req, res, request, { maxAge, storeInCache }, () => {
       const call = extractUrlCall(request.type, {
         url: appendUrlParams(request.url, request.params),
@@ -80,11 +118,10 @@ export class NativeOperations {
         params: request.params,
         meta: request.meta,
         engine: request.engine,
-        tenant: req.principal?.id,
+        ...(request.scrapeOptions ? { scrapeOptions: request.scrapeOptions } : {}),
+        tenant: req.principal?.id, // the authenticated key; ExtractRequestDto has no such field
       });
-      return this.messaging.send(call.subject, call.payload, { timeoutMs: request.timeout }) as Promise<
-        ExtractRecordByType[T]
-      >;
+      return this.messaging.send(call.subject, call.payload, { timeoutMs: request.timeout });
     });
   }
 
@@ -94,20 +131,28 @@ export class NativeOperations {
     req: AuthenticatedRequest,
     idempotencyKey?: string,
   ): Promise<TaskSubmitReply> {
-    const request = parseDto(UrlBatchRequestDto, input);
-    const principal = req.principal;
-    const cap = principal?.limits.outstanding;
-    return this.messaging.send(
-      SUBJECTS.taskSubmit,
-      {
-        kind: 'url',
-        request,
-        ...(principal ? { apiKeyId: principal.id } : {}),
-        ...(cap !== undefined ? { maxOutstanding: cap } : {}),
-        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-      },
-      { timeoutMs: SUBMIT_DEADLINE_MS },
-    );
+    return this.submitValidated({ kind: 'url', request: parseDto(UrlBatchRequestDto, input) }, req, idempotencyKey);
+  }
+
+  /** A batch submission (`task.submit.v1`), its request validated: owned by the caller's key, within its cap. */
+  submitValidated(
+    batch: BatchSubmission,
+    req: AuthenticatedRequest,
+    idempotencyKey?: string,
+  ): Promise<TaskSubmitReply> {
+    return this.messaging.send(SUBJECTS.taskSubmit, submission(batch, req, idempotencyKey), {
+      timeoutMs: SUBMIT_DEADLINE_MS,
+    });
+  }
+
+  /**
+   * As `submitValidated`, the reply as the JSON text it arrived as: up to 10,000 job objects (4.7 MB) that the native
+   * route writes into its answer without parsing and serialising them again.
+   */
+  submitValidatedRaw(batch: BatchSubmission, req: AuthenticatedRequest, idempotencyKey?: string): Promise<string> {
+    return this.messaging.sendRaw(SUBJECTS.taskSubmit, submission(batch, req, idempotencyKey), {
+      timeoutMs: SUBMIT_DEADLINE_MS,
+    });
   }
 
   /** GET /extractTask/{jobId}: only the submitting key finds its task. */
@@ -127,4 +172,16 @@ export class NativeOperations {
       { timeoutMs: CANCEL_DEADLINE_MS },
     );
   }
+}
+
+/** The `task.submit.v1` payload: the batch, its owner (the caller's key) with the key's own cap, the idempotency key. */
+function submission(batch: BatchSubmission, req: AuthenticatedRequest, idempotencyKey?: string): TaskSubmitRequest {
+  const principal = req.principal;
+  const cap = principal?.limits.outstanding;
+  return {
+    ...batch,
+    ...(principal ? { apiKeyId: principal.id } : {}),
+    ...(cap !== undefined ? { maxOutstanding: cap } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+  };
 }
