@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import {
   appendUrlParams,
+  type CrawlRequestDto,
+  type CrawlStartReply,
+  type CrawlStatusReply,
+  type MapRequestDto,
+  type MapSiteReply,
   ExtractRequestDto,
   extractUrlCall,
   MapsSearchRequestDto,
@@ -31,6 +36,14 @@ const SUBMIT_DEADLINE_MS = 30_000;
 const LOOKUP_DEADLINE_MS = 5_000;
 /** A cancel waits up to 3 s for the task's final state (TaskCanceller), and a batch cancels each of its queries. */
 const CANCEL_DEADLINE_MS = 15_000;
+
+/** Crawl start; a status read carries a page of documents (up to most of a NATS payload) out of JetStream. */
+const CRAWL_START_DEADLINE_MS = 10_000;
+const CRAWL_STATUS_DEADLINE_MS = 15_000;
+/** A crawl's cancel answers once the crawl is marked cancelled; pages in flight end on their own. */
+const CRAWL_CANCEL_DEADLINE_MS = 10_000;
+/** A map's own deadline is its `timeout`; its reply may take this much longer to come back. */
+const MAP_REPLY_MARGIN_MS = 2_000;
 
 /** A batch submission of one kind: the kind and its validated request. */
 type BatchSubmission =
@@ -170,6 +183,42 @@ export class NativeOperations {
       SUBJECTS.taskCancel,
       { jobId, apiKeyId: req.principal?.id },
       { timeoutMs: CANCEL_DEADLINE_MS },
+    );
+  }
+
+  /** POST /crawl, its body validated: the crawl, owned by the caller's key, starts in task-service (ADR 0026). */
+  crawlValidated(body: CrawlRequestDto, req: AuthenticatedRequest): Promise<CrawlStartReply> {
+    return this.messaging.send(
+      SUBJECTS.crawlStart,
+      { request: body, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
+      { timeoutMs: CRAWL_START_DEADLINE_MS },
+    );
+  }
+
+  /** GET /crawl/{id}: a crawl's status and one page of its documents from `cursor`; only its owner finds it. */
+  crawlStatus(id: string, cursor: number | undefined, req: AuthenticatedRequest): Promise<CrawlStatusReply> {
+    return this.messaging.send(
+      SUBJECTS.crawlGet,
+      { id, apiKeyId: req.principal?.id, ...(cursor === undefined ? {} : { cursor }) },
+      { timeoutMs: CRAWL_STATUS_DEADLINE_MS },
+    );
+  }
+
+  /** DELETE /crawl/{id}: no new page starts; answers the crawl's status. */
+  crawlCancel(id: string, req: AuthenticatedRequest): Promise<CrawlStatusReply> {
+    return this.messaging.send(
+      SUBJECTS.crawlCancel,
+      { id, apiKeyId: req.principal?.id },
+      { timeoutMs: CRAWL_CANCEL_DEADLINE_MS },
+    );
+  }
+
+  /** POST /map, its body validated: the site's URLs from its sitemaps and its pages' links. */
+  mapValidated(body: MapRequestDto, req: AuthenticatedRequest): Promise<MapSiteReply> {
+    return this.messaging.send(
+      SUBJECTS.mapSite,
+      { request: body, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
+      { timeoutMs: body.timeout + MAP_REPLY_MARGIN_MS },
     );
   }
 }
