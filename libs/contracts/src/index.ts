@@ -42,7 +42,6 @@ export * from './lib/results/scrape-result.types.js';
 export * from './lib/results/extract-result.types.js';
 export * from './lib/dto.parser.js';
 export * from './lib/canonical-json.serializer.js';
-export * from './lib/results/retail-record.schema.js';
 export * from './lib/dto/crawl-start-request.dto.js';
 export * from './lib/dto/crawl-lookup-request.dto.js';
 export * from './lib/dto/map-site-request.dto.js';

@@ -37,14 +37,19 @@ export class MapsSearchRequestDto {
   @Matches(/^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/, { message: 'hl must be a language code such as en or pt-BR' })
   hl: string = DEFAULT_HL;
 
-  @ApiPropertyOptional({ description: 'Start index for pagination.', minimum: 0 })
+  @ApiPropertyOptional({ description: 'Start index for pagination.', minimum: 0, default: 0 })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(LIMITS.maxStart)
   start?: number;
 
-  @ApiPropertyOptional({ description: 'Number of results to return.', minimum: 1, maximum: LIMITS.maxMapsNum })
+  @ApiPropertyOptional({
+    description: 'Number of results to return.',
+    minimum: 1,
+    maximum: LIMITS.maxMapsNum,
+    default: LIMITS.defaultMapsSearchNum,
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
