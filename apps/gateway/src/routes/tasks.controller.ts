@@ -97,34 +97,26 @@ export class TasksController {
     'One job per call; each query runs as a child; the outcome goes to the webhook.',
   )
   @IdempotencyKeyHeader
-  async maps(
+  maps(
     @Body() body: MapsBatchRequestDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<BatchJob[]> {
-    const reply = await withRetryAfter(
-      res,
-      this.operations.submitValidated({ kind: 'maps', request: body }, req, idempotencyOf(idempotencyKey)),
-    );
-    return reply.jobs;
+    return this.jobsOf({ kind: 'maps', request: body }, idempotencyKey, req, res);
   }
 
   @Post('batch/search')
   @HttpCode(200)
   @ApiOperationDoc('Submit a web-search batch', 'One job per call; each query runs as a child.')
   @IdempotencyKeyHeader
-  async search(
+  search(
     @Body() body: SearchBatchRequestDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<BatchJob[]> {
-    const reply = await withRetryAfter(
-      res,
-      this.operations.submitValidated({ kind: 'search', request: body }, req, idempotencyOf(idempotencyKey)),
-    );
-    return reply.jobs;
+    return this.jobsOf({ kind: 'search', request: body }, idempotencyKey, req, res);
   }
 
   @Post('batch')
@@ -147,6 +139,17 @@ export class TasksController {
       this.operations.submitValidatedRaw({ kind: 'url', request: body }, req, idempotencyOf(idempotencyKey)),
     );
     return RawJson.onlyArrayMember(reply, JOBS_KEY);
+  }
+
+  /** A maps or search batch: submitted with the caller's key and Idempotency-Key; answers its job objects. */
+  private async jobsOf(
+    batch: { kind: 'maps'; request: MapsBatchRequestDto } | { kind: 'search'; request: SearchBatchRequestDto },
+    idempotencyKey: string | undefined,
+    req: AuthenticatedRequest,
+    res: FastifyReply,
+  ): Promise<BatchJob[]> {
+    const reply = await withRetryAfter(res, this.operations.submitValidated(batch, req, idempotencyOf(idempotencyKey)));
+    return reply.jobs;
   }
 
   @Get(':jobId')
