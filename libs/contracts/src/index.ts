@@ -35,6 +35,7 @@ export * from './lib/dto/webhook-dead-letter.dto.js';
 export * from './lib/task-submit-request.parser.js';
 export * from './lib/upstream-engine.constants.js';
 export * from './lib/results/result-meta.types.js';
+export * from './lib/results/result-parsers.constants.js';
 export * from './lib/results/web-search-result.types.js';
 export * from './lib/results/maps-result.types.js';
 export * from './lib/results/retail-result.types.js';

@@ -2,6 +2,7 @@ import {
   CRAWL_STATUSES,
   ERROR_CODES,
   EXTRACT_TYPES,
+  RESULT_PARSERS,
   TASK_EVENTS,
   TASK_STATUSES,
   UPSTREAM_ENGINES,
@@ -71,7 +72,7 @@ function loose(schema: JsonSchema): JsonSchema {
 
 const META = ref('ResultMeta');
 const resultMeta = shape<ResultMeta>({
-  parser: enumOf(['search', 'maps-search', 'maps-place', 'retail']),
+  parser: enumOf(RESULT_PARSERS),
   parserVersion: str(),
   emptyFields: arr(str()),
 });
