@@ -1,13 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import {
   appendUrlParams,
-  type CrawlRequestDto,
-  type CrawlStartReply,
-  type CrawlStatusReply,
-  type MapRequestDto,
-  type MapSiteReply,
+  CrawlRequestDto,
   ExtractRequestDto,
   extractUrlCall,
+  MapRequestDto,
   MapsSearchRequestDto,
   parseDto,
   scrapePageRequest,
@@ -15,35 +12,24 @@ import {
   SUBJECTS,
   UrlBatchRequestDto,
   WebSearchRequestDto,
+  type CrawlStartReply,
+  type CrawlStatusReply,
   type ExtractRecordByType,
-  type MapsBatchRequestDto,
-  type SearchBatchRequestDto,
   type ExtractType,
+  type MapSiteReply,
   type MapsSearchResponse,
   type ScrapeResult,
   type TaskRecord,
   type TaskSubmitReply,
   type TaskSubmitRequest,
   type WebSearchResult,
+  type MapsBatchRequestDto,
+  type SearchBatchRequestDto,
 } from '@trawl/contracts';
 import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
-
-/** Submitting a batch may bulk-add 10,000 jobs; allow it this long. */
-const SUBMIT_DEADLINE_MS = 30_000;
-const LOOKUP_DEADLINE_MS = 5_000;
-/** A cancel waits up to 3 s for the task's final state (TaskCanceller), and a batch cancels each of its queries. */
-const CANCEL_DEADLINE_MS = 15_000;
-
-/** Crawl start; a status read carries a page of documents (up to most of a NATS payload) out of JetStream. */
-const CRAWL_START_DEADLINE_MS = 10_000;
-const CRAWL_STATUS_DEADLINE_MS = 15_000;
-/** A crawl's cancel answers once the crawl is marked cancelled; pages in flight end on their own. */
-const CRAWL_CANCEL_DEADLINE_MS = 10_000;
-/** A map's own deadline is its `timeout`; its reply may take this much longer to come back. */
-const MAP_REPLY_MARGIN_MS = 2_000;
 
 /** A batch submission of one kind: the kind and its validated request. */
 type BatchSubmission =
@@ -51,11 +37,32 @@ type BatchSubmission =
   | { kind: 'search'; request: SearchBatchRequestDto }
   | { kind: 'url'; request: UrlBatchRequestDto };
 
+/** The `task.submit.v1` payload: the batch, its owner (the caller's key) with the key's own cap, the idempotency key. */
+function submission(batch: BatchSubmission, req: AuthenticatedRequest, idempotencyKey?: string): TaskSubmitRequest {
+  const principal = req.principal;
+  const cap = principal?.limits.outstanding;
+  return {
+    ...batch,
+    ...(principal ? { apiKeyId: principal.id } : {}),
+    ...(cap !== undefined ? { maxOutstanding: cap } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+  };
+}
+
+/** Deadlines of the task operations, as the native routes have them. */
+const SUBMIT_DEADLINE_MS = 30_000;
+const LOOKUP_DEADLINE_MS = 5_000;
+const CANCEL_DEADLINE_MS = 15_000;
+/** Deadlines of the crawl operations, as the native crawl routes have them (routes/crawl.controller.ts). */
+const CRAWL_START_DEADLINE_MS = 10_000;
+const CRAWL_STATUS_DEADLINE_MS = 15_000;
+const CRAWL_CANCEL_DEADLINE_MS = 10_000;
+const MAP_REPLY_MARGIN_MS = 2_000;
+
 /**
- * The native operations, the one path of each: the native routes (apps/gateway/src/routes) call the `*Validated`
- * methods with the body the validation pipe built; the peers' routes call the others with a plain object, which is
- * validated by the same DTO (defaults, bounds, URL rules) first. Either way the same NATS subjects, the same result
- * cache scoped to the caller's key, the same tenant and deadlines: there is no other scrape, search or task path.
+ * The native operations, as the peers' routes call them: the same DTO validation (defaults, bounds, URL rules), the
+ * same NATS subjects, the same result cache scoped to the caller's key, the same tenant. A peer's route builds a
+ * native request, calls one of these, and translates the answer: there is no other scrape, search or task path.
  */
 @Injectable()
 export class NativeOperations {
@@ -69,7 +76,10 @@ export class NativeOperations {
     return this.scrapeValidated(parseDto(ScrapeRequestDto, input), req, res);
   }
 
-  /** POST /scrape, its body validated. The tenant is the key the guard authenticated (the body cannot name one). */
+  /**
+   * POST /scrape, its body validated: the native routes call the `*Validated` methods with the body the validation
+   * pipe built, so that each operation has one path. The tenant is the key the guard authenticated.
+   */
   scrapeValidated(body: ScrapeRequestDto, req: AuthenticatedRequest, res: FastifyReply): Promise<ScrapeResult> {
     const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('scrape', req, res, request, { maxAge, storeInCache }, () =>
@@ -186,25 +196,26 @@ export class NativeOperations {
     );
   }
 
-  /** POST /crawl, its body validated: the crawl, owned by the caller's key, starts in task-service (ADR 0026). */
-  crawlValidated(body: CrawlRequestDto, req: AuthenticatedRequest): Promise<CrawlStartReply> {
+  /** POST /crawl: the crawl's id at once; owned by the caller's key. */
+  crawlStart(input: Record<string, unknown>, req: AuthenticatedRequest): Promise<CrawlStartReply> {
+    const request = parseDto(CrawlRequestDto, input);
     return this.messaging.send(
       SUBJECTS.crawlStart,
-      { request: body, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
+      { request, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
       { timeoutMs: CRAWL_START_DEADLINE_MS },
     );
   }
 
-  /** GET /crawl/{id}: a crawl's status and one page of its documents from `cursor`; only its owner finds it. */
-  crawlStatus(id: string, cursor: number | undefined, req: AuthenticatedRequest): Promise<CrawlStatusReply> {
+  /** GET /crawl/{id}: one page of documents from `cursor`; only the starting key finds it (else TASK_NOT_FOUND). */
+  crawlGet(id: string, req: AuthenticatedRequest, cursor?: number): Promise<CrawlStatusReply> {
     return this.messaging.send(
       SUBJECTS.crawlGet,
-      { id, apiKeyId: req.principal?.id, ...(cursor === undefined ? {} : { cursor }) },
+      { id, apiKeyId: req.principal?.id, ...(cursor !== undefined ? { cursor } : {}) },
       { timeoutMs: CRAWL_STATUS_DEADLINE_MS },
     );
   }
 
-  /** DELETE /crawl/{id}: no new page starts; answers the crawl's status. */
+  /** DELETE /crawl/{id}. */
   crawlCancel(id: string, req: AuthenticatedRequest): Promise<CrawlStatusReply> {
     return this.messaging.send(
       SUBJECTS.crawlCancel,
@@ -213,24 +224,13 @@ export class NativeOperations {
     );
   }
 
-  /** POST /map, its body validated: the site's URLs from its sitemaps and its pages' links. */
-  mapValidated(body: MapRequestDto, req: AuthenticatedRequest): Promise<MapSiteReply> {
+  /** POST /map. */
+  map(input: Record<string, unknown>, req: AuthenticatedRequest): Promise<MapSiteReply> {
+    const request = parseDto(MapRequestDto, input);
     return this.messaging.send(
       SUBJECTS.mapSite,
-      { request: body, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
-      { timeoutMs: body.timeout + MAP_REPLY_MARGIN_MS },
+      { request, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
+      { timeoutMs: request.timeout + MAP_REPLY_MARGIN_MS },
     );
   }
-}
-
-/** The `task.submit.v1` payload: the batch, its owner (the caller's key) with the key's own cap, the idempotency key. */
-function submission(batch: BatchSubmission, req: AuthenticatedRequest, idempotencyKey?: string): TaskSubmitRequest {
-  const principal = req.principal;
-  const cap = principal?.limits.outstanding;
-  return {
-    ...batch,
-    ...(principal ? { apiKeyId: principal.id } : {}),
-    ...(cap !== undefined ? { maxOutstanding: cap } : {}),
-    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-  };
 }

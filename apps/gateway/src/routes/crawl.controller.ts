@@ -46,7 +46,8 @@ export class CrawlController {
     'Answers the crawl’s id at once; its pages are scraped by the fleet within the scope asked for, robots.txt obeyed.',
   )
   crawl(@Body() body: CrawlRequestDto, @Req() req: AuthenticatedRequest): Promise<CrawlStartReply> {
-    return this.operations.crawlValidated(body, req);
+    // The body is validated again by NativeOperations (the peers' routes give it plain objects): crawls are few.
+    return this.operations.crawlStart({ ...body }, req);
   }
 
   @Get('crawl/:id')
@@ -62,7 +63,7 @@ export class CrawlController {
     @Query('cursor') cursor: string | undefined,
     @Req() req: AuthenticatedRequest,
   ): Promise<CrawlStatusResult> {
-    return withNext(await this.operations.crawlStatus(crawlIdOf(id), cursorOf(cursor), req), req);
+    return withNext(await this.operations.crawlGet(crawlIdOf(id), req, cursorOf(cursor)), req);
   }
 
   @Delete('crawl/:id')
@@ -80,7 +81,7 @@ export class CrawlController {
     'The site’s URLs (titles where known) from its sitemaps and its pages’ links, without scraping every page.',
   )
   map(@Body() body: MapRequestDto, @Req() req: AuthenticatedRequest): Promise<MapSiteReply> {
-    return this.operations.mapValidated(body, req);
+    return this.operations.map({ ...body }, req);
   }
 }
 
