@@ -49,11 +49,11 @@ function submission(batch: BatchSubmission, req: AuthenticatedRequest, idempoten
   };
 }
 
-/** Deadlines of the task operations, as the native routes have them. */
+/** Deadlines of the task operations (the native routes and the peers' alike call these methods). */
 const SUBMIT_DEADLINE_MS = 30_000;
 const LOOKUP_DEADLINE_MS = 5_000;
 const CANCEL_DEADLINE_MS = 15_000;
-/** Deadlines of the crawl operations, as the native crawl routes have them (routes/crawl.controller.ts). */
+/** Deadlines of the crawl operations, for the native crawl routes and the peers' alike. */
 const CRAWL_START_DEADLINE_MS = 10_000;
 const CRAWL_STATUS_DEADLINE_MS = 15_000;
 const CRAWL_CANCEL_DEADLINE_MS = 10_000;
