@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { BrowserPool, resolveChromiumPath, sandboxDecision } from '@trawl/browser-pool';
+import { AdBlocker, BrowserPool, resolveChromiumPath, sandboxDecision } from '@trawl/browser-pool';
 import type { ExtractorScrapeEnv } from '@trawl/config';
 import { NATS_TRACING } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList, ProxyRotation } from '@trawl/safe-fetch';
@@ -9,6 +9,8 @@ import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
 import { RenderController } from './render.controller.js';
 import { RenderService } from './render.service.js';
 import { PageWorkPool } from './content/page-work.pool.js';
+import { LlmFormatsService } from './llm/llm-formats.service.js';
+import { llmSettingsOf } from './llm/llm.settings.js';
 import { ScrapeController } from './scrape.controller.js';
 import { ScrapeService } from './scrape.service.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
@@ -22,6 +24,7 @@ export class AppModule implements OnApplicationShutdown {
     private readonly pool: BrowserPool,
     private readonly proxy: GuardProxy,
     private readonly work: PageWorkPool,
+    private readonly llm: LlmFormatsService,
   ) {}
 
   /** `metrics`: where proxy health is counted (bootstrap passes the service's; tests may leave it out). */
@@ -35,6 +38,7 @@ export class AppModule implements OnApplicationShutdown {
       settle: { quietMs: env.BROWSER_SETTLE_QUIET_MS, maxMs: env.BROWSER_SETTLE_MAX_MS },
       maxScreenshotBytes: env.SCRAPE_SCREENSHOT_MAX_BYTES,
       actionsMaxMs: env.SCRAPE_ACTIONS_MAX_MS,
+      llm: llmSettingsOf(env),
     };
     // Chromium reaches the web only through the guarding proxy (every request and hop checked before it leaves and
     // at connect time); the pool checks the page's navigation and redirect hops too, for a clear URL_NOT_ALLOWED.
@@ -47,8 +51,12 @@ export class AppModule implements OnApplicationShutdown {
       await guardProxy.start();
       return guardProxy;
     };
-    const pool = (guardProxy: GuardProxy) =>
-      new BrowserPool({
+    // blockAds (ADR 0030): the filter engine is built once, at start-up (~0.1 s, before the service serves anything; a
+    // list that cannot be read stops the start).
+    const adBlocker = new AdBlocker();
+    const pool = async (guardProxy: GuardProxy) => {
+      await adBlocker.ready();
+      return new BrowserPool({
         executablePath: resolveChromiumPath(env.CHROMIUM_PATH),
         maxBrowsers: env.BROWSER_MAX_BROWSERS,
         maxPagesPerBrowser: env.BROWSER_MAX_PAGES_PER_BROWSER,
@@ -63,17 +71,19 @@ export class AppModule implements OnApplicationShutdown {
         proxyServer: guardProxy.url,
         sessionMaxTasks: env.BROWSER_SESSION_MAX_TASKS,
         sessionMaxAgeMs: env.BROWSER_SESSION_MAX_AGE_MS,
+        adBlocker,
         // Each session browses through one upstream proxy (when PROXY_URLS is set), through the guard's lane for it.
         ...(proxies.size > 0
           ? {
               upstreamProxies: {
-                next: (country?: string) => proxies.next('', country),
-                markBlocked: (p: string) => proxies.markBlocked(p),
+                next: (country?: string, scope?: string) => proxies.next(scope ?? '', country),
+                markBlocked: (p: string, scope?: string) => proxies.markBlocked(p, scope ?? ''),
                 laneFor: (p: string) => guardProxy.laneFor(p),
               },
             }
           : {}),
       });
+    };
     // Markdown conversion, HTML scans and PDF text run off the event loop under a per-page budget (ADR 0007). HTML
     // under INLINE_WORK_BELOW_CHARS is converted inline: the thread hop costs more than the work there.
     const work = async () => {
@@ -97,6 +107,7 @@ export class AppModule implements OnApplicationShutdown {
         BrowserScrapeEngine,
         HttpScrapeEngine,
         { provide: PageWorkPool, useFactory: work },
+        { provide: LlmFormatsService, useValue: new LlmFormatsService(settings.llm) },
         ScrapeService,
         RenderService,
       ],
@@ -108,5 +119,6 @@ export class AppModule implements OnApplicationShutdown {
     await this.pool.close();
     await this.proxy.close();
     await this.work.close();
+    await this.llm.close();
   }
 }

@@ -43,6 +43,9 @@ export class RenderService {
         ...(req.hl ? { hl: req.hl } : {}),
         ...(req.gl ? { gl: req.gl } : {}),
         ...(req.session ? { session: req.session } : {}),
+        // The session's upstream proxy is drawn and benched for this host only (ADR 0027): one upstream's block
+        // does not set a shared proxy aside for every other caller.
+        proxyScope: new URL(req.url).host,
       },
     );
     return { ...page, renderMs: Date.now() - started };

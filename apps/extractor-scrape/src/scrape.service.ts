@@ -17,6 +17,7 @@ import type { HtmlDigestTask, PageDigest } from './content/page-digest.extractor
 import { PageWorkPool } from './content/page-work.pool.js';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
+import { LlmFormatsService } from './llm/llm-formats.service.js';
 import type { BrowserScrapeOptions, RenderedPage, ScrapeEngineRequest } from './engines/rendered-page.types.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
 
@@ -38,7 +39,8 @@ interface Content {
  * plain fetch was turned away), then the content step by the page's type (ADR 0007): HTML is scanned and turned into
  * markdown, a PDF into its text, text/JSON/XML returned as is, any other type refused with UNSUPPORTED_CONTENT_TYPE.
  * The CPU-heavy part runs in the page-work pool under a budget. All under one deadline a little shorter than the
- * caller's timeout so the reply beats it. A 4xx/5xx page is a result with its `rawStatus`, not an error.
+ * caller's timeout so the reply beats it. A 4xx/5xx page is a result with its `rawStatus`, not an error. The `json`
+ * and `summary` formats are then answered by the configured language model from the main content (ADR 0029).
  */
 @Injectable()
 export class ScrapeService {
@@ -47,10 +49,13 @@ export class ScrapeService {
     private readonly browser: BrowserScrapeEngine,
     private readonly http: HttpScrapeEngine,
     private readonly work: PageWorkPool,
+    private readonly llm: LlmFormatsService,
   ) {}
 
   async scrape(req: ScrapePageRequestDto): Promise<ScrapeResult> {
     const deadline = Date.now() + replyDeadlineMs(req.timeout);
+    // The LLM formats are checked first (no endpoint, a schema that does not compile: 400 before any fetch).
+    const llm = this.llm.plan(req.formats);
     await checkUrl(req.url, { allow: this.settings.allow });
     const browser = browserOptions(req);
     const engineReq: ScrapeEngineRequest = {
@@ -61,11 +66,14 @@ export class ScrapeService {
       deadline,
       tenant: req.tenant,
       ...(browser ? { browser } : {}),
+      // ADR 0030: on unless the request turns it off, as Firecrawl's blockAds.
+      blockAds: req.blockAds ?? true,
     };
     const formats = new Set(req.formats.filter((f): f is ScrapeFormat => typeof f === 'string'));
     if (formats.has('rawHtml')) engineReq.rawHtml = true;
     const wants: HtmlWants = {
-      markdown: formats.has('markdown'),
+      // The model reads the main content as markdown (ADR 0029), asked for or not.
+      markdown: formats.has('markdown') || llm !== undefined,
       // ADR 0023: Trawl's routes default to the main content, as Firecrawl's do.
       onlyMainContent: req.onlyMainContent ?? true,
       includeTags: req.includeTags,
@@ -81,6 +89,14 @@ export class ScrapeService {
     const html =
       kind === 'html' ? page.html : kind === 'pdf' ? `<pre>${escapeHtml(digest.text ?? '')}</pre>` : page.html;
     const markdown = kind === 'text' ? page.html : (digest.markdown ?? '');
+    const title = page.title || digest.title;
+    const answers = llm
+      ? await this.llm.answer(
+          llm,
+          { url: page.url, title, text: kind === 'pdf' ? (digest.text ?? '') : markdown },
+          deadline,
+        )
+      : {};
     return {
       sourceURL: req.url,
       taskId: randomUUID(),
@@ -92,15 +108,17 @@ export class ScrapeService {
       ...(formats.has('rawHtml') ? { rawHtml: page.rawHtml ?? page.html } : {}),
       ...(formats.has('links') ? { links: digest.links ?? [] } : {}),
       ...(page.screenshot ? { screenshot: page.screenshot } : {}),
+      ...answers,
       ...(page.actions ? { actions: page.actions } : {}),
       metadata: {
         ...digest.metadata,
-        title: page.title || digest.title,
+        title,
         url: page.url,
         sourceURL: req.url,
         statusCode: page.status,
         contentType: page.contentType,
         engine: page.engine,
+        ...(page.adsBlocked !== undefined ? { adsBlocked: page.adsBlocked } : {}),
       },
     };
   }

@@ -1,6 +1,7 @@
 import type { SettleOptions } from '@trawl/browser-pool';
 import type { ScrapeEngine } from '@trawl/contracts';
 import type { AllowList } from '@trawl/safe-fetch';
+import type { LlmSettings } from './llm/llm.settings.js';
 
 export const SCRAPE_SETTINGS = Symbol('SCRAPE_SETTINGS');
 
@@ -19,4 +20,6 @@ export interface ScrapeSettings {
   maxScreenshotBytes: number;
   /** Longest time a scrape's actions may take in all, ms (SCRAPE_ACTIONS_MAX_MS). */
   actionsMaxMs: number;
+  /** The chat-completions endpoint of the `json` and `summary` formats (ADR 0029); undefined: none configured. */
+  llm?: LlmSettings;
 }

@@ -175,14 +175,14 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
 
   it('v2 scrape: an option Trawl cannot honour is named in warning, an inert one (origin) is not', async () => {
     const doc = await client().scrape('http://127.0.0.1:9/warned', {
-      formats: ['markdown', 'summary', 'links', { type: 'screenshot', fullPage: true }],
+      formats: ['markdown', 'branding', 'links', { type: 'screenshot', fullPage: true }],
       onlyMainContent: false,
       mobile: true,
-      blockAds: true,
+      blockAds: false,
     });
     expect(doc.markdown).toBe('# Page /warned');
-    expect(doc.warning).toContain('format summary');
-    expect(doc.warning).toContain('blockAds');
+    expect(doc.warning).toContain('format branding');
+    expect(doc.warning).not.toContain('blockAds');
     expect(doc.warning).not.toContain('links');
     expect(doc.warning).not.toContain('onlyMainContent');
     expect(doc.warning).not.toContain('origin');
@@ -190,6 +190,7 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
       formats: ['markdown', 'links', { type: 'screenshot', fullPage: true }],
       onlyMainContent: false,
       mobile: true,
+      blockAds: false,
     });
   });
 
@@ -380,6 +381,19 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
     const res = await v1.batchScrapeUrls(['http://127.0.0.1:9/v1-b1'], { formats: ['markdown'] });
     expect(res).toMatchObject({ success: true, status: 'completed', completed: 1, total: 1 });
     expect((res as { data: { markdown: string }[] }).data[0]?.markdown).toBe('# Batch /v1-b1');
+  });
+
+  it('v1 client (bundled): cancelCrawl of a batch, its DELETE declaring JSON without a body', async () => {
+    const v1 = new FirecrawlAppV1({ apiKey: KEY, apiUrl: base });
+    const started = await client().startBatchScrape(['http://127.0.0.1:9/stuck-v1']);
+    expect(await v1.cancelCrawl(started.id)).toMatchObject({ success: true, status: 'cancelled' });
+    expect((await client().getBatchScrapeStatus(started.id)).status).toBe('cancelled');
+    // A POST declaring JSON without a body is still refused.
+    const res = await fetch(`${base}/v1/batch/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
   });
 
   it('the native URL batch still requires its webhook (only a Firecrawl batch goes without)', async () => {

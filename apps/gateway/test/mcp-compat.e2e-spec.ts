@@ -156,7 +156,11 @@ describe('MCP server (in-process gateway, real NATS, MCP SDK client)', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       'batch_scrape',
       'batch_status',
+      'crawl',
+      'crawl_cancel',
+      'crawl_status',
       'extract',
+      'map',
       'maps_search',
       'scrape',
       'search',

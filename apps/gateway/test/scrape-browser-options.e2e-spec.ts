@@ -95,6 +95,20 @@ describe('gateway: screenshot, actions, location and mobile on POST /scrape', ()
     });
   });
 
+  it('passes blockAds on as given, on any engine (ADR 0030), and leaves it out when not given', async () => {
+    for (const [url, extra] of [
+      ['http://127.0.0.1:9/ads-off', { blockAds: false, engine: 'browser' }],
+      ['http://127.0.0.1:9/ads-http', { blockAds: true, engine: 'http' }],
+      ['http://127.0.0.1:9/ads-default', {}],
+    ] as const) {
+      const res = await post({ url, ...extra });
+      expect(res.status).toBe(200);
+      const sent = seen.find((s) => s.url === url);
+      if ('blockAds' in extra) expect(sent?.blockAds).toBe(extra.blockAds);
+      else expect(sent).not.toHaveProperty('blockAds');
+    }
+  });
+
   const refused: [string, Record<string, unknown>, string, RegExp][] = [
     [
       'an unknown action type',
@@ -161,6 +175,7 @@ describe('gateway: screenshot, actions, location and mobile on POST /scrape', ()
     ['an unknown format', { formats: ['pdf'] }, 'formats', /must contain only/],
     ['a country that is not a code', { location: { country: 'Germany' } }, 'location', /two-letter country code/],
     ['mobile that is not a boolean', { mobile: 'yes' }, 'mobile', /must be a boolean/],
+    ['blockAds that is not a boolean', { blockAds: 'no' }, 'blockAds', /must be a boolean/],
     ['a Host header', { headers: { Host: 'internal.example' } }, 'headers', /may not set Host/],
   ];
   for (const [what, extra, field, message] of refused) {
@@ -190,6 +205,7 @@ describe('gateway: screenshot, actions, location and mobile on POST /scrape', ()
       actions: [{ type: 'click', selector: '#more' }],
       location: { country: 'FR' },
       mobile: true,
+      blockAds: false,
     };
     const res = await postTo('/extract', { type: 'scrape', url: 'http://127.0.0.1:9/extract-options', scrapeOptions });
     expect(res.status).toBe(200);
@@ -209,9 +225,14 @@ describe('gateway: screenshot, actions, location and mobile on POST /scrape', ()
       /need the browser engine/,
     ],
     [
+      'blockAds that is not a boolean',
+      { type: 'scrape', scrapeOptions: { blockAds: 'no' } },
+      /scrapeOptions\.blockAds must be a boolean/,
+    ],
+    [
       'an unknown option',
       { type: 'scrape', scrapeOptions: { onlyMainContent: true } },
-      /must be \{ formats, actions, location, mobile \}/,
+      /must be \{ formats, actions, location, mobile, blockAds \}/,
     ],
   ];
   for (const [what, extra, message] of refusedExtract) {

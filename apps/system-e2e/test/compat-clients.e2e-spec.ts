@@ -8,19 +8,40 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   startBuiltSimulator,
+  startCrawlTrapSite,
   startLoopbackHttp,
   startRedis,
+  eventually,
+  type CrawlTrapSite,
   type LoopbackServer,
   type RestartableTestServer,
   type RunningSimulator,
 } from '@trawl/testing';
-import { API_KEY, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
+import { API_KEY, SIGNING_SECRET, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
 import { TrawlSerpApiAgent } from './support/trawl-serpapi-agent.js';
+import { startWebhookReceiver } from './support/webhook-receiver.js';
 
 const KEY_B = 'system-e2e-compat-key-b';
 const ASIN = 'B0DR8G428S';
 /** How long a Firecrawl batch may stay unfinished in this stack (COMPAT_BATCH_DEADLINE_MS). */
 const BATCH_DEADLINE_MS = 20_000;
+
+/** Depth and per-host concurrency of the crawls of the trap site (as apps/system-e2e/test/crawl.e2e-spec.ts). */
+const CRAWL_DEPTH = 3;
+const CRAWL_CONCURRENCY = 2;
+/** The titles of the pages a crawl of the trap site at CRAWL_DEPTH stores, each once (crawl.e2e-spec.ts). */
+const CRAWL_TITLES = [
+  'Home',
+  'About',
+  'Hidden one',
+  'Hidden two',
+  'Doc 1',
+  'Doc 2',
+  'Doc 3',
+  'Product',
+  ...Array.from({ length: CRAWL_DEPTH }, (_, m) => `Calendar ${m}`),
+  ...Array.from({ length: CRAWL_DEPTH - 1 }, (_, m) => `Calendar ${-(m + 1)}`),
+].sort();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the clients' JSON as they return it
 type Json = any;
@@ -123,6 +144,19 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       ).toMatch(/Heading \/b1[\s\S]*Heading \/b2/);
     }, 150_000);
 
+    it("v2 batch scrape carries formats beyond markdown onto the native batch's scrapeOptions", async () => {
+      const job = await firecrawl().batchScrape([`${site.url}/bf1`], {
+        options: { formats: ['markdown', 'rawHtml', 'links'], onlyMainContent: true },
+        pollInterval: 1,
+        timeout: 120,
+      });
+      expect(job.status).toBe('completed');
+      const [doc] = job.data as Json[];
+      expect(doc.markdown).toContain('Heading /bf1');
+      expect(doc.rawHtml).toContain('<h1>Heading /bf1</h1>');
+      expect(Array.isArray(doc.links)).toBe(true);
+    }, 150_000);
+
     it('the bundled v1 client: scrapeUrl, search and batchScrapeUrls (polled at /v1/crawl/{id})', async () => {
       const v1 = new FirecrawlAppV1({ apiKey: API_KEY, apiUrl: root });
       const scraped = (await v1.scrapeUrl(`${site.url}/v1-page`, { formats: ['markdown'] })) as Json;
@@ -133,6 +167,178 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       const batch = (await v1.batchScrapeUrls([`${site.url}/v1-b`], { formats: ['markdown'] })) as Json;
       expect(batch).toMatchObject({ success: true, status: 'completed', completed: 1, total: 1 });
     }, 150_000);
+  });
+
+  describe('firecrawl-js 4.42.0: crawl and map on the native crawl (the trap site of the crawl e2e)', () => {
+    let trap: CrawlTrapSite;
+    let slow: CrawlTrapSite;
+    beforeAll(async () => {
+      trap = await startCrawlTrapSite({ delayMs: 5 });
+      // Slow enough that a crawl of it is still running when it is cancelled (14 pages, 2 at a time, 1 s each).
+      slow = await startCrawlTrapSite({ delayMs: 1000 });
+    });
+    afterAll(async () => {
+      await trap?.close();
+      await slow?.close();
+    });
+    const titlesOf = (docs: Json[]): string[] => docs.map((d) => d.metadata.title as string).sort();
+    const crawlOptions = { limit: 100, maxConcurrency: CRAWL_CONCURRENCY };
+
+    function expectSiteDocuments(docs: Json[]): void {
+      expect(titlesOf(docs)).toEqual(CRAWL_TITLES);
+      for (const d of docs) {
+        expect(d.metadata.sourceURL.startsWith(`${trap.url}/`)).toBe(true);
+        expect(d.metadata.statusCode).toBe(200);
+        expect(d.markdown).toContain(`# ${d.metadata.title}`);
+      }
+      expect(trap.requests.filter((p) => p.startsWith('/private/'))).toEqual([]);
+      expect(trap.otherRequests).toEqual([]);
+    }
+
+    it('v2 crawl runs to completion with its poller: every page once, robots.txt obeyed', async () => {
+      const job = await firecrawl().crawl(`${trap.url}/`, {
+        ...crawlOptions,
+        maxDiscoveryDepth: CRAWL_DEPTH,
+        pollInterval: 1,
+        timeout: 180,
+      });
+      expect(job.status).toBe('completed');
+      expect(job.completed).toBe(job.total);
+      expect(job.creditsUsed).toBe(CRAWL_TITLES.length);
+      expect(new Date(job.expiresAt ?? '').getTime()).toBeGreaterThan(Date.now());
+      expectSiteDocuments(job.data);
+    }, 240_000);
+
+    it('v2 startCrawl, getCrawlStatus and cancelCrawl; key B gets 404 for the crawl id', async () => {
+      const started = await firecrawl().startCrawl(`${slow.url}/`, { ...crawlOptions, sitemap: 'skip' });
+      expect(started.id).toMatch(/^[0-9a-f]{32}$/);
+      expect(started.url).toBe(`${root}/v2/crawl/${started.id}`);
+      const running = await firecrawl().getCrawlStatus(started.id);
+      expect(running.status).toBe('scraping');
+      expect(running.next).toBeNull();
+      const err = await firecrawl(KEY_B)
+        .getCrawlStatus(started.id)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SdkError);
+      expect((err as SdkError).status).toBe(404);
+      for (const [method, path] of [
+        ['GET', `/v2/crawl/${started.id}`],
+        ['DELETE', `/v2/crawl/${started.id}`],
+        ['GET', `/v1/crawl/${started.id}`],
+        ['DELETE', `/v1/crawl/${started.id}`],
+      ] as const) {
+        const res = await fetch(`${root}${path}`, { method, headers: { authorization: `Bearer ${KEY_B}` } });
+        const body = (await res.json()) as Json;
+        expect({ method, path, status: res.status, success: body.success, error: typeof body.error }).toEqual({
+          method,
+          path,
+          status: 404,
+          success: false,
+          error: 'string',
+        });
+      }
+      expect(await firecrawl().cancelCrawl(started.id)).toBe(true);
+      const cancelled = await firecrawl().getCrawlStatus(started.id);
+      expect(cancelled.status).toBe('cancelled');
+      expect(cancelled.creditsUsed).toBeLessThan(CRAWL_TITLES.length);
+    }, 120_000);
+
+    it("v2 map: the sitemaps' pages and those found by links, as { url, title }", async () => {
+      const mapped = await firecrawl().map(`${trap.url}/`, { limit: 100 });
+      const urls = mapped.links.map((l) => l.url);
+      for (const p of [...trap.sitemapPages, ...trap.linkOnlyPages]) expect(urls).toContain(`${trap.url}${p}`);
+      expect(urls.filter((u) => !u.startsWith(`${trap.url}/`))).toEqual([]);
+      expect(mapped.links.find((l) => l.url === `${trap.url}/about`)?.title).toBe('About');
+      const searched = await firecrawl().map(`${trap.url}/`, { search: 'hidden' });
+      expect(searched.links.map((l) => l.url).sort()).toEqual([`${trap.url}/hidden/1`, `${trap.url}/hidden/2`]);
+    }, 120_000);
+
+    it("a crawl's webhook in Firecrawl's form: its event names and object body, signed; headers, metadata, events", async () => {
+      const receiver = await startWebhookReceiver(SIGNING_SECRET);
+      try {
+        // The URL form: every event, Firecrawl's body.
+        const all = await firecrawl().crawl(`${trap.url}/`, {
+          ...crawlOptions,
+          maxDiscoveryDepth: CRAWL_DEPTH,
+          webhook: `${receiver.url}/all`,
+          pollInterval: 1,
+          timeout: 180,
+        } as Json);
+        expect(all.status).toBe('completed');
+        const ofAll = await eventually(() => {
+          const mine = receiver.deliveries.filter((d) => d.body?.id === all.id);
+          return mine.some((d) => d.body.type === 'crawl.completed') &&
+            mine.filter((d) => d.body.type === 'crawl.page').length >= CRAWL_TITLES.length
+            ? mine
+            : undefined;
+        }, 60_000);
+        expect(ofAll.every((d) => d.verified)).toBe(true);
+        expect(ofAll.filter((d) => d.body.type === 'crawl.started')).toHaveLength(1);
+        const pages = ofAll.filter((d) => d.body.type === 'crawl.page');
+        expect(pages.map((d) => d.body.data[0].metadata.title).sort()).toEqual(CRAWL_TITLES);
+        for (const d of pages) {
+          expect(d.body).toMatchObject({ success: true, id: all.id, metadata: {} });
+          expect(d.body.data).toHaveLength(1);
+          expect(d.body.data[0].markdown).toContain(`# ${d.body.data[0].metadata.title}`);
+          expect(d.body.data[0].metadata.sourceURL.startsWith(`${trap.url}/`)).toBe(true);
+          expect(d.body.data[0].metadata.engine).toBeUndefined();
+        }
+        expect(ofAll.find((d) => d.body.type === 'crawl.completed')?.body).toEqual({
+          success: true,
+          type: 'crawl.completed',
+          id: all.id,
+          data: [],
+          metadata: {},
+        });
+
+        // The object form: its headers sent, its metadata echoed, only the events asked for.
+        const some = await firecrawl().crawl(`${trap.url}/`, {
+          ...crawlOptions,
+          maxDiscoveryDepth: 1,
+          webhook: {
+            url: `${receiver.url}/some`,
+            headers: { 'x-run': 'e2e-7' },
+            metadata: { run: 7 },
+            events: ['started', 'completed'],
+          },
+          pollInterval: 1,
+          timeout: 180,
+        } as Json);
+        expect(some.status).toBe('completed');
+        await eventually(
+          () => receiver.deliveries.some((d) => d.body?.id === some.id && d.body.type === 'crawl.completed'),
+          60_000,
+        );
+        const ofSome = receiver.deliveries.filter((d) => d.body?.id === some.id);
+        expect(ofSome.map((d) => d.body.type).sort()).toEqual(['crawl.completed', 'crawl.started']);
+        for (const d of ofSome) {
+          expect(d.verified).toBe(true);
+          expect(d.headers['x-run']).toBe('e2e-7');
+          expect(d.body.metadata).toEqual({ run: 7 });
+        }
+      } finally {
+        await receiver.close();
+      }
+    }, 300_000);
+
+    it('the bundled v1 client: crawlUrl, asyncCrawlUrl + checkCrawlStatus + cancelCrawl, mapUrl', async () => {
+      const v1 = new FirecrawlAppV1({ apiKey: API_KEY, apiUrl: root });
+      const crawled = (await v1.crawlUrl(`${trap.url}/`, { ...crawlOptions, maxDepth: CRAWL_DEPTH }, 1)) as Json;
+      expect(crawled).toMatchObject({ success: true, status: 'completed' });
+      expectSiteDocuments(crawled.data);
+
+      const started = (await v1.asyncCrawlUrl(`${slow.url}/`, { ...crawlOptions, ignoreSitemap: true })) as Json;
+      expect(started.success).toBe(true);
+      const running = (await v1.checkCrawlStatus(started.id)) as Json;
+      expect(running).toMatchObject({ success: true, status: 'scraping' });
+      expect(await v1.cancelCrawl(started.id)).toMatchObject({ success: true, status: 'cancelled' });
+      expect(((await v1.checkCrawlStatus(started.id)) as Json).status).toBe('cancelled');
+
+      const mapped = (await v1.mapUrl(`${trap.url}/`, { limit: 100 })) as Json;
+      expect(mapped.success).toBe(true);
+      for (const p of trap.sitemapPages) expect(mapped.links).toContain(`${trap.url}${p}`);
+      expect(mapped.links.every((l: unknown) => typeof l === 'string')).toBe(true);
+    }, 300_000);
   });
 
   describe('serpapi 2.2.1 (requestOptions.agent to Trawl)', () => {
@@ -185,7 +391,11 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         expect(tools.map((t) => t.name).sort()).toEqual([
           'batch_scrape',
           'batch_status',
+          'crawl',
+          'crawl_cancel',
+          'crawl_status',
           'extract',
+          'map',
           'maps_search',
           'scrape',
           'search',
@@ -213,6 +423,61 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         expect((await call('batch_status', { id: batch.id })).status).toBe('completed');
       } finally {
         await client.close();
+      }
+    }, 300_000);
+
+    it('the MCP SDK client: crawl (with progress), crawl_status, crawl_cancel and map on the native crawl', async () => {
+      const trap = await startCrawlTrapSite({ delayMs: 5 });
+      const slow = await startCrawlTrapSite({ delayMs: 1000 });
+      const client = new Client({ name: 'system-e2e-crawl', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${root}/mcp`), {
+          requestInit: { headers: { 'x-api-key': API_KEY } },
+        }),
+      );
+      try {
+        const call = async (name: string, args: Record<string, unknown>, onprogress?: (p: Json) => void) => {
+          const res = await client.callTool({ name, arguments: args }, undefined, {
+            timeout: 180_000,
+            ...(onprogress ? { onprogress } : {}),
+          });
+          expect({ name, isError: res.isError ?? false }).toEqual({ name, isError: false });
+          return { structured: res.structuredContent as Json, text: (res.content as Json)[0].text as string };
+        };
+        const progress: Json[] = [];
+        const crawled = await call(
+          'crawl',
+          { url: `${trap.url}/`, limit: 100, maxDiscoveryDepth: CRAWL_DEPTH, waitSeconds: 150 },
+          (p) => progress.push(p),
+        );
+        expect(crawled.structured).toMatchObject({ status: 'completed' });
+        expect(crawled.structured.completed).toBe(crawled.structured.total);
+        expect(crawled.structured.id).toMatch(/^[0-9a-f]{32}$/);
+        expect(crawled.text).toContain('# About');
+        expect(progress.at(-1)).toMatchObject({ message: 'completed', progress: crawled.structured.total });
+        const read = await call('crawl_status', { id: crawled.structured.id });
+        const titles = [...read.structured.data];
+        let next = read.structured.next;
+        while (next) {
+          const page = await call('crawl_status', { id: crawled.structured.id, ...next });
+          titles.push(...page.structured.data);
+          next = page.structured.next;
+        }
+        expect(titles.map((d: Json) => d.metadata.title).sort()).toEqual(CRAWL_TITLES);
+
+        const started = await call('crawl', { url: `${slow.url}/`, sitemap: 'skip' });
+        expect(started.structured.status).toBe('scraping');
+        expect((await call('crawl_cancel', { id: started.structured.id })).structured.status).toBe('cancelled');
+        expect((await call('crawl_status', { id: started.structured.id })).structured.status).toBe('cancelled');
+
+        const mapped = await call('map', { url: `${trap.url}/` });
+        const urls = mapped.structured.links.map((l: Json) => l.url);
+        for (const p of [...trap.sitemapPages, ...trap.linkOnlyPages]) expect(urls).toContain(`${trap.url}${p}`);
+        expect(mapped.text).toContain(`[About](${trap.url}/about)`);
+      } finally {
+        await client.close();
+        await trap.close();
+        await slow.close();
       }
     }, 300_000);
 
@@ -245,6 +510,46 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         await client.close();
       }
     }, 180_000);
+
+    it('firecrawl-mcp 3.26.0: firecrawl_map, firecrawl_crawl and firecrawl_check_crawl_status', async () => {
+      const trap = await startCrawlTrapSite({ delayMs: 5 });
+      const client = new Client({ name: 'system-e2e-stdio-crawl', version: '1.0.0' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [resolve(WORKSPACE_ROOT, 'node_modules/firecrawl-mcp/dist/index.js')],
+          env: { PATH: process.env.PATH ?? '', FIRECRAWL_API_URL: root, FIRECRAWL_API_KEY: API_KEY },
+          stderr: 'pipe',
+        }),
+      );
+      try {
+        const tool = async (name: string, args: Record<string, unknown>): Promise<Json> => {
+          const res = await client.callTool({ name, arguments: args }, undefined, { timeout: 180_000 });
+          expect({ name, isError: res.isError ?? false, content: res.isError ? res.content : null }).toEqual({
+            name,
+            isError: false,
+            content: null,
+          });
+          return res.structuredContent ?? JSON.parse((res.content as Json)[0].text);
+        };
+        const mapped = await tool('firecrawl_map', { url: `${trap.url}/`, limit: 100 });
+        const urls = (mapped.links as Json[]).map((l) => (typeof l === 'string' ? l : l.url));
+        for (const p of trap.sitemapPages) expect(urls).toContain(`${trap.url}${p}`);
+        const crawled = await tool('firecrawl_crawl', {
+          url: `${trap.url}/`,
+          limit: 100,
+          maxDiscoveryDepth: CRAWL_DEPTH,
+          maxConcurrency: CRAWL_CONCURRENCY,
+        });
+        expect(crawled.status).toBe('completed');
+        expect((crawled.data as Json[]).map((d) => d.metadata.title).sort()).toEqual(CRAWL_TITLES);
+        const checked = await tool('firecrawl_check_crawl_status', { id: crawled.id });
+        expect(checked).toMatchObject({ id: crawled.id, status: 'completed', total: crawled.total });
+      } finally {
+        await client.close();
+        await trap.close();
+      }
+    }, 240_000);
   });
 
   describe('tenancy through the compatible routes', () => {

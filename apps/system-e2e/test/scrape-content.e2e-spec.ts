@@ -108,6 +108,8 @@ describe('scrape content options through the whole stack', () => {
       statusCode: 200,
       contentType: 'text/html; charset=utf-8',
       engine,
+      // blockAds is on by default (ADR 0030): the browser says how many requests it refused (the page makes none).
+      ...(engine === 'browser' ? { adsBlocked: 0 } : {}),
     });
   });
 

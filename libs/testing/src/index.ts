@@ -10,3 +10,4 @@ export * from './lib/nats-cluster.harness.js';
 export * from './lib/redis-topologies.harness.js';
 export * from './lib/crawl-trap-site.server.js';
 export * from './lib/read-counting.util.js';
+export * from './lib/openai-stub.server.js';

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { chromiumSeccompProfileJson } from './lib/chromium-seccomp.builder.js';
 import { toYaml } from './lib/manifests-yaml.serializer.js';
 import { renderManifests } from './lib/manifests.renderer.js';
 import { natsAuthConfig } from './lib/network-security.builder.js';
@@ -13,11 +14,14 @@ const USAGE = `Trawl Kubernetes manifests (deploy/k8s/values.yaml + your overrid
   node dist/tools/deploy/src/main.js render [--values FILE]... [--out FILE]
   node dist/tools/deploy/src/main.js check  [--values FILE]...
   node dist/tools/deploy/src/main.js nats-auth [--values FILE]... [--out FILE]
+  node dist/tools/deploy/src/main.js seccomp [--out FILE]
 
 render     prints (or writes) every object, ready for kubectl apply -f.
 check      renders and validates every object against the Kubernetes/KEDA schemas and the cross-object rules.
 nats-auth  prints (or writes) the NATS authorization block alone (deploy/nats/auth.conf): a user per service,
-           allowed the subjects of its rows of the subject table (libs/contracts).`;
+           allowed the subjects of its rows of the subject table (libs/contracts).
+seccomp    prints (or writes) the seccomp profile extractor-scrape's pod runs under with Chromium's sandbox
+           (deploy/k8s/seccomp/trawl-chromium.json): install it on every node (docs/deploy.md).`;
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values: flags } = parseArgs({
@@ -30,9 +34,15 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const command = positionals[0];
-  if (flags.help || (command !== 'render' && command !== 'check' && command !== 'nats-auth')) {
+  if (flags.help || !['render', 'check', 'nats-auth', 'seccomp'].includes(command ?? '')) {
     console.log(USAGE);
     return flags.help ? 0 : 64;
+  }
+  if (command === 'seccomp') {
+    const profile = chromiumSeccompProfileJson();
+    if (flags.out) writeFileSync(flags.out, profile);
+    else process.stdout.write(profile);
+    return 0;
   }
   const root = findRepoRoot(fileURLToPath(import.meta.url));
   const values = loadValues(root, flags.values ?? []);

@@ -34,6 +34,7 @@ interface ComposeService {
   read_only?: boolean;
   cap_drop?: string[];
   shm_size?: string;
+  security_opt?: string[];
 }
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
@@ -159,6 +160,15 @@ describe('docker-compose.yml', () => {
     }
     expect(service('extractor-scrape').shm_size).toBe('1gb');
     expect(service('extractor-scrape').environment?.['CHROMIUM_PATH']).toBe('/usr/bin/chromium');
+  });
+
+  it("runs extractor-scrape under the profile that lets Chromium's sandbox start, and never with --no-sandbox", () => {
+    const scrape = service('extractor-scrape');
+    expect(scrape.security_opt).toEqual(['no-new-privileges:true', 'seccomp=./deploy/k8s/seccomp/trawl-chromium.json']);
+    expect(existsSync(join(root, 'deploy', 'k8s', 'seccomp', 'trawl-chromium.json'))).toBe(true);
+    expect(scrape.environment?.['BROWSER_NO_SANDBOX']).toBeUndefined();
+    for (const { name } of SERVICE_CATALOG.filter((s) => s.name !== 'extractor-scrape'))
+      expect([name, service(name).security_opt]).toEqual([name, ['no-new-privileges:true']]);
   });
 });
 

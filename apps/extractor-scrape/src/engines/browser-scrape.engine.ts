@@ -17,7 +17,7 @@ export class BrowserScrapeEngine {
 
   render(req: ScrapeEngineRequest): Promise<RenderedPage> {
     return this.pool.run(
-      async ({ page, remainingMs, deadline }) => {
+      async ({ page, remainingMs, deadline, adsBlocked }) => {
         let response: Response | null;
         // The main frame's last navigation response: a PDF (or any non-document) ends the navigation as a download,
         // which Chromium aborts; its content type still tells the content step what to do with the URL.
@@ -72,6 +72,7 @@ export class BrowserScrapeEngine {
           engine: 'browser' as const,
           ...(screenshot ? { screenshot } : {}),
           ...(actions ? { actions } : {}),
+          ...(req.blockAds ? { adsBlocked: adsBlocked() } : {}),
         };
       },
       {
@@ -80,6 +81,7 @@ export class BrowserScrapeEngine {
         // Caller headers go to the requested page only, unless the caller asked for them everywhere (ADR 0019).
         ...(req.headersEverywhere ? {} : { headersFor: req.url }),
         tenant: req.tenant,
+        blockAds: req.blockAds,
         ...(req.browser?.location ? { location: req.browser.location } : {}),
         ...(req.browser?.mobile ? { mobile: true } : {}),
         ...(req.browser?.screenshot?.viewport ? { viewport: req.browser.screenshot.viewport } : {}),

@@ -20,6 +20,8 @@ export interface RenderedPage {
   screenshot?: string;
   /** What the actions produced (browser engine, a request with actions). */
   actions?: ScrapeActionsResult;
+  /** Requests refused as ads or trackers (browser engine with `blockAds`). */
+  adsBlocked?: number;
 }
 
 /** What a scrape asks of the browser beyond the page (ADR 0019); any of them makes the scrape use the browser. */
@@ -44,4 +46,6 @@ export interface ScrapeEngineRequest {
   rawHtml?: boolean;
   /** The browser options of the request, when it has any. */
   browser?: BrowserScrapeOptions;
+  /** Refuse the page's requests to ads and trackers (browser engine; the http engine fetches only the document). */
+  blockAds: boolean;
 }

@@ -36,7 +36,8 @@ export function jsonNestingExceeds(text: string, maxDepth: number): boolean {
  * Makes `application/json` the only body the gateway parses: every other content type is 415 (Fastify's
  * FST_ERR_CTP_INVALID_MEDIA_TYPE). The body is read as text within `bodyLimit` (413 beyond), refused with
  * JSON_TOO_DEEP when nested deeper than `maxDepth`, then parsed by Fastify's own JSON parser with `__proto__` and
- * `constructor.prototype` members refused (400). Register it on the root instance before the routes, and create
+ * `constructor.prototype` members refused (400). A DELETE or GET that declares JSON but sends nothing (firecrawl-js's
+ * v1 client cancels so) has no body, as if it declared none. Register it on the root instance before the routes, and create
  * the Nest app with `bodyParser: false` so Nest does not add its own parsers.
  */
 export function useJsonBodyParser(fastify: FastifyInstance, options: { bodyLimit: number; maxDepth?: number }): void {
@@ -48,6 +49,10 @@ export function useJsonBodyParser(fastify: FastifyInstance, options: { bodyLimit
     { parseAs: 'string', bodyLimit: options.bodyLimit },
     (request, body, done) => {
       const text = body as string;
+      if (text === '' && (request.method === 'DELETE' || request.method === 'GET')) {
+        done(null, undefined);
+        return;
+      }
       if (jsonNestingExceeds(text, maxDepth)) {
         done(
           new TrawlError('JSON_TOO_DEEP', `request body nests objects or arrays deeper than ${maxDepth} levels`, {

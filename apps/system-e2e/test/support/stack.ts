@@ -117,9 +117,10 @@ export async function startStack(
     });
     services.set(name, proc);
     metricsPorts.set(name, name === 'gateway' ? port : metricsPort);
-    // Every service answers /health/ready on its METRICS_PORT (the gateway on its PORT) once it serves NATS.
+    // Every service answers /health/ready on its METRICS_PORT (the gateway on its PORT) once it serves NATS. The bound
+    // is a margin for a loaded machine (several processes starting at once on two cores), not a claim.
     if (name !== 'gateway') {
-      await eventually(async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok, 60_000).catch(
+      await eventually(async () => (await fetch(`http://127.0.0.1:${metricsPort}/health/ready`)).ok, 120_000).catch(
         (e: unknown) => {
           throw new Error(`${name} did not become ready: ${String(e)}\n${proc.output().slice(-3000)}`);
         },
@@ -151,9 +152,9 @@ export async function startStack(
   };
   try {
     if (names.includes('gateway')) {
-      await waitForPort(port, '127.0.0.1', 30_000, services.get('gateway'));
+      await waitForPort(port, '127.0.0.1', 60_000, services.get('gateway'));
       // Ready means the gateway reached NATS.
-      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, 30_000);
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok, 60_000);
     }
   } catch (e) {
     const logs = [...services.entries()].map(([n, p]) => `--- ${n}\n${p.output().slice(-3000)}`).join('\n');

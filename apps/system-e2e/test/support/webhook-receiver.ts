@@ -29,6 +29,8 @@ export interface Delivery {
   verified: boolean;
   /** The status this receiver answered with. */
   status: number;
+  /** The request's headers (lower-case names). */
+  headers: Record<string, string>;
 }
 
 export interface WebhookReceiver {
@@ -59,7 +61,8 @@ export async function startWebhookReceiver(
   const server = await startLoopbackHttp((req, res, raw) => {
     const { id, body: parsed, verified } = readWebhook(wh, req, raw);
     const status = answer(deliveries.filter((d) => d.id === id).length + 1);
-    deliveries.push({ id, body: parsed, verified, status });
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+    deliveries.push({ id, body: parsed, verified, status, headers });
     res.statusCode = status;
     res.end();
   });

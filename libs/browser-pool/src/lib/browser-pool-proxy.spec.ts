@@ -36,8 +36,8 @@ describe('BrowserPool through upstream proxies (real Chromium)', () => {
       proxyServer: guardProxy.url,
       maxPagesPerBrowser: 1,
       upstreamProxies: {
-        next: () => rotation.next(),
-        markBlocked: (p) => rotation.markBlocked(p),
+        next: (country, scope) => rotation.next(scope ?? '', country),
+        markBlocked: (p, scope) => rotation.markBlocked(p, scope ?? ''),
         laneFor: (p) => guardProxy.laneFor(p),
       },
     });
@@ -107,14 +107,31 @@ describe('BrowserPool through upstream proxies (real Chromium)', () => {
     }
   });
 
-  it('moves a blocked session to another proxy with a new context, and cools the blocked proxy down', async () => {
-    pool.retireSession('tenant-a:1', { blocked: true });
-    expect(rotation.resting()).toEqual([first.url]);
-    await pool.run(async ({ page }) => void (await page.goto(`${site.url}/after-block`)), {
-      deadline: soon(),
-      session: 'tenant-a:1',
-    });
-    expect(second.calls).toContainEqual({ method: 'GET', target: `${site.url}/after-block`, authorized: true });
-    expect(first.calls.some((c) => c.target.includes('after-block'))).toBe(false);
+  // ADR 0027: a render session serves one upstream host (`proxyScope`); its block rests the proxy for that host only.
+  it('moves a blocked session to another proxy with a new context, and cools the proxy down for its host only', async () => {
+    const host = new URL(site.url).host;
+    const visit = (session: string, proxyScope: string, path: string) =>
+      pool.run(async ({ page }) => void (await page.goto(`${site.url}${path}`)), {
+        deadline: soon(),
+        session,
+        proxyScope,
+      });
+    const via = (path: string) =>
+      [first, second].filter((p) => p.calls.some((c) => c.target === `${site.url}${path}`)).map((p) => p.url);
+
+    await visit('upstream-a:0', host, '/before-block');
+    const [blocked] = via('/before-block'); // one of the two, as the round-robin's cursor stood
+    const other = blocked === first.url ? second.url : first.url;
+    pool.retireSession('upstream-a:0', { blocked: true });
+    expect(rotation.resting(host)).toEqual([blocked]);
+    expect(rotation.resting()).toEqual([]); // not for everyone
+    expect(rotation.resting('elsewhere.test')).toEqual([]);
+
+    await visit('upstream-b:0', 'elsewhere.test', '/other-host-1'); // round-robin: the other one
+    await visit('upstream-a:1', host, '/after-block'); // the cursor is at the blocked one, resting for this host
+    await visit('upstream-c:0', 'elsewhere.test', '/other-host-2'); // the cursor is at the blocked one: free here
+    expect(via('/other-host-1')).toEqual([other]);
+    expect(via('/after-block')).toEqual([other]);
+    expect(via('/other-host-2')).toEqual([blocked]);
   });
 });

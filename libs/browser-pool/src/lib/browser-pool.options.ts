@@ -1,4 +1,5 @@
 import type { BrowserType } from 'playwright-core';
+import type { AdBlocker } from './ad-blocker.service.js';
 
 /** Resource types (Playwright's `request.resourceType()`) the pool can refuse to load. */
 export const BLOCKABLE_RESOURCES = ['image', 'media', 'font', 'stylesheet', 'texttrack', 'manifest', 'other'] as const;
@@ -68,6 +69,11 @@ export interface BrowserPoolOptions {
    * guarded lane of the GuardProxy (so every target is still checked before it is forwarded).
    */
   upstreamProxies?: UpstreamProxies;
+  /**
+   * Decides which requests a task run with `blockAds` refuses (ads and trackers; ADR 0030). One per process: its
+   * engine is built once (call its `ready()` at start-up). Without it `blockAds` blocks nothing.
+   */
+  adBlocker?: AdBlocker;
   /** Playwright's chromium, replaceable in tests. */
   launcher?: BrowserType;
   onEvent?: (event: BrowserPoolEvent) => void;
@@ -77,11 +83,15 @@ export interface BrowserPoolOptions {
 export interface UpstreamProxies {
   /**
    * The next upstream proxy to use (ProxyRotation.next); with `country`, one that serves that country first, when
-   * the list says which country each serves.
+   * the list says which country each serves; with `scope`, skipping those resting for that scope.
    */
-  next(country?: string): string | undefined;
-  /** Sets a proxy aside for its cool-down (ProxyRotation.markBlocked), when a session through it was blocked. */
-  markBlocked(proxy: string): void;
+  next(country?: string, scope?: string): string | undefined;
+  /**
+   * Sets a proxy aside for its cool-down (ProxyRotation.markBlocked), when a session through it was blocked: for
+   * `scope` only (the host the session served, RunOptions.proxyScope), so one upstream's block does not bench the
+   * proxy for every caller (ADR 0027); without a scope, for all.
+   */
+  markBlocked(proxy: string, scope?: string): void;
   /** The local proxy URL a context uses to browse through `proxy`: the guard, chained to it (GuardProxy.laneFor). */
   laneFor(proxy: string): Promise<string>;
 }

@@ -32,6 +32,8 @@ export interface PageTaskContext {
   session: string;
   /** Who the browser is in this task. */
   identity: BrowserIdentity;
+  /** Requests refused so far as ads or trackers (`blockAds`). */
+  adsBlocked(): number;
 }
 
 export interface RunOptions {
@@ -71,6 +73,16 @@ export interface RunOptions {
   mobile?: boolean;
   /** The viewport of the task's page, CSS pixels (a fresh context that is not reused). */
   viewport?: { width: number; height: number };
+  /**
+   * The host a new session's upstream proxy serves (an upstream render's host): the proxy is drawn skipping those
+   * resting for it, and a blocked `retireSession` rests it for that host only (ADR 0027). Absent: unscoped.
+   */
+  proxyScope?: string;
+  /**
+   * Refuse the requests of the task's page that the pool's `adBlocker` calls ads or trackers (ADR 0030). Per task: a
+   * reused tab follows the flag of the task it serves.
+   */
+  blockAds?: boolean;
 }
 
 /** A session: one identity and one upstream proxy, for up to sessionMaxTasks tasks and sessionMaxAgeMs. */
@@ -80,6 +92,8 @@ interface Session {
   identity: BrowserIdentity;
   proxy?: string;
   lane?: string;
+  /** The host its proxy was drawn for and is marked blocked for ('' = unscoped). */
+  proxyScope: string;
   tasks: number;
   startedAt: number;
 }
@@ -91,6 +105,12 @@ interface TaskState {
   checks: Promise<void>[];
   refused?: TrawlError;
   abort?: (e: TrawlError) => void;
+  /** `blockAds` for this task (and an adBlocker to ask). */
+  blockAds?: boolean;
+  /** Requests refused as ads or trackers. */
+  adsBlocked: number;
+  /** The URL of the tab's last main-frame navigation request seen: the page a request is made for. */
+  topUrl?: string;
 }
 
 interface Slot {
@@ -99,6 +119,10 @@ interface Slot {
   cdp?: CDPSession;
   /** The context's id in the browser (CDP browserContextId), once asked for. */
   contextId?: string;
+  /** The tab's target id (its main frame's CDP frame id), behind the proxy. */
+  targetId?: string;
+  /** Behind the proxy: every request pauses in the slot's CDP Fetch handler (a task with blockAds), not only blocked types. */
+  interceptsAll?: boolean;
   uses: number;
   withHeaders: boolean;
   crashed: boolean;
@@ -154,11 +178,15 @@ type Bound = ReturnType<typeof cleanupBound>;
  * when they crash. See README for the context reuse rule.
  */
 export class BrowserPool {
-  private readonly opts: Required<Omit<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies'>> &
-    Pick<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies'>;
+  private readonly opts: Required<
+    Omit<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies' | 'adBlocker'>
+  > &
+    Pick<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies' | 'adBlocker'>;
   private readonly permits: PermitQueue;
   private readonly browsers: PooledBrowser[] = [];
   private readonly blocked: Set<string>;
+  /** The blocked types by their CDP names (Network.ResourceType). */
+  private readonly blockedCdp: Set<string>;
   private readonly sessions = new Map<string, Session>();
   private readonly opening = new Map<string, Promise<Session>>();
   private identities?: BrowserIdentities;
@@ -186,6 +214,11 @@ export class BrowserPool {
     };
     this.permits = new PermitQueue(this.opts.maxBrowsers * this.opts.maxPagesPerBrowser, this.opts.queueLimit);
     this.blocked = new Set(this.opts.blockResources);
+    this.blockedCdp = new Set(
+      [...this.blocked]
+        .filter((t) => t in CDP_RESOURCE_TYPES)
+        .map((t) => CDP_RESOURCE_TYPES[t as keyof typeof CDP_RESOURCE_TYPES]),
+    );
   }
 
   stats(): BrowserPoolStats {
@@ -262,6 +295,11 @@ export class BrowserPool {
           throw e;
         },
       );
+      await raceDeadline(
+        this.blockAdsFor(slot, options.blockAds === true),
+        deadline,
+        'the deadline passed while loading the ad filters',
+      );
       const result = await this.runInSlot(pb, slot, task, deadline);
       ok = true;
       return result;
@@ -276,14 +314,14 @@ export class BrowserPool {
 
   /**
    * Ends a session: its contexts are closed and its next task starts a new one (new identity, next proxy). With
-   * `blocked`, its upstream proxy is set aside for its cool-down too. For a caller whose upstream answered the
-   * session with a block page or a challenge.
+   * `blocked`, its upstream proxy is set aside for its cool-down too, for the session's `proxyScope` only. For a
+   * caller whose upstream answered the session with a block page or a challenge.
    */
   retireSession(session: string, options: { blocked?: boolean } = {}): void {
     const s = this.sessions.get(session);
     if (!s) return;
     this.sessions.delete(session);
-    if (options.blocked && s.proxy) this.opts.upstreamProxies?.markBlocked(s.proxy);
+    if (options.blocked && s.proxy) this.opts.upstreamProxies?.markBlocked(s.proxy, s.proxyScope || undefined);
     this.dropIdle((slot) => slot.session === s);
   }
 
@@ -318,6 +356,7 @@ export class BrowserPool {
       remainingMs: () => Math.max(1, deadline - Date.now()),
       session: slot.session.key,
       identity: slot.session.identity,
+      adsBlocked: () => slot.task.adsBlocked,
     });
     running.catch(() => undefined);
     try {
@@ -439,7 +478,7 @@ export class BrowserPool {
       if (reused && (await this.readyFor(reused, tenant))) {
         if (reused.uses > 0) this.counters.contextsReused++; // 0: opened ahead by warmUp, first task
         reused.uses++;
-        reused.task = { documentOrigins: new Set(), checks: [] };
+        reused.task = { documentOrigins: new Set(), checks: [], adsBlocked: 0 };
         return reused;
       }
       if (reused) void reused.context.close().catch(() => undefined);
@@ -469,7 +508,7 @@ export class BrowserPool {
       uses: 1,
       withHeaders: fresh,
       crashed: false,
-      task: { documentOrigins: new Set(), checks: [] },
+      task: { documentOrigins: new Set(), checks: [], adsBlocked: 0 },
       session,
     };
     // Behind the guarding proxy no request is routed through Node (each would cost a round trip over CDP): the proxy
@@ -478,7 +517,8 @@ export class BrowserPool {
     context.on('request', (request) => this.onRequest(slot, request));
     slot.page = await context.newPage();
     trackNetwork(slot.page);
-    if (this.opts.proxyServer && this.blocked.size > 0) slot.cdp = await this.blockInBrowser(slot.page);
+    if (this.opts.proxyServer && (this.blocked.size > 0 || this.opts.adBlocker))
+      slot.cdp = await this.blockInBrowser(slot);
     slot.cdp ??= await context.newCDPSession(slot.page);
     await applyIdentity(slot.cdp, identity, headers);
     slot.page.on('crash', () => {
@@ -510,6 +550,16 @@ export class BrowserPool {
         return;
       }
       const url = request.url();
+      if (task.blockAds) {
+        const mainFrame = isMainNavigation(slot.page, request);
+        if (mainFrame) task.topUrl = url;
+        const sourceUrl = task.topUrl ?? slot.page.url();
+        if (this.opts.adBlocker?.blocks({ url, sourceUrl, type: request.resourceType(), mainFrame })) {
+          task.adsBlocked++;
+          await route.abort('blockedbyclient');
+          return;
+        }
+      }
       if (url.startsWith('http:') || url.startsWith('https:')) {
         try {
           await this.opts.guard(url);
@@ -531,23 +581,71 @@ export class BrowserPool {
    * Refuses the blocked resource types inside the browser: CDP Fetch interception limited to those types, so only
    * they pause (and are failed at once); documents, scripts and data requests are never held. Covers the page and
    * its same-process frames (a cross-site iframe's images still load; the proxy guards them like everything else).
+   * A task with `blockAds` widens the interception to every request (`blockAdsFor`): each one pauses and is failed
+   * when it is of a blocked type or the ad blocker refuses it, else continued.
    */
-  private async blockInBrowser(page: Page): Promise<CDPSession> {
-    const cdp = await page.context().newCDPSession(page);
-    cdp.on('Fetch.requestPaused', (event: { requestId: string }) => {
-      cdp
-        .send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
-        .catch(() => undefined);
+  private async blockInBrowser(slot: Slot): Promise<CDPSession> {
+    const cdp = await slot.context.newCDPSession(slot.page);
+    cdp.on('Fetch.requestPaused', (event: FetchPaused) => {
+      // Narrowed, only blocked types pause (all refused); widened, every request does and is decided one by one.
+      const reply = this.refusedInBrowser(slot, event)
+        ? cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
+        : cdp.send('Fetch.continueRequest', { requestId: event.requestId });
+      reply.catch(() => undefined);
     });
-    const patterns = [...this.blocked]
+    slot.targetId = (await cdp.send('Target.getTargetInfo')).targetInfo.targetId;
+    const patterns = this.blockedPatterns();
+    if (patterns.length > 0) await cdp.send('Fetch.enable', { patterns });
+    slot.interceptsAll = false;
+    return cdp;
+  }
+
+  /** The CDP Fetch patterns of the blocked resource types. */
+  private blockedPatterns(): FetchPattern[] {
+    const patterns: FetchPattern[] = [...this.blocked]
       .filter((type): type is keyof typeof CDP_RESOURCE_TYPES => type in CDP_RESOURCE_TYPES)
       .map((type) => ({ urlPattern: '*', resourceType: CDP_RESOURCE_TYPES[type], requestStage: 'Request' as const }));
     // With images blocked, the browser's own request for the tab icon (type Other, after every load) is refused too:
     // a request through the network service and the proxy per page for nothing (~3 ms of CPU a page).
     if (this.blocked.has('image'))
       patterns.push({ urlPattern: '*/favicon.ico', resourceType: 'Other', requestStage: 'Request' });
-    await cdp.send('Fetch.enable', { patterns });
-    return cdp;
+    return patterns;
+  }
+
+  /** A request paused in the browser: refused when of a blocked type or, for a task with blockAds, an ad or tracker. */
+  private refusedInBrowser(slot: Slot, event: FetchPaused): boolean {
+    const { url } = event.request;
+    if (this.blockedCdp.has(event.resourceType)) return true;
+    if (this.blocked.has('image') && event.resourceType === 'Other' && /\/favicon\.ico$/.test(url)) return true;
+    const task = slot.task;
+    if (!task.blockAds) return false;
+    const mainFrame = event.resourceType === 'Document' && event.frameId === slot.targetId;
+    if (mainFrame) task.topUrl = url;
+    const sourceUrl = task.topUrl ?? slot.page.url();
+    if (!this.opts.adBlocker?.blocks({ url, sourceUrl, type: event.resourceType, mainFrame })) return false;
+    task.adsBlocked++;
+    return true;
+  }
+
+  /**
+   * Sets the slot up for a task with or without `blockAds` (no ad blocker: without): the blocker's engine built (once
+   * per process; the service builds it at start-up), and behind the proxy the Fetch interception widened to every
+   * request or narrowed back to the blocked types, only when it changes from the slot's last task.
+   */
+  private async blockAdsFor(slot: Slot, blockAds: boolean): Promise<void> {
+    const blocker = this.opts.adBlocker;
+    const on = blockAds && blocker !== undefined;
+    slot.task.blockAds = on;
+    if (on && !blocker.isReady) {
+      await blocker.ready().catch((e: unknown) => {
+        throw new TrawlError('SERVICE_UNAVAILABLE', 'the ad and tracker filters could not be loaded', { cause: e });
+      });
+    }
+    if (!this.opts.proxyServer || !slot.cdp || slot.interceptsAll === undefined || slot.interceptsAll === on) return;
+    const patterns = on ? [{ urlPattern: '*', requestStage: 'Request' as const }] : this.blockedPatterns();
+    if (patterns.length > 0) await slot.cdp.send('Fetch.enable', { patterns });
+    else await slot.cdp.send('Fetch.disable');
+    slot.interceptsAll = on;
   }
 
   /**
@@ -741,7 +839,9 @@ export class BrowserPool {
   }
 
   /** The task's session: the live one for its key, else a new one (identity drawn, next upstream proxy). */
-  private async session(options: Pick<RunOptions, 'session' | 'hl' | 'gl' | 'location' | 'mobile'>): Promise<Session> {
+  private async session(
+    options: Pick<RunOptions, 'session' | 'hl' | 'gl' | 'location' | 'mobile' | 'proxyScope'>,
+  ): Promise<Session> {
     const { location, mobile } = options;
     const hl = location ? undefined : options.hl;
     const gl = location ? location.country?.toUpperCase() : options.gl;
@@ -755,7 +855,8 @@ export class BrowserPool {
     const opening = (async () => {
       const identities = this.identities ?? new BrowserIdentities({ version: (await this.anyBrowser()).version() });
       this.identities ??= identities;
-      const proxy = this.opts.upstreamProxies?.next(location?.country?.toUpperCase());
+      const proxyScope = options.proxyScope ?? '';
+      const proxy = this.opts.upstreamProxies?.next(location?.country?.toUpperCase(), proxyScope || undefined);
       const lane = proxy ? await this.opts.upstreamProxies?.laneFor(proxy) : undefined;
       const fresh: Session = {
         key,
@@ -768,6 +869,7 @@ export class BrowserPool {
         }),
         proxy,
         lane,
+        proxyScope,
         tasks: 0,
         startedAt: Date.now(),
       };
@@ -864,6 +966,21 @@ function isMainNavigation(page: Page, request: Request): boolean {
   } catch {
     return false; // a worker's request has no frame
   }
+}
+
+/** A CDP Fetch.enable pattern of the pool's. */
+interface FetchPattern {
+  urlPattern: string;
+  resourceType?: (typeof CDP_RESOURCE_TYPES)[keyof typeof CDP_RESOURCE_TYPES];
+  requestStage: 'Request';
+}
+
+/** What CDP's Fetch.requestPaused says of a request (the fields the pool reads). */
+interface FetchPaused {
+  requestId: string;
+  request: { url: string };
+  frameId: string;
+  resourceType: string;
 }
 
 /** Playwright's resource type names to CDP's (Network.ResourceType), for in-browser blocking. */

@@ -24,9 +24,11 @@ export type CrawlDocument = {
   };
   edgeId: string;
   html?: string;
+  json?: Record<string, unknown>;
   links?: string[];
   markdown?: string;
   metadata: {
+    adsBlocked?: number;
     canonical?: string;
     contentType: string | null;
     description?: string;
@@ -55,6 +57,7 @@ export type CrawlDocument = {
   screenshot?: string;
   sourceURL: string;
   status: number;
+  summary?: string;
   taskId: string;
 };
 
@@ -72,12 +75,21 @@ export type CrawlRequest = {
   sitemap?: "include" | "skip" | "only";
   url: string;
   webhook?: string;
+  webhookOptions?: unknown;
 };
 
 export type CrawlScrapeOptions = {
   engine?: "http" | "browser" | "auto";
+  excludeTags?: string[];
   formats?: Array<"markdown" | "html" | "rawHtml" | "links">;
   headers?: Record<string, string>;
+  includeTags?: string[];
+  location?: {
+    country?: string;
+    languages?: string[];
+  };
+  mobile?: boolean;
+  onlyMainContent?: boolean;
   timeout?: number;
   waitFor?: number;
 };
@@ -100,8 +112,15 @@ export type CrawlStatus = {
   total: number;
 };
 
+export type CrawlWebhookOptions = {
+  events?: Array<"started" | "page" | "completed" | "failed">;
+  format?: "trawl" | "firecrawl";
+  headers?: Record<string, string>;
+  metadata?: Record<string, unknown>;
+};
+
 export type ErrorData = {
-  error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  error: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "LLM_UNAVAILABLE" | "LLM_ANSWER_INVALID" | "INTERNAL";
   field?: string;
   retryable: boolean;
 };
@@ -113,6 +132,7 @@ export type ExtractRequest = {
   params?: Record<string, unknown>;
   scrapeOptions?: {
     actions?: Array<Record<string, unknown>>;
+    blockAds?: boolean;
     formats?: Array<string | Record<string, unknown>>;
     location?: {
       country?: string;
@@ -417,9 +437,16 @@ export type ScrapeRequest = {
     text?: string;
     type: "wait" | "click" | "write" | "press" | "scroll" | "screenshot" | "scrape" | "executeJavascript";
   }>;
+  blockAds?: boolean;
   engine?: "http" | "browser" | "auto";
   excludeTags?: string[];
-  formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | {
+  formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | "summary" | {
+    prompt?: string;
+    schema?: Record<string, unknown>;
+    type: "json";
+  } | {
+    type: "summary";
+  } | {
     fullPage?: boolean;
     quality?: number;
     type: "screenshot";
@@ -458,9 +485,11 @@ export type ScrapeResult = {
   };
   edgeId: string;
   html?: string;
+  json?: Record<string, unknown>;
   links?: string[];
   markdown?: string;
   metadata: {
+    adsBlocked?: number;
     canonical?: string;
     contentType: string | null;
     description?: string;
@@ -489,6 +518,7 @@ export type ScrapeResult = {
   screenshot?: string;
   sourceURL: string;
   status: number;
+  summary?: string;
   taskId: string;
 };
 
@@ -567,6 +597,7 @@ export type UrlBatchRequest = {
   params?: Record<string, unknown>;
   scrapeOptions?: {
     actions?: Array<Record<string, unknown>>;
+    blockAds?: boolean;
     formats?: Array<string | Record<string, unknown>>;
     location?: {
       country?: string;
@@ -702,7 +733,7 @@ export type WebhookPayload = {
 };
 
 export type WireError = {
-  code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "INTERNAL";
+  code: "VALIDATION_FAILED" | "MALFORMED_JSON" | "JSON_TOO_DEEP" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "TASK_NOT_FOUND" | "TASK_FINISHED" | "TASK_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URL_NOT_ALLOWED" | "RATE_LIMITED" | "PAGE_NOT_RECOGNISED" | "UNSUPPORTED_CONTENT_TYPE" | "CONTENT_TOO_LARGE" | "PAGE_TOO_COMPLEX" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_TIMEOUT" | "SERVICE_UNAVAILABLE" | "OVERLOADED" | "LLM_UNAVAILABLE" | "LLM_ANSWER_INVALID" | "INTERNAL";
   field?: string;
   message: string;
   retryable: boolean;

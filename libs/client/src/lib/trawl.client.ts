@@ -120,7 +120,7 @@ export class TrawlClient {
     return this.call('extract', body, init);
   }
 
-  /** POST /scrape: markdown and/or HTML of a page; a screenshot, actions before it, location and mobile (ADR 0019). */
+  /** POST /scrape: markdown and/or HTML of a page; a screenshot, actions, location and mobile (ADR 0019); json and summary (ADR 0029). */
   scrape(body: ScrapeRequest, init?: RequestInit): Promise<ScrapeResult> {
     return this.call('scrape', body, init);
   }

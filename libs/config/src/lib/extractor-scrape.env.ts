@@ -1,4 +1,4 @@
-import { IsArray, IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { SCRAPE_ENGINES, type ScrapeEngine } from '@trawl/contracts';
 import { NatsServiceEnv } from './base.env.js';
 import { EnvFlag, EnvList } from './env-value.transforms.js';
@@ -145,6 +145,36 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
   @Min(1000)
   @Max(120_000)
   SCRAPE_ACTIONS_MAX_MS: number = 60_000;
+
+  /**
+   * OpenAI-compatible chat-completions endpoint for the `json` and `summary` formats (ADR 0029): the base URL the
+   * OpenAI clients take (`https://api.openai.com/v1`; `/chat/completions` is appended). Operator configuration, never
+   * a caller's: it is not SSRF-guarded (a model on loopback is allowed). Empty: the two formats are refused with 400.
+   */
+  @Matches(/^(https?:\/\/\S+)?$/, { message: 'LLM_BASE_URL must be an http(s) URL such as https://api.openai.com/v1' })
+  LLM_BASE_URL: string = '';
+
+  /** The `model` sent to LLM_BASE_URL; required with it. */
+  @ValidateIf((env: ExtractorScrapeEnv) => env.LLM_BASE_URL !== '')
+  @IsNotEmpty({ message: 'LLM_MODEL must name the model when LLM_BASE_URL is set' })
+  @IsString()
+  LLM_MODEL: string = '';
+
+  /** Sent as `Authorization: Bearer …` (secret); empty: no Authorization header (a local server). */
+  @IsString()
+  LLM_API_KEY: string = '';
+
+  /** Longest wait for the model's answer, ms (always within the scrape's own timeout). */
+  @IsInt()
+  @Min(1000)
+  @Max(120_000)
+  LLM_TIMEOUT_MS: number = 60_000;
+
+  /** Most characters of the page's main content sent to the model; past it the text is cut (and says so). */
+  @IsInt()
+  @Min(1000)
+  @Max(1_000_000)
+  LLM_MAX_INPUT_CHARS: number = 100_000;
 
   /**
    * Time one page's conversion (HTML scan and markdown, PDF text) may take in the page-work pool, ms; over it the

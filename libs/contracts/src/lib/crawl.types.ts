@@ -113,6 +113,12 @@ export interface CrawlWebhookEvent {
   webhook: string;
   apiKeyId?: string;
   crawl: CrawlEventBody;
+  /** The body's form: Trawl's when absent, Firecrawl's `{ success, type, id, data, metadata, error? }` (ADR 0028). */
+  form?: 'firecrawl';
+  /** Headers the crawl asked to be sent with each delivery (the signature headers win). */
+  headers?: Record<string, string>;
+  /** The crawl's webhook metadata, echoed in the Firecrawl form. */
+  metadata?: Record<string, unknown>;
   trace?: TraceCarrier;
   occurredAt: number;
 }

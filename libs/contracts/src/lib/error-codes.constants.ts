@@ -33,6 +33,8 @@ export const ERROR_CODES = [
   'UPSTREAM_TIMEOUT',
   'SERVICE_UNAVAILABLE',
   'OVERLOADED',
+  'LLM_UNAVAILABLE',
+  'LLM_ANSWER_INVALID',
   'INTERNAL',
 ] as const;
 
@@ -67,6 +69,8 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   UPSTREAM_TIMEOUT: 504,
   SERVICE_UNAVAILABLE: 503,
   OVERLOADED: 503,
+  LLM_UNAVAILABLE: 502,
+  LLM_ANSWER_INVALID: 502,
   INTERNAL: 500,
 };
 
@@ -100,6 +104,8 @@ export const ERROR_RETRYABLE: Record<ErrorCode, boolean> = {
   UPSTREAM_TIMEOUT: true,
   SERVICE_UNAVAILABLE: true,
   OVERLOADED: true,
+  LLM_UNAVAILABLE: true,
+  LLM_ANSWER_INVALID: false,
   INTERNAL: false,
 };
 

@@ -71,6 +71,17 @@ describe('extractUrlCall: the one type → subject map', () => {
     expect(extractUrlCall('retail', url).payload).toEqual({ url: 'https://a.test/', timeout: 1000 });
   });
 
+  it('gives extractor-scrape blockAds false when scrapeOptions says so, and leaves the default to it otherwise', () => {
+    const fields = { url: 'https://a.test/', timeout: 1000 };
+    expect(extractUrlCall('scrape', { ...fields, scrapeOptions: { blockAds: false } }).payload).toMatchObject({
+      blockAds: false,
+    });
+    expect(extractUrlCall('scrape', fields).payload).not.toHaveProperty('blockAds');
+    expect(extractUrlCall('retail', { ...fields, scrapeOptions: { blockAds: false } }).payload).not.toHaveProperty(
+      'blockAds',
+    );
+  });
+
   it("gives extractor-scrape the platform's tenant, and no other extractor", () => {
     const fields = { url: 'https://a.test/', timeout: 5000, tenant: 'key-1' };
     expect(extractUrlCall('scrape', fields).payload).toMatchObject({ tenant: 'key-1' });

@@ -56,7 +56,7 @@ export function extractUrlCall(
 ): ExtractUrlCall {
   if (type === 'scrape') {
     const engine = fields.engine ?? scrape.engine;
-    const { formats, actions, location, mobile } = fields.scrapeOptions ?? {};
+    const { formats, actions, location, mobile, blockAds } = fields.scrapeOptions ?? {};
     return {
       subject: SUBJECTS.scrapePage,
       payload: scrapePageRequest(
@@ -68,6 +68,7 @@ export function extractUrlCall(
           ...(actions ? { actions } : {}),
           ...(location ? { location } : {}),
           ...(mobile !== undefined ? { mobile } : {}),
+          ...(blockAds !== undefined ? { blockAds } : {}),
         },
         fields.tenant,
       ),

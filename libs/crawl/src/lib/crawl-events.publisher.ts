@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { SUBJECTS, type CrawlEventBody, type CrawlEventName, type CrawlWebhookEvent } from '@trawl/contracts';
+import {
+  SUBJECTS,
+  type CrawlEventBody,
+  type CrawlEventName,
+  type CrawlWebhookEvent,
+  type CrawlWebhookOptionsDto,
+} from '@trawl/contracts';
 import type { CrawlMeta } from './crawl.store.js';
 
 export interface CrawlEventsOptions {
@@ -26,7 +32,7 @@ export class CrawlEventsPublisher {
   ) {}
 
   async started(meta: Pick<CrawlMeta, 'id' | 'owner' | 'request'>, owner: string | undefined): Promise<void> {
-    await this.publish(meta.request.webhook, owner, `${meta.id}-started`, 'crawl.started', {
+    await this.publish(meta.request, owner, `${meta.id}-started`, 'crawl.started', {
       id: meta.id,
       status: 'scraping',
     });
@@ -34,12 +40,12 @@ export class CrawlEventsPublisher {
 
   async page(meta: CrawlPageMeta, documentKey: string, body: CrawlEventBody): Promise<void> {
     const hash = createHash('sha256').update(documentKey).digest('hex').slice(0, 32);
-    await this.publish(meta.webhook, meta.owner, `${meta.id}-page-${hash}`, 'crawl.page', body);
+    await this.publish(meta, meta.owner, `${meta.id}-page-${hash}`, 'crawl.page', body);
   }
 
   async ended(meta: CrawlMeta, owner: string | undefined): Promise<void> {
     await this.publish(
-      meta.request.webhook,
+      meta.request,
       owner,
       `${meta.id}-end`,
       meta.status === 'completed' ? 'crawl.completed' : 'crawl.failed',
@@ -55,19 +61,25 @@ export class CrawlEventsPublisher {
   }
 
   private async publish(
-    webhook: string | undefined,
+    target: CrawlWebhookTarget,
     owner: string | undefined,
     eventId: string,
     event: CrawlEventName,
     crawl: CrawlEventBody,
   ): Promise<void> {
+    const { webhook, webhookOptions: options } = target;
     if (!webhook) return;
+    // `webhookOptions.events` names the events wanted (Firecrawl's `started`, `page`, `completed`, `failed`).
+    if (options?.events && !options.events.some((kind) => `crawl.${kind}` === event)) return;
     const full: CrawlWebhookEvent = {
       eventId,
       event,
       webhook,
       ...(owner ? { apiKeyId: owner } : {}),
       crawl,
+      ...(options?.format === 'firecrawl' ? { form: 'firecrawl' as const } : {}),
+      ...(options?.headers ? { headers: options.headers } : {}),
+      ...(options?.metadata ? { metadata: options.metadata } : {}),
       occurredAt: Date.now(),
     };
     let data = this.encoder.encode(JSON.stringify(full));
@@ -90,9 +102,14 @@ export class CrawlEventsPublisher {
   }
 }
 
+/** Where a crawl's events go: its webhook and how it is called. */
+export interface CrawlWebhookTarget {
+  webhook?: string | undefined;
+  webhookOptions?: CrawlWebhookOptionsDto | undefined;
+}
+
 /** What a `crawl.page` event needs of its crawl. */
-export interface CrawlPageMeta {
+export interface CrawlPageMeta extends CrawlWebhookTarget {
   id: string;
   owner: string | undefined;
-  webhook: string | undefined;
 }

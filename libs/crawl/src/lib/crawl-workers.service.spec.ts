@@ -104,6 +104,28 @@ describe('CrawlWorkers (real Redis and NATS JetStream, a local site of traps)', 
     return page.documents;
   }
 
+  it("passes the crawl's page options to each page's scrape (content options as on /scrape)", async () => {
+    site = await startCrawlTrapSite();
+    const request = parseDto(CrawlRequestDto, {
+      url: `${site.url}/`,
+      limit: 2,
+      sitemap: 'skip',
+      scrapeOptions: { onlyMainContent: false, includeTags: ['main'], excludeTags: ['.ad'], waitFor: 5 },
+    });
+    await store.create('c'.repeat(32), 'key-1', request);
+    const asked: Parameters<PageScraper>[0][] = [];
+    workers = startWorkers(async (req, timeoutMs) => {
+      asked.push(req);
+      return httpScraper(req, timeoutMs);
+    });
+    await until('c'.repeat(32), ['completed']);
+    expect(asked.length).toBeGreaterThan(0);
+    for (const req of asked) {
+      expect(req).toMatchObject({ onlyMainContent: false, includeTags: ['main'], excludeTags: ['.ad'], waitFor: 5 });
+      expect(req.mobile).toBeUndefined();
+    }
+  });
+
   it('crawls each real page once: robots obeyed, sitemaps and links followed, traps ended, scope kept', async () => {
     site = await startCrawlTrapSite();
     const request = parseDto(CrawlRequestDto, { url: `${site.url}/`, limit: 100, maxDepth: 3, maxConcurrency: 2 });

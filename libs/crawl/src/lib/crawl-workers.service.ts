@@ -187,6 +187,11 @@ export class CrawlWorkers {
         ...(options.headers ? { headers: options.headers } : {}),
         ...(options.waitFor !== undefined ? { waitFor: options.waitFor } : {}),
         ...(options.engine ? { engine: options.engine } : {}),
+        ...(options.onlyMainContent !== undefined ? { onlyMainContent: options.onlyMainContent } : {}),
+        ...(options.includeTags ? { includeTags: options.includeTags } : {}),
+        ...(options.excludeTags ? { excludeTags: options.excludeTags } : {}),
+        ...(options.location ? { location: options.location } : {}),
+        ...(options.mobile !== undefined ? { mobile: options.mobile } : {}),
         ...(crawl.owner !== NO_OWNER ? { tenant: crawl.owner } : {}),
       };
       result = await this.scrape(request, options.timeout);
@@ -242,7 +247,12 @@ export class CrawlWorkers {
     // Before the settle: a worker that dies here leaves the page to another, which publishes the same event id.
     if (request.webhook) {
       await this.options.events?.page(
-        { id, owner: crawl.owner === NO_OWNER ? undefined : crawl.owner, webhook: request.webhook },
+        {
+          id,
+          owner: crawl.owner === NO_OWNER ? undefined : crawl.owner,
+          webhook: request.webhook,
+          webhookOptions: request.webhookOptions,
+        },
         key,
         { id, status: 'scraping', data: [document] },
       );

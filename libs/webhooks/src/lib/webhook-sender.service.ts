@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import { TrawlError, type OutcomeEvent } from '@trawl/contracts';
 import { injectTraceHeaders } from '@trawl/telemetry';
+import { firecrawlWebhookBody } from './firecrawl-webhook-body.mapper.js';
 import { parseRetryAfter } from './retry-schedule.policy.js';
 import { WebhookSigner } from './webhook-signer.service.js';
 import type { WebhookUrlGuard } from './webhook-url.guard.js';
@@ -28,10 +29,41 @@ export interface WebhookSenderOptions {
   userAgent?: string;
 }
 
-/** The JSON body of a delivery: the task record (or a crawl's state, ADR 0026) with the event name. */
+/**
+ * The JSON body of a delivery: the task record (or a crawl's state, ADR 0026) with the event name; a crawl event asked
+ * for in Firecrawl's form as Firecrawl's object (ADR 0028).
+ */
 export function webhookBody(event: OutcomeEvent): string {
-  return JSON.stringify(
-    'task' in event ? { event: event.event, ...event.task } : { event: event.event, ...event.crawl },
+  if ('task' in event) return JSON.stringify({ event: event.event, ...event.task });
+  if (event.form === 'firecrawl') return JSON.stringify(firecrawlWebhookBody(event));
+  return JSON.stringify({ event: event.event, ...event.crawl });
+}
+
+/** Headers a crawl's own webhook headers may not set: the request's framing and what Trawl signs and says. */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'user-agent',
+  'traceparent',
+  'tracestate',
+]);
+
+/** The headers the event's crawl asked to be sent with it, without the reserved ones and the signature's. */
+export function customHeadersOf(event: OutcomeEvent): Record<string, string> {
+  if ('task' in event || !event.headers) return {};
+  return Object.fromEntries(
+    Object.entries(event.headers).filter(([name]) => {
+      const lower = name.toLowerCase();
+      return !RESERVED_HEADERS.has(lower) && !lower.startsWith('webhook-');
+    }),
   );
 }
 
@@ -81,6 +113,7 @@ export class WebhookSender {
         method: 'POST',
         body,
         headers: {
+          ...customHeadersOf(event),
           'content-type': 'application/json',
           'user-agent': this.options.userAgent ?? 'Trawl-Webhooks/1',
           // W3C trace context of the delivery (nothing with tracing off); not part of what is signed.

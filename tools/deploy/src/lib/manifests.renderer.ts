@@ -157,6 +157,9 @@ function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IConta
   const env: IEnvVar[] = [{ name: 'TRAWL_SERVICE', value: spec.name }];
   if (spec.kind === 'http') env.push({ name: 'PORT', value: String(GATEWAY_PORT) });
   if (spec.chromium) env.push({ name: 'CHROMIUM_PATH', value: '/usr/bin/chromium' });
+  // --no-sandbox only when the values say the cluster cannot give Chromium its sandbox (podSecurity.chromiumSandbox).
+  if (spec.chromium && v.podSecurity.chromiumSandbox === 'no-sandbox')
+    env.push({ name: 'BROWSER_NO_SANDBOX', value: 'true' });
   env.push({ name: 'INSTANCE_ID', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
   for (const key of spec.secretKeys) env.push(secretEnv(v, key, OPTIONAL_SECRET_KEYS.includes(key)));
   env.push(...connectionEnv(v, spec));
@@ -235,7 +238,7 @@ function deployment(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IDepl
             runAsUser: v.podSecurity.runAsUser,
             runAsGroup: v.podSecurity.runAsGroup,
             fsGroup: v.podSecurity.runAsGroup,
-            seccompProfile: { type: 'RuntimeDefault' },
+            seccompProfile: seccompProfileFor(v, spec),
           },
           terminationGracePeriodSeconds: sv.terminationGracePeriodSeconds ?? (spec.chromium ? 60 : 30),
           topologySpreadConstraints: [
@@ -254,6 +257,19 @@ function deployment(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IDepl
       },
     },
   };
+}
+
+/**
+ * The pod's seccomp profile: the runtime's default, but for Chromium's pod with its sandbox, the Localhost profile
+ * that allows user namespaces (deploy/k8s/seccomp/trawl-chromium.json, tools/deploy's chromium-seccomp.builder.ts).
+ */
+function seccompProfileFor(
+  v: TrawlValues,
+  spec: ServiceSpec,
+): { type: 'Localhost' | 'RuntimeDefault'; localhostProfile?: string } {
+  if (spec.chromium && v.podSecurity.chromiumSandbox === 'seccomp-profile')
+    return { type: 'Localhost', localhostProfile: v.podSecurity.chromiumSeccompProfile };
+  return { type: 'RuntimeDefault' };
 }
 
 function service(v: TrawlValues, spec: ServiceSpec): IService {

@@ -301,6 +301,12 @@ export async function validateManifests(objects: KubeObject[], options: Validate
         problems.push(`${where}: allowPrivilegeEscalation must be false`);
       if (c.securityContext?.readOnlyRootFilesystem !== true)
         problems.push(`${where}: root filesystem must be read-only`);
+      // Chromium's sandbox needs user namespaces, which RuntimeDefault refuses: a Localhost profile that allows them,
+      // or the explicit switch that runs it without (issue 19, Medium 8).
+      const env = new Map((c.env ?? []).map((e) => [e.name, e.value]));
+      const seccomp = c.securityContext?.seccompProfile ?? pod.securityContext?.seccompProfile;
+      if (env.has('CHROMIUM_PATH') && seccomp?.type !== 'Localhost' && env.get('BROWSER_NO_SANDBOX') !== 'true')
+        problems.push(`${where}: Chromium's sandbox cannot start under seccomp ${seccomp?.type ?? 'Unconfined'}`);
       if (/:latest$|^[^:]+$/.test(c.image ?? '')) problems.push(`${where}: image needs a pinned tag`);
       for (const m of c.volumeMounts ?? [])
         if (!volumes.has(m.name)) problems.push(`${where}: mounts undeclared volume ${m.name}`);

@@ -88,7 +88,17 @@ export interface TrawlValues {
     streamReplicas?: number;
   };
   keda: { enabled: boolean; pollingInterval?: number; cooldownPeriod?: number; prometheusServerAddress?: string };
-  podSecurity: { runAsUser: number; runAsGroup: number };
+  podSecurity: {
+    runAsUser: number;
+    runAsGroup: number;
+    /**
+     * How extractor-scrape's Chromium gets its sandbox: `seccomp-profile` (a Localhost seccomp profile that allows
+     * user namespaces, `chromiumSeccompProfile`, relative to the kubelet's seccomp directory) or `no-sandbox`
+     * (RuntimeDefault and BROWSER_NO_SANDBOX=true).
+     */
+    chromiumSandbox: 'seccomp-profile' | 'no-sandbox';
+    chromiumSeccompProfile: string;
+  };
   /** Per-service NATS users and Redis ACL users (see docs/deploy.md, "What a compromised browser can reach"). */
   auth: { nats: boolean; redis: boolean };
   networkPolicy: NetworkPolicyValues;

@@ -4,22 +4,25 @@ import { applyOptions, type Mapping } from './firecrawl-options.mapper.js';
 import { fromNativeScrape, toNativeScrape, type FirecrawlDocument } from './firecrawl-scrape.mapper.js';
 import { TrawlError } from '@trawl/contracts';
 
-/** The native fields a URL batch carries for every URL; others of a scrape cannot be set per batch. */
-const BATCH_NATIVE_FIELDS = new Set(['formats', 'timeout']);
-const HANDLED = new Set(['urls', 'webhook']);
-/** The formats a URL batch's scrape task returns (markdown and html). */
-const BATCH_FORMATS = new Set(['markdown', 'html']);
+/**
+ * The native fields of a scrape a URL batch carries (ADR 0019): `timeout` per task, and in its `scrapeOptions` the
+ * formats and the browser options. Any other scrape option (onlyMainContent, include/excludeTags, waitFor, headers,
+ * maxAge, ...) cannot be set per batch task and is named in the warnings.
+ */
+const BATCH_TASK_FIELDS = new Set(['timeout']);
+const BATCH_SCRAPE_OPTIONS = new Set(['formats', 'actions', 'location', 'mobile']);
+const HANDLED = new Set(['urls', 'webhook', 'scrapeOptions']);
 
 export interface BatchMapping extends Mapping {
   urls: string[];
   invalidURLs: string[];
-  /** The Firecrawl formats to answer (of the task's markdown and html). */
+  /** The Firecrawl formats to answer (those the batch's tasks were asked for). */
   formats: string[];
   webhook?: string;
 }
 
 /** The `url` of Firecrawl's webhook setting: a string (v1) or `{ url, headers, metadata, events }` (v2). */
-function webhookUrlOf(webhook: unknown, mapping: Mapping): string | undefined {
+export function webhookUrlOf(webhook: unknown, mapping: Mapping): string | undefined {
   if (webhook === undefined || webhook === null) return undefined;
   if (typeof webhook === 'string') return webhook;
   if (typeof webhook === 'object' && typeof (webhook as { url?: unknown }).url === 'string') {
@@ -32,17 +35,25 @@ function webhookUrlOf(webhook: unknown, mapping: Mapping): string | undefined {
 
 /**
  * A Firecrawl batch body onto a native URL batch (type `scrape`): its URLs (invalid ones set aside when
- * `ignoreInvalidURLs`, Firecrawl's v2 default), the per-URL timeout, and the webhook's URL. The task produces
- * markdown and html; any other scrape option cannot be set per batch and is named in the warnings.
+ * `ignoreInvalidURLs`, Firecrawl's v2 default), the per-URL timeout, the formats and browser options (actions,
+ * location, mobile) in the batch's `scrapeOptions`, and the webhook's URL; any other scrape option cannot be set per
+ * batch and is named in the warnings.
  */
 export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefault: boolean): BatchMapping {
   const urls = body.urls;
   if (!Array.isArray(urls) || urls.length === 0) {
     throw new TrawlError('VALIDATION_FAILED', 'urls must be a non-empty list of URLs', { field: 'urls' });
   }
-  const scrape = toNativeScrape(
-    Object.fromEntries(Object.entries(body).filter(([k]) => !HANDLED.has(k) && !Object.hasOwn(BATCH_OPTIONS, k))),
-  );
+  // Firecrawl's batch takes the scrape options at the top level; a client that nests them in `scrapeOptions` (as a
+  // crawl's) is read the same way, the top level winning.
+  const nested = body.scrapeOptions;
+  if (nested !== undefined && (typeof nested !== 'object' || nested === null || Array.isArray(nested))) {
+    throw new TrawlError('VALIDATION_FAILED', 'scrapeOptions must be an object', { field: 'scrapeOptions' });
+  }
+  const scrape = toNativeScrape({
+    ...(nested as Record<string, unknown> | undefined),
+    ...Object.fromEntries(Object.entries(body).filter(([k]) => !HANDLED.has(k) && !Object.hasOwn(BATCH_OPTIONS, k))),
+  });
   const batchOptions: Mapping = { native: {}, warnings: [] };
   applyOptions(
     [BATCH_OPTIONS],
@@ -51,8 +62,10 @@ export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefaul
     new Set(),
   );
   const warnings = [...scrape.warnings, ...batchOptions.warnings];
-  for (const field of Object.keys(scrape.native)) {
-    if (!BATCH_NATIVE_FIELDS.has(field)) warnings.push(`${field} cannot be set for a batch in Trawl; ignored`);
+  const scrapeOptions: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(scrape.native)) {
+    if (BATCH_SCRAPE_OPTIONS.has(field)) scrapeOptions[field] = value;
+    else if (!BATCH_TASK_FIELDS.has(field)) warnings.push(`${field} cannot be set for a batch in Trawl; ignored`);
   }
   const ignoreInvalid = (batchOptions.native.ignoreInvalidURLs as boolean | undefined) ?? ignoreInvalidDefault;
   const valid = ignoreInvalid ? urls.filter((u) => isHttpUrl(u)) : (urls as string[]);
@@ -61,15 +74,16 @@ export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefaul
     throw new TrawlError('VALIDATION_FAILED', 'urls holds no valid http(s) URL', { field: 'urls' });
   }
   const mapping: BatchMapping = {
-    native: { type: 'scrape', ...(scrape.native.timeout !== undefined ? { timeout: scrape.native.timeout } : {}) },
+    native: {
+      type: 'scrape',
+      ...(scrape.native.timeout !== undefined ? { timeout: scrape.native.timeout } : {}),
+      scrapeOptions,
+    },
     warnings,
     urls: valid,
     invalidURLs,
-    formats: scrape.answered.map((a) => a.name).filter((name) => BATCH_FORMATS.has(name)),
+    formats: scrape.answered.map((a) => a.name),
   };
-  for (const { name } of scrape.answered) {
-    if (!BATCH_FORMATS.has(name)) mapping.warnings.push(`format ${name} cannot be set for a batch in Trawl; ignored`);
-  }
   const webhook = webhookUrlOf(body.webhook, mapping);
   if (webhook !== undefined) {
     mapping.webhook = webhook;

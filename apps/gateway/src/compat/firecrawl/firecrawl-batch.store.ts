@@ -23,20 +23,31 @@ export interface FirecrawlBatch {
 
 const PREFIX = 'trawl:compat:firecrawl-batch:';
 
+/** What the store needs of a record: its id, its owner, and when it started (it is kept 24 h from then). */
+export interface OwnedRecord {
+  id: string;
+  owner: string;
+  createdAt: number;
+}
+
 /**
  * The index of Firecrawl batches in the gateway's Redis (REDIS_URL), kept as long as Firecrawl keeps a batch (24 h);
  * in the process's memory when the gateway has no Redis. Keyed by owner and id: a lookup is always by both.
  */
-export class FirecrawlBatchStore {
-  private readonly memory = new Map<string, { batch: FirecrawlBatch; expiresAt: number }>();
+export class FirecrawlBatchStore<T extends OwnedRecord = FirecrawlBatch> {
+  private readonly memory = new Map<string, { batch: T; expiresAt: number }>();
 
-  constructor(private readonly redis: RedisClient | null) {}
+  /** `prefix` sets one kind of record apart from another (batches; crawls' Firecrawl side). */
+  constructor(
+    private readonly redis: RedisClient | null,
+    private readonly prefix: string = PREFIX,
+  ) {}
 
   private key(owner: string, id: string): string {
-    return `${PREFIX}${owner}:${id}`;
+    return `${this.prefix}${owner}:${id}`;
   }
 
-  async save(batch: FirecrawlBatch): Promise<void> {
+  async save(batch: T): Promise<void> {
     const ttl = Math.max(1000, batch.createdAt + BATCH_RETENTION_MS - Date.now());
     if (this.redis) {
       await this.redis.set(this.key(batch.owner, batch.id), JSON.stringify(batch), 'PX', ttl);
@@ -45,10 +56,10 @@ export class FirecrawlBatchStore {
     this.memory.set(this.key(batch.owner, batch.id), { batch, expiresAt: Date.now() + ttl });
   }
 
-  async find(owner: string, id: string): Promise<FirecrawlBatch | null> {
+  async find(owner: string, id: string): Promise<T | null> {
     if (this.redis) {
       const raw = await this.redis.get(this.key(owner, id));
-      return raw === null ? null : (JSON.parse(raw) as FirecrawlBatch);
+      return raw === null ? null : (JSON.parse(raw) as T);
     }
     const entry = this.memory.get(this.key(owner, id));
     if (!entry || entry.expiresAt <= Date.now()) return null;

@@ -28,9 +28,11 @@ export function applyOptions(
       continue;
     }
     switch (rule.kind) {
-      case 'mapped':
-        mapping.native[rule.native] = value;
+      case 'mapped': {
+        const native = rule.convert ? rule.convert(value) : value;
+        if (native !== undefined) mapping.native[rule.native] = native;
         break;
+      }
       case 'pending':
         if (value !== null) mapping.warnings.push(`${field} is not supported by Trawl yet; ignored`);
         break;

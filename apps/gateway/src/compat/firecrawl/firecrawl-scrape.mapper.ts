@@ -15,6 +15,10 @@ export interface FirecrawlDocument {
   rawHtml?: string;
   links?: unknown;
   screenshot?: unknown;
+  /** The `json` format's object (v1's `extract` format answers it as `extract`). */
+  json?: unknown;
+  extract?: unknown;
+  summary?: string;
   metadata: FirecrawlMetadata;
   warning?: string;
 }
@@ -54,6 +58,44 @@ function formatName(entry: unknown): string {
   });
 }
 
+const isJsonEntry = (entry: unknown): boolean => isRecord(entry) && entry.type === 'json';
+
+/**
+ * The native `{ type: 'json', schema, prompt }` of Firecrawl's json format (ADR 0029): v2's object entry as given, or
+ * for v1's string `json` / `extract` the body's `jsonOptions` / `extract` (either, the format's own first).
+ * `systemPrompt` is not taken (Trawl's system prompt keeps the page as data) and is named in the warnings.
+ */
+function jsonEntryOf(
+  name: string,
+  entry: unknown,
+  options: Record<string, unknown>,
+  mapping: Mapping,
+  where: string,
+): { type: 'json'; schema?: unknown; prompt?: unknown } {
+  const optionsName = name === 'extract' ? 'extract' : 'jsonOptions';
+  const source = isRecord(entry)
+    ? entry
+    : (options[optionsName] ?? options[name === 'extract' ? 'jsonOptions' : 'extract']);
+  if (!isRecord(source)) {
+    throw new TrawlError(
+      'VALIDATION_FAILED',
+      `${where}formats: ${name} needs a schema or a prompt (${where}${optionsName}: { schema, prompt })`,
+      { field: `${where}formats` },
+    );
+  }
+  const { type: _type, schema, prompt, ...rest } = source;
+  void _type;
+  const label = isRecord(entry) ? `format ${name}` : `${where}${optionsName}`;
+  for (const key of Object.keys(rest)) {
+    mapping.warnings.push(
+      key === 'systemPrompt'
+        ? `${label}.systemPrompt: Trawl uses its own system prompt; ignored`
+        : `${label}.${key} is not an option Trawl knows; ignored`,
+    );
+  }
+  return { type: 'json', ...(schema !== undefined ? { schema } : {}), ...(prompt !== undefined ? { prompt } : {}) };
+}
+
 /**
  * Firecrawl scrape options (the body of `/v2/scrape` or `/v1/scrape` without `url`, or a `scrapeOptions`) onto the
  * native scrape request. `defaultFormats` is Firecrawl's default (`['markdown']`); an empty list asks for no content.
@@ -73,7 +115,11 @@ export function toNativeScrape(options: Record<string, unknown>, where = ''): Sc
       mapping.warnings.push(`format ${name} is not a format Trawl knows; ignored`);
     } else if (rule.kind === 'mapped') {
       mapping.answered.push({ name, rule });
-      if (rule.passEntry) nativeFormats.push(entries.get(name));
+      if (rule.llmJson) {
+        // v1's `json` and `extract` both ask for the one native json entry.
+        if (!nativeFormats.some(isJsonEntry))
+          nativeFormats.push(jsonEntryOf(name, entries.get(name), options, mapping, where));
+      } else if (rule.passEntry) nativeFormats.push(entries.get(name));
       else if (!nativeFormats.includes(rule.native)) nativeFormats.push(rule.native);
     } else if (rule.kind === 'pending') {
       mapping.warnings.push(`format ${name} is not supported by Trawl yet; ignored`);

@@ -1,7 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
-import { ERROR_CODES, TASK_STATUSES, TrawlError, type ScrapeResult } from '@trawl/contracts';
+import {
+  ERROR_CODES,
+  parseDto,
+  TASK_STATUSES,
+  TrawlError,
+  UrlBatchRequestDto,
+  type ScrapeResult,
+} from '@trawl/contracts';
 import { toErrorEnvelope } from '../../envelope/error-envelope.mapper.js';
 import { ERRORS, FORMATS, PAGE_STATES, SCRAPE_OPTIONS } from './firecrawl.constants.js';
+import { toNativeBatch } from './firecrawl-batch.mapper.js';
 import { toFirecrawlError } from './firecrawl-error.mapper.js';
 import { fromNativeScrape, toNativeScrape } from './firecrawl-scrape.mapper.js';
 import { fromNativeSearch, toNativeSearch } from './firecrawl-search.mapper.js';
@@ -27,10 +35,10 @@ describe('Firecrawl translation tables', () => {
 
   it('defaults to markdown, and still reads the page as markdown when no asked format maps', () => {
     expect(toNativeScrape({}).native.formats).toEqual(['markdown']);
-    const onlySummary = toNativeScrape({ formats: ['summary'] });
-    expect(onlySummary.native.formats).toEqual(['markdown']);
-    expect(onlySummary.warnings).toEqual(['format summary: Trawl does no LLM summaries; ignored']);
-    expect(fromNativeScrape(result, onlySummary).markdown).toBeUndefined();
+    const onlyBranding = toNativeScrape({ formats: ['branding'] });
+    expect(onlyBranding.native.formats).toEqual(['markdown']);
+    expect(onlyBranding.warnings).toEqual(['format branding: Trawl does not read branding; ignored']);
+    expect(fromNativeScrape(result, onlyBranding).markdown).toBeUndefined();
   });
 
   it('names every pending and unsupported format in a warning, and an unknown one too', () => {
@@ -50,14 +58,21 @@ describe('Firecrawl translation tables', () => {
       waitFor: 10,
       includeTags: ['main'],
       skipTlsVerification: false,
-      blockAds: true,
+      blockAds: false,
+      zeroDataRetention: true,
       origin: 'js-sdk@4.42.0',
       integration: 'n8n',
       somethingNew: 1,
     });
-    expect(mapping.native).toEqual({ formats: ['markdown'], headers: { a: 'b' }, waitFor: 10, includeTags: ['main'] });
+    expect(mapping.native).toEqual({
+      formats: ['markdown'],
+      headers: { a: 'b' },
+      waitFor: 10,
+      includeTags: ['main'],
+      blockAds: false,
+    });
     expect(mapping.warnings).toEqual([
-      'blockAds: Trawl does not block ads; ignored',
+      'zeroDataRetention: Trawl keeps results for its cache and task lookup; ignored',
       'somethingNew is not an option Trawl knows; ignored',
     ]);
   });
@@ -91,6 +106,33 @@ describe('Firecrawl translation tables', () => {
       screenshot: 'data:image/jpeg;base64,AA',
       actions: { screenshots: [], scrapes: [], javascriptReturns: [] },
     });
+  });
+
+  it('maps v2 json and summary onto the native LLM formats and answers json and summary (ADR 0029)', () => {
+    const schema = { type: 'object', properties: { price: { type: 'number' } } };
+    const mapping = toNativeScrape({ formats: [{ type: 'json', schema, prompt: 'the price' }, 'summary'] });
+    expect(mapping.native.formats).toEqual([{ type: 'json', schema, prompt: 'the price' }, 'summary']);
+    expect(mapping.warnings).toEqual([]);
+    const doc = fromNativeScrape({ ...result, json: { price: 3 }, summary: 'A page.' }, mapping);
+    expect(doc).toMatchObject({ json: { price: 3 }, summary: 'A page.' });
+    expect(doc.markdown).toBeUndefined();
+    expect(toNativeScrape({ formats: [{ type: 'summary' }] }).native.formats).toEqual(['summary']);
+  });
+
+  it('maps v1 json with jsonOptions and extract with extract onto one native json entry, answered by name', () => {
+    const schema = { type: 'object' };
+    const v1 = toNativeScrape({ formats: ['json'], jsonOptions: { schema, prompt: 'p', systemPrompt: 'be nice' } });
+    expect(v1.native).toEqual({ formats: [{ type: 'json', schema, prompt: 'p' }] });
+    expect(v1.warnings).toEqual(['jsonOptions.systemPrompt: Trawl uses its own system prompt; ignored']);
+    expect(fromNativeScrape({ ...result, json: { a: 1 } }, v1).json).toEqual({ a: 1 });
+
+    const both = toNativeScrape({ formats: ['extract', 'json', 'markdown'], extract: { prompt: 'q' } });
+    expect(both.native.formats).toEqual([{ type: 'json', prompt: 'q' }, 'markdown']);
+    expect(fromNativeScrape({ ...result, json: { a: 1 } }, both)).toMatchObject({ extract: { a: 1 }, json: { a: 1 } });
+
+    expect(() => toNativeScrape({ formats: ['json'] })).toThrow('formats: json needs a schema or a prompt');
+    // Without the format, the options ask for nothing (as Firecrawl).
+    expect(toNativeScrape({ jsonOptions: { prompt: 'p' } }).warnings).toEqual([]);
   });
 
   it("clamps timeout, waitFor and maxAge to Trawl's bounds and says so", () => {
@@ -141,5 +183,46 @@ describe('Firecrawl translation tables', () => {
 
   it('gives every native task state a Firecrawl page state', () => {
     for (const s of TASK_STATUSES) expect(['scraping', 'completed', 'failed']).toContain(PAGE_STATES[s]);
+  });
+
+  it("maps a batch's formats and browser options onto the native URL batch, names what a batch cannot carry", () => {
+    const m = toNativeBatch(
+      {
+        urls: ['https://a.test/1', 'nope'],
+        formats: ['markdown', 'rawHtml', 'links', { type: 'screenshot', fullPage: true }],
+        mobile: true,
+        location: { country: 'DE' },
+        actions: [{ type: 'wait', milliseconds: 10 }],
+        timeout: 5000,
+        onlyMainContent: true,
+        includeTags: ['main'],
+        waitFor: 100,
+        headers: { a: 'b' },
+      },
+      true,
+    );
+    expect(m.urls).toEqual(['https://a.test/1']);
+    expect(m.invalidURLs).toEqual(['nope']);
+    expect(m.native).toEqual({
+      type: 'scrape',
+      timeout: 5000,
+      scrapeOptions: {
+        formats: ['markdown', 'rawHtml', 'links', { type: 'screenshot', fullPage: true }],
+        mobile: true,
+        location: { country: 'DE' },
+        actions: [{ type: 'wait', milliseconds: 10 }],
+      },
+    });
+    expect(m.formats).toEqual(['markdown', 'rawHtml', 'links', 'screenshot@fullPage']);
+    for (const field of ['onlyMainContent', 'includeTags', 'waitFor', 'headers']) {
+      expect(m.warnings).toContain(`${field} cannot be set for a batch in Trawl; ignored`);
+    }
+    expect(() =>
+      parseDto(UrlBatchRequestDto, { ...m.native, urls: m.urls, scrapeOptions: { formats: ['markdown', 'rawHtml'] } }),
+    ).not.toThrow();
+    // Options nested in scrapeOptions (as a crawl's) are read too.
+    expect(toNativeBatch({ urls: ['https://a.test/'], scrapeOptions: { formats: ['html'] } }, true).formats).toEqual([
+      'html',
+    ]);
   });
 });

@@ -1,11 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { CRAWL_ID_PATTERN } from '@trawl/contracts';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
 import { FirecrawlService } from './firecrawl.service.js';
 import { FirecrawlBatchService } from './firecrawl-batch.service.js';
 import { batchStatusAnswer } from './firecrawl-batch.mapper.js';
+import { FirecrawlCrawlService } from './firecrawl-crawl.service.js';
+import { crawlPageRefOf, crawlStatusAnswer } from './firecrawl-crawl.mapper.js';
 import { idempotencyKeyOf, selfUrl, skipOf } from './firecrawl-request.util.js';
 
 /**
@@ -19,6 +22,7 @@ export class FirecrawlV1Controller {
   constructor(
     private readonly firecrawl: FirecrawlService,
     private readonly batches: FirecrawlBatchService,
+    private readonly crawls: FirecrawlCrawlService,
   ) {}
 
   @Post('scrape')
@@ -48,17 +52,36 @@ export class FirecrawlV1Controller {
     };
   }
 
-  // The bundled v1 client polls a batch where it polls a crawl.
+  @Post('crawl')
+  @HttpCode(200)
+  async startCrawl(@Body() body: unknown, @Req() req: AuthenticatedRequest) {
+    const { id, warning } = await this.crawls.start(body, req);
+    return { success: true, id, url: selfUrl(req, `/v1/crawl/${id}`), ...(warning ? { warning } : {}) };
+  }
+
+  // The bundled v1 client polls a batch where it polls a crawl: a crawl id (32 hex digits) is a crawl's, any other
+  // a batch's (a UUID), so both resolve here.
   @Get(['batch/scrape/:id', 'crawl/:id'])
   async batchStatus(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
-    const status = await this.batches.status(id, req, skipOf(req.query));
-    return batchStatusAnswer(status, selfUrl(req, req.url.split('?', 1)[0] ?? ''));
+    const self = selfUrl(req, req.url.split('?', 1)[0] ?? '');
+    if (CRAWL_ID_PATTERN.test(id)) {
+      return crawlStatusAnswer(await this.crawls.status(id, req, crawlPageRefOf(req.query)), self);
+    }
+    return batchStatusAnswer(await this.batches.status(id, req, skipOf(req.query)), self);
   }
 
   @Delete(['batch/scrape/:id', 'crawl/:id'])
   async cancelBatch(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
-    await this.batches.cancel(id, req);
+    if (CRAWL_ID_PATTERN.test(id)) await this.crawls.cancel(id, req);
+    else await this.batches.cancel(id, req);
     return { success: true, status: 'cancelled' };
+  }
+
+  @Post('map')
+  @HttpCode(200)
+  async map(@Body() body: unknown, @Req() req: AuthenticatedRequest) {
+    const { links, warning } = await this.crawls.map(body, req, 'v1');
+    return { success: true, links, ...(warning ? { warning } : {}) };
   }
 
   @Get(['batch/scrape/:id/errors', 'crawl/:id/errors'])

@@ -6,6 +6,8 @@ import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
 import { FirecrawlService } from './firecrawl.service.js';
 import { FirecrawlBatchService } from './firecrawl-batch.service.js';
 import { batchStatusAnswer } from './firecrawl-batch.mapper.js';
+import { FirecrawlCrawlService } from './firecrawl-crawl.service.js';
+import { crawlPageRefOf, crawlStatusAnswer } from './firecrawl-crawl.mapper.js';
 import { idempotencyKeyOf, selfUrl, skipOf } from './firecrawl-request.util.js';
 
 /**
@@ -19,6 +21,7 @@ export class FirecrawlV2Controller {
   constructor(
     private readonly firecrawl: FirecrawlService,
     private readonly batches: FirecrawlBatchService,
+    private readonly crawls: FirecrawlCrawlService,
   ) {}
 
   @Post('scrape')
@@ -63,5 +66,31 @@ export class FirecrawlV2Controller {
   @Get('batch/scrape/:id/errors')
   async batchErrors(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
     return { success: true, ...(await this.batches.errors(id, req)) };
+  }
+
+  @Post('crawl')
+  @HttpCode(200)
+  async startCrawl(@Body() body: unknown, @Req() req: AuthenticatedRequest) {
+    const { id, warning } = await this.crawls.start(body, req);
+    return { success: true, id, url: selfUrl(req, `/v2/crawl/${id}`), ...(warning ? { warning } : {}) };
+  }
+
+  @Get('crawl/:id')
+  async crawlStatus(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    const status = await this.crawls.status(id, req, crawlPageRefOf(req.query));
+    return crawlStatusAnswer(status, selfUrl(req, req.url.split('?', 1)[0] ?? ''));
+  }
+
+  @Delete('crawl/:id')
+  async cancelCrawl(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    await this.crawls.cancel(id, req);
+    return { success: true, status: 'cancelled' };
+  }
+
+  @Post('map')
+  @HttpCode(200)
+  async map(@Body() body: unknown, @Req() req: AuthenticatedRequest) {
+    const { links, warning } = await this.crawls.map(body, req, 'v2');
+    return { success: true, links, ...(warning ? { warning } : {}) };
   }
 }

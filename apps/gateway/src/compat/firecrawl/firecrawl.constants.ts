@@ -1,4 +1,4 @@
-import type { ErrorCode, TaskStatus } from '@trawl/contracts';
+import type { CrawlStatus, ErrorCode, TaskStatus } from '@trawl/contracts';
 
 /**
  * Firecrawl's API (v2 and v1) onto Trawl's native operations: every translation table of this peer, in one place.
@@ -11,14 +11,15 @@ export type PendingOwner = 'content' | 'pool' | 'crawl';
 
 /**
  * What Trawl does with one Firecrawl option:
- * - `mapped`: copied onto the native request's field `native` (value checks by the native DTO);
+ * - `mapped`: copied onto the native request's field `native` (value checks by the native DTO), through `convert`
+ *   when Firecrawl's value differs in kind or unit (a converted `undefined` sets nothing);
  * - `pending`: the native field `native` is being added by `owner`; until then the option is ignored and named in
  *   the answer's `warning`; switching the entry to `{ kind: 'mapped', native }` is all it takes once it lands;
  * - `unsupported`: Trawl does not do this; named in `warning` when `asks(value)` (default: any value given);
  * - `inert`: changes nothing in Firecrawl's own answer either (tracking, origin); accepted silently.
  */
 export type OptionRule =
-  | { kind: 'mapped'; native: string }
+  | { kind: 'mapped'; native: string; convert?: (value: unknown) => unknown }
   | { kind: 'pending'; native: string; owner: PendingOwner }
   | { kind: 'unsupported'; why: string; asks?: (value: unknown) => boolean }
   | { kind: 'inert' };
@@ -42,7 +43,7 @@ export const SCRAPE_OPTIONS: Readonly<Record<string, OptionRule>> = {
   skipTlsVerification: { kind: 'unsupported', why: 'Trawl always verifies TLS', asks: isTrue },
   storeInCache: { kind: 'mapped', native: 'storeInCache' },
   zeroDataRetention: { kind: 'unsupported', why: 'Trawl keeps results for its cache and task lookup', asks: isTrue },
-  blockAds: { kind: 'unsupported', why: 'Trawl does not block ads', asks: isTrue },
+  blockAds: { kind: 'mapped', native: 'blockAds' },
   proxy: {
     kind: 'unsupported',
     why: 'Trawl picks proxies itself (PROXY_URLS)',
@@ -53,8 +54,9 @@ export const SCRAPE_OPTIONS: Readonly<Record<string, OptionRule>> = {
   removeBase64Images: { kind: 'unsupported', why: 'Trawl keeps images as the page has them', asks: isTrue },
   fastMode: { kind: 'unsupported', why: 'Trawl has one scrape mode', asks: isTrue },
   useMock: { kind: 'unsupported', why: 'Trawl has no mocks', asks: given },
-  jsonOptions: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
-  extract: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
+  // v1's options of the `json` / `extract` formats: read by those formats' rule (`llm`), nothing on their own.
+  jsonOptions: { kind: 'inert' },
+  extract: { kind: 'inert' },
   changeTrackingOptions: { kind: 'unsupported', why: 'Trawl does not track changes' },
   lockdown: { kind: 'unsupported', why: 'Trawl has no lockdown mode', asks: isTrue },
   domainTools: { kind: 'unsupported', why: 'Trawl has no domain tools', asks: nonEmpty },
@@ -67,7 +69,7 @@ export const SCRAPE_OPTIONS: Readonly<Record<string, OptionRule>> = {
 
 /** A Firecrawl format onto a native one; `decode` turns the native field into Firecrawl's value. */
 export type FormatRule =
-  | { kind: 'mapped'; native: string; decode?: 'scrape-html'; passEntry?: boolean }
+  | { kind: 'mapped'; native: string; decode?: 'scrape-html'; passEntry?: boolean; llmJson?: boolean }
   | { kind: 'pending'; native: string; owner: PendingOwner }
   | { kind: 'unsupported'; why: string };
 
@@ -80,9 +82,12 @@ export const FORMATS: Readonly<Record<string, FormatRule>> = {
   links: { kind: 'mapped', native: 'links' },
   // The entry is passed as given (`screenshot`, `screenshot@fullPage` or the object form): the native scrape takes all three.
   screenshot: { kind: 'mapped', native: 'screenshot', passEntry: true },
-  summary: { kind: 'unsupported', why: 'Trawl does no LLM summaries' },
-  json: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
-  extract: { kind: 'unsupported', why: 'Trawl does no LLM extraction' },
+  // ADR 0029: answered by the language model configured on extractor-scrape (without one: 400).
+  summary: { kind: 'mapped', native: 'summary' },
+  // v2's `{ type: 'json', schema, prompt }`, or v1's `json` / `extract` with `jsonOptions` / `extract`: the native
+  // `{ type: 'json', schema, prompt }` entry (`llmJson`), answered under the name asked for.
+  json: { kind: 'mapped', native: 'json', llmJson: true },
+  extract: { kind: 'mapped', native: 'json', llmJson: true },
   changeTracking: { kind: 'unsupported', why: 'Trawl does not track changes' },
   branding: { kind: 'unsupported', why: 'Trawl does not read branding' },
   images: { kind: 'unsupported', why: 'Trawl does not list images' },
@@ -140,12 +145,90 @@ export const BATCH_OPTIONS: Readonly<Record<string, OptionRule>> = {
 };
 
 /**
- * Firecrawl's crawl and map (`/v2/crawl`, `/v2/map`, `/v1/crawl`, `/v1/map`), once the native crawl lands (engineer
- * "crawl"): routes to add beside the batch routes, mapping onto the native crawl's operations. Until then these paths
- * answer 404 in Firecrawl's shape (the routes do not exist). `GET /v1/crawl/{id}` already serves batch ids (the v1
- * client polls batches there).
+ * Crawl options (`/v2/crawl`, `/v1/crawl`; both versions' names), `url`, `scrapeOptions` and `webhook` aside, onto the
+ * native crawl (`POST /crawl`, ADR 0026). A `convert` turns Firecrawl's value into the native one (Firecrawl's `delay`
+ * is in seconds, Trawl's in ms). `crawlEntireDomain` (v2) and `allowBackwardLinks` (v1) land on the mapping's
+ * `crawlEntireDomain`, which the crawl mapper turns into a path scope: when not true, only paths under the start URL's
+ * path are crawled, as Firecrawl does (`pathScopedIncludes`).
  */
-export const CRAWL_AND_MAP = { status: 'pending', owner: 'crawl' as PendingOwner } as const;
+export const CRAWL_OPTIONS: Readonly<Record<string, OptionRule>> = {
+  limit: { kind: 'mapped', native: 'limit' },
+  maxDiscoveryDepth: { kind: 'mapped', native: 'maxDepth' },
+  maxDepth: { kind: 'mapped', native: 'maxDepth' },
+  includePaths: { kind: 'mapped', native: 'includePaths' },
+  excludePaths: { kind: 'mapped', native: 'excludePaths' },
+  allowExternalLinks: { kind: 'mapped', native: 'allowExternalLinks' },
+  allowSubdomains: { kind: 'mapped', native: 'allowSubdomains' },
+  ignoreQueryParameters: { kind: 'mapped', native: 'ignoreQueryParameters' },
+  sitemap: { kind: 'mapped', native: 'sitemap' },
+  ignoreSitemap: { kind: 'mapped', native: 'sitemap', convert: (v) => (v === true ? 'skip' : 'include') },
+  crawlEntireDomain: { kind: 'mapped', native: 'crawlEntireDomain' },
+  allowBackwardLinks: { kind: 'mapped', native: 'crawlEntireDomain' },
+  delay: { kind: 'mapped', native: 'delay', convert: (v) => (typeof v === 'number' ? Math.round(v * 1000) : v) },
+  maxConcurrency: { kind: 'mapped', native: 'maxConcurrency' },
+  deduplicateSimilarURLs: {
+    kind: 'unsupported',
+    why: 'Trawl always folds duplicates (canonical link, normalised URL)',
+    asks: (v) => v === false,
+  },
+  regexOnFullURL: { kind: 'unsupported', why: 'Trawl matches the paths patterns against path and query', asks: isTrue },
+  robotsUserAgent: { kind: 'unsupported', why: 'Trawl reads robots.txt for its own agent (CRAWL_ROBOTS_AGENT)' },
+  ignoreRobotsTxt: { kind: 'unsupported', why: 'Trawl always obeys robots.txt', asks: isTrue },
+  prompt: { kind: 'unsupported', why: 'Trawl does no LLM crawl planning', asks: given },
+  zeroDataRetention: SCRAPE_OPTIONS.zeroDataRetention,
+  origin: { kind: 'inert' },
+  integration: { kind: 'inert' },
+};
+
+/**
+ * The native fields a crawl's `scrapeOptions` carries (CrawlScrapeOptionsDto); any other scrape option mapped for
+ * `/scrape` cannot be set per crawl and is named in `warning`.
+ */
+export const CRAWL_SCRAPE_FIELDS: ReadonlySet<string> = new Set([
+  'formats',
+  'headers',
+  'timeout',
+  'waitFor',
+  'onlyMainContent',
+  'includeTags',
+  'excludeTags',
+  'location',
+  'mobile',
+]);
+
+/** The formats a crawl's pages can carry (the native crawl's `scrapeOptions.formats`). */
+export const CRAWL_FORMATS: ReadonlySet<string> = new Set(['markdown', 'html', 'rawHtml', 'links']);
+
+/** Map options (`/v2/map`, `/v1/map`), `url` aside, onto the native map (`POST /map`). */
+export const MAP_OPTIONS: Readonly<Record<string, OptionRule>> = {
+  limit: { kind: 'mapped', native: 'limit' },
+  search: { kind: 'mapped', native: 'search' },
+  includeSubdomains: { kind: 'mapped', native: 'includeSubdomains' },
+  timeout: { kind: 'mapped', native: 'timeout' },
+  sitemap: { kind: 'mapped', native: 'sitemap' },
+  ignoreSitemap: { kind: 'mapped', native: 'sitemap', convert: (v) => (v === true ? 'skip' : 'include') },
+  sitemapOnly: { kind: 'mapped', native: 'sitemap', convert: (v) => (v === true ? 'only' : undefined) },
+  ignoreQueryParameters: {
+    kind: 'unsupported',
+    why: 'Trawl lists each URL as found (query included)',
+    asks: (v) => v === false,
+  },
+  location: { kind: 'unsupported', why: 'Trawl maps a site from one place', asks: given },
+  useIndex: { kind: 'unsupported', why: 'Trawl has no index of sites; it maps the site live', asks: isTrue },
+  ignoreCache: { kind: 'inert' },
+  threatProtection: { kind: 'inert' },
+  auditMetadata: { kind: 'inert' },
+  origin: { kind: 'inert' },
+  integration: { kind: 'inert' },
+};
+
+/** Firecrawl's crawl states are the native crawl's (ADR 0026 took Firecrawl's names). */
+export const CRAWL_STATES: Readonly<Record<CrawlStatus, BatchState>> = {
+  scraping: 'scraping',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
 
 /** Firecrawl's state of one page of a batch, from its native task's state. */
 export const PAGE_STATES: Readonly<Record<TaskStatus, 'scraping' | 'completed' | 'failed'>> = {
@@ -197,5 +280,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; code: string }
   UPSTREAM_TIMEOUT: { status: 408, code: 'SCRAPE_TIMEOUT' },
   SERVICE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   OVERLOADED: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  LLM_UNAVAILABLE: { status: 500, code: 'LLM_ERROR' },
+  LLM_ANSWER_INVALID: { status: 500, code: 'LLM_ERROR' },
   INTERNAL: { status: 500, code: 'INTERNAL_SERVER_ERROR' },
 };

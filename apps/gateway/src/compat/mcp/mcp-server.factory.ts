@@ -6,16 +6,25 @@ import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { toErrorEnvelope } from '../../envelope/error-envelope.mapper.js';
 import type { FirecrawlBatchService } from '../firecrawl/firecrawl-batch.service.js';
 import type { FirecrawlService } from '../firecrawl/firecrawl.service.js';
+import type { FirecrawlCrawlService } from '../firecrawl/firecrawl-crawl.service.js';
 import type { NativeOperations } from '../native-operations.service.js';
 import {
   BATCH_SCRAPE_INPUT,
   BATCH_SCRAPE_OUTPUT,
   BATCH_STATUS_INPUT,
   BATCH_STATUS_OUTPUT,
+  CRAWL_CANCEL_INPUT,
+  CRAWL_CANCEL_OUTPUT,
+  CRAWL_INPUT,
+  CRAWL_OUTPUT,
+  CRAWL_STATUS_INPUT,
+  CRAWL_STATUS_OUTPUT,
   EXTRACT_INPUT,
   EXTRACT_OUTPUT,
   MAPS_SEARCH_INPUT,
   MAPS_SEARCH_OUTPUT,
+  MAP_INPUT,
+  MAP_OUTPUT,
   SCRAPE_INPUT,
   SCRAPE_OUTPUT,
   SEARCH_INPUT,
@@ -27,12 +36,15 @@ export const MCP_SERVER_INFO = { name: 'trawl', version: '1.0.0' } as const;
 
 /** How often batch_scrape looks at its batch while it waits. */
 const BATCH_POLL_MS = 1000;
+/** How often crawl looks at its crawl while it waits. */
+const CRAWL_POLL_MS = 1000;
 
 /** What the tools run on: the peers' translations and the native operations, as the calling key. */
 export interface McpToolContext {
   native: NativeOperations;
   firecrawl: FirecrawlService;
   batches: FirecrawlBatchService;
+  crawls: FirecrawlCrawlService;
   req: AuthenticatedRequest;
   res: FastifyReply;
 }
@@ -75,11 +87,12 @@ function placeOf(p: MapsPlaceItem) {
 /**
  * One MCP server for one HTTP request (the transport is stateless): the tools scrape, search, maps_search, extract,
  * batch_scrape and batch_status, each a call of a native operation (or of Firecrawl's translation of one) as the
- * request's key, with its limits and tenancy. Crawl and map join when the native crawl exists.
+ * request's key, with its limits and tenancy; crawl, crawl_status, crawl_cancel and map on the native crawl (through
+ * Firecrawl's translation of it, ADR 0028).
  */
 export function createMcpServer(ctx: McpToolContext): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { capabilities: { tools: {} } });
-  const { native, firecrawl, batches, req, res } = ctx;
+  const { native, firecrawl, batches, crawls, req, res } = ctx;
 
   server.registerTool(
     'scrape',
@@ -225,6 +238,114 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
       annotations: { readOnlyHint: true },
     },
     ({ id }) => guarded(async () => statusResult(id, await batches.status(id, req))),
+  );
+
+  const crawlResult = (id: string, status: Awaited<ReturnType<FirecrawlCrawlService['status']>>) => {
+    const { creditsUsed: _credits, ...rest } = status;
+    void _credits;
+    const more = status.next
+      ? `\n\nMore documents: crawl_status with cursor ${status.next.cursor}, skip ${status.next.skip}.`
+      : '';
+    const text =
+      `Crawl ${id}: ${status.status}, ${status.completed}/${status.total} pages, ${status.data.length} documents here.` +
+      status.data.map((d) => `\n\n## ${d.metadata.sourceURL}\n\n${d.markdown ?? d.html ?? ''}`).join('') +
+      more;
+    return result(text, { id, ...rest });
+  };
+
+  server.registerTool(
+    'crawl',
+    {
+      title: 'Crawl a site',
+      description:
+        'Crawls a site from a URL (robots.txt obeyed, each page once) and reads its pages as markdown. With ' +
+        'waitSeconds it waits for the crawl (progress notifications as pages finish); otherwise it answers the ' +
+        'crawl id at once: read it with crawl_status.',
+      inputSchema: CRAWL_INPUT,
+      outputSchema: CRAWL_OUTPUT,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    ({ formats, waitSeconds, ...options }, extra) =>
+      guarded(async () => {
+        const started = await crawls.start({ ...options, ...(formats ? { scrapeOptions: { formats } } : {}) }, req);
+        const until = Date.now() + (waitSeconds ?? 0) * 1000;
+        const progressToken = extra._meta?.progressToken;
+        let status = await crawls.status(started.id, req, { skip: 0 });
+        while (status.status === 'scraping' && Date.now() < until && !extra.signal.aborted) {
+          if (progressToken !== undefined) {
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: {
+                progressToken,
+                progress: status.completed,
+                total: status.total,
+                message: `${status.completed} of ${status.total} pages`,
+              },
+            });
+          }
+          await new Promise((r) => setTimeout(r, CRAWL_POLL_MS));
+          status = await crawls.status(started.id, req, { skip: 0 });
+        }
+        if (progressToken !== undefined && status.status !== 'scraping') {
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: status.total, total: status.total, message: status.status },
+          });
+        }
+        return crawlResult(started.id, status);
+      }),
+  );
+
+  server.registerTool(
+    'crawl_status',
+    {
+      title: 'Read a crawl',
+      description:
+        'The state of a crawl and a page of its documents; `next` says where the next page starts (only the key ' +
+        'that started it finds it).',
+      inputSchema: CRAWL_STATUS_INPUT,
+      outputSchema: CRAWL_STATUS_OUTPUT,
+      annotations: { readOnlyHint: true },
+    },
+    ({ id, cursor, skip }) =>
+      guarded(async () =>
+        crawlResult(id, await crawls.status(id, req, cursor !== undefined ? { cursor, skip: skip ?? 0 } : { skip: 0 })),
+      ),
+  );
+
+  server.registerTool(
+    'crawl_cancel',
+    {
+      title: 'Cancel a crawl',
+      description: 'Stops a crawl: no new page starts; the documents stored so far stay readable.',
+      inputSchema: CRAWL_CANCEL_INPUT,
+      outputSchema: CRAWL_CANCEL_OUTPUT,
+      annotations: { destructiveHint: false, idempotentHint: true },
+    },
+    ({ id }) =>
+      guarded(async () => {
+        await crawls.cancel(id, req);
+        return result(`Crawl ${id} cancelled.`, { id, status: 'cancelled' });
+      }),
+  );
+
+  server.registerTool(
+    'map',
+    {
+      title: 'Map a site',
+      description:
+        "Lists a site's URLs (titles where known) from its sitemaps and its pages' links, without reading every page.",
+      inputSchema: MAP_INPUT,
+      outputSchema: MAP_OUTPUT,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    (args) =>
+      guarded(async () => {
+        const { links, warning } = await crawls.map(args, req, 'v2');
+        const objects = links as { url: string; title?: string }[];
+        const text = objects.map((l) => `- ${l.title ? `[${l.title}](${l.url})` : l.url}`).join('\n');
+        return result(text, { links: objects, ...(warning ? { warning } : {}) });
+      }),
   );
 
   return server;

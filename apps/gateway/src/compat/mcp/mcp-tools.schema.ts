@@ -106,3 +106,65 @@ export const BATCH_SCRAPE_OUTPUT = batchStatus;
 
 export const BATCH_STATUS_INPUT = { id: z.string().describe('The id batch_scrape answered.') };
 export const BATCH_STATUS_OUTPUT = batchStatus;
+
+const crawlNext = z
+  .object({ cursor: z.number(), skip: z.number() })
+  .describe('Where the next page of documents starts: pass both to crawl_status.');
+
+const crawlStatus = {
+  id: z.string(),
+  status: z.enum(['scraping', 'completed', 'failed', 'cancelled']),
+  completed: z.number(),
+  total: z.number(),
+  expiresAt: z.string().optional(),
+  data: z.array(document),
+  next: crawlNext.optional(),
+  error: z.string().optional(),
+  warning: z.string().optional(),
+};
+
+export const CRAWL_INPUT = {
+  url: z.string().describe('Where the crawl starts (http or https); its site is the scope.'),
+  limit: z.number().int().min(1).optional().describe('Most pages crawled (100 by default).'),
+  maxDiscoveryDepth: z.number().int().min(0).optional().describe('Most link hops from the start URL.'),
+  includePaths: z.array(z.string()).optional().describe('Path regexes a page must match one of.'),
+  excludePaths: z.array(z.string()).optional().describe('Path regexes that exclude a page.'),
+  sitemap: z.enum(['include', 'skip', 'only']).optional().describe('Use the sitemaps too, not at all, or only.'),
+  allowSubdomains: z.boolean().optional(),
+  allowExternalLinks: z.boolean().optional(),
+  crawlEntireDomain: z.boolean().optional().describe('Not only the paths under the start URL.'),
+  formats: z
+    .array(z.enum(['markdown', 'html']))
+    .optional()
+    .describe('What to keep of each page; markdown by default.'),
+  waitSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(300)
+    .optional()
+    .describe('Wait up to this long for the crawl to end, reporting progress (0: answer at once with its id).'),
+};
+export const CRAWL_OUTPUT = crawlStatus;
+
+export const CRAWL_STATUS_INPUT = {
+  id: z.string().describe('The id crawl answered.'),
+  cursor: z.number().int().min(1).optional().describe('`next.cursor` of the previous answer.'),
+  skip: z.number().int().min(0).optional().describe('`next.skip` of the previous answer.'),
+};
+export const CRAWL_STATUS_OUTPUT = crawlStatus;
+
+export const CRAWL_CANCEL_INPUT = { id: z.string().describe('The id crawl answered.') };
+export const CRAWL_CANCEL_OUTPUT = { id: z.string(), status: z.literal('cancelled') };
+
+export const MAP_INPUT = {
+  url: z.string().describe('The site to map (http or https).'),
+  search: z.string().optional().describe('Only URLs (or titles) with these words, best first.'),
+  limit: z.number().int().min(1).optional().describe('Most links (5000 by default).'),
+  sitemap: z.enum(['include', 'skip', 'only']).optional(),
+  includeSubdomains: z.boolean().optional(),
+};
+export const MAP_OUTPUT = {
+  links: z.array(z.object({ url: z.string(), title: z.string().optional() })),
+  warning: z.string().optional(),
+};

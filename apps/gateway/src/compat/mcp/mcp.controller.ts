@@ -6,6 +6,7 @@ import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
 import { FirecrawlBatchService } from '../firecrawl/firecrawl-batch.service.js';
 import { FirecrawlService } from '../firecrawl/firecrawl.service.js';
+import { FirecrawlCrawlService } from '../firecrawl/firecrawl-crawl.service.js';
 import { NativeOperations } from '../native-operations.service.js';
 import { createMcpServer } from './mcp-server.factory.js';
 
@@ -22,11 +23,19 @@ export class McpController {
     private readonly native: NativeOperations,
     private readonly firecrawl: FirecrawlService,
     private readonly batches: FirecrawlBatchService,
+    private readonly crawls: FirecrawlCrawlService,
   ) {}
 
   @All()
   async handle(@Req() req: AuthenticatedRequest, @Res() res: FastifyReply): Promise<void> {
-    const server = createMcpServer({ native: this.native, firecrawl: this.firecrawl, batches: this.batches, req, res });
+    const server = createMcpServer({
+      native: this.native,
+      firecrawl: this.firecrawl,
+      batches: this.batches,
+      crawls: this.crawls,
+      req,
+      res,
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     res.raw.on('close', () => {
       void transport.close();

@@ -7,8 +7,11 @@ import {
   IsIn,
   IsInt,
   IsOptional,
+  IsString,
   Max,
+  MaxLength,
   Min,
+  MinLength,
   Validate,
   ValidateNested,
   ValidatorConstraint,
@@ -16,7 +19,9 @@ import {
 } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
-import { IsHeaderMap } from './url-params.validator.js';
+import { IsBrowserOnlyFlag, IsScrapeLocation } from './scrape-actions.validator.js';
+import type { ScrapeLocation } from './scrape-browser.types.js';
+import { HEADER_MAP_DOC, IsHeaderMap } from './url-params.validator.js';
 import { SCRAPE_ENGINES, SCRAPE_FORMATS, type ScrapeEngine, type ScrapeFormat } from './scrape-request.dto.js';
 
 /** Bounds of a crawl and of a map (docs/decisions/0026-crawl-and-map.md). */
@@ -89,6 +94,92 @@ export class CrawlScrapeOptionsDto {
   @IsOptional()
   @IsIn(SCRAPE_ENGINES, { message: `engine must be one of: ${SCRAPE_ENGINES.join(', ')}` })
   engine?: ScrapeEngine;
+
+  @ApiPropertyOptional({ description: 'As on /scrape: the markdown is the main content.', default: true })
+  @IsOptional()
+  @IsBoolean()
+  onlyMainContent?: boolean;
+
+  @ApiPropertyOptional({ type: [String], description: 'As on /scrape: CSS selectors the markdown is made of.' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.maxTagSelectors)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
+  includeTags?: string[];
+
+  @ApiPropertyOptional({ type: [String], description: 'As on /scrape: CSS selectors left out of the markdown.' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(LIMITS.maxTagSelectors)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
+  excludeTags?: string[];
+
+  @ApiPropertyOptional({
+    description: 'As on /scrape (browser engine): where each page is asked from.',
+    type: 'object',
+    properties: { country: { type: 'string' }, languages: { type: 'array', items: { type: 'string' } } },
+  })
+  @IsOptional()
+  @Validate(IsScrapeLocation)
+  location?: ScrapeLocation;
+
+  @ApiPropertyOptional({ description: 'As on /scrape (browser engine): emulate a phone.', default: false })
+  @IsOptional()
+  @Validate(IsBrowserOnlyFlag)
+  mobile?: boolean;
+}
+
+/** The events a crawl's webhook may be limited to (Firecrawl's `webhook.events`). */
+export const CRAWL_WEBHOOK_EVENT_KINDS = ['started', 'page', 'completed', 'failed'] as const;
+export type CrawlWebhookEventKind = (typeof CRAWL_WEBHOOK_EVENT_KINDS)[number];
+
+/** The bodies a crawl's webhook can receive: Trawl's (the crawl's state) or Firecrawl's object form (ADR 0028). */
+export const CRAWL_WEBHOOK_FORMS = ['trawl', 'firecrawl'] as const;
+export type CrawlWebhookForm = (typeof CRAWL_WEBHOOK_FORMS)[number];
+
+/** Most bytes of a crawl webhook's `metadata` (JSON), echoed in every delivery. */
+export const MAX_WEBHOOK_METADATA_BYTES = 4096;
+
+/** `metadata` of a crawl webhook: a JSON object of at most MAX_WEBHOOK_METADATA_BYTES. */
+@ValidatorConstraint({ name: 'isWebhookMetadata' })
+export class IsWebhookMetadata implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    return Buffer.byteLength(JSON.stringify(value)) <= MAX_WEBHOOK_METADATA_BYTES;
+  }
+
+  defaultMessage(): string {
+    return `metadata must be a JSON object of at most ${MAX_WEBHOOK_METADATA_BYTES} bytes`;
+  }
+}
+
+/** `webhookOptions` of a crawl: the body's form, headers sent with each delivery, metadata echoed, events wanted. */
+export class CrawlWebhookOptionsDto {
+  @ApiPropertyOptional({ enum: CRAWL_WEBHOOK_FORMS, default: 'trawl' })
+  @IsOptional()
+  @IsIn(CRAWL_WEBHOOK_FORMS, { message: `format must be one of: ${CRAWL_WEBHOOK_FORMS.join(', ')}` })
+  format?: CrawlWebhookForm;
+
+  @ApiPropertyOptional({ ...HEADER_MAP_DOC, description: 'Sent with each delivery (the signature headers win).' })
+  @IsOptional()
+  @Validate(IsHeaderMap)
+  headers?: Record<string, string>;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Echoed in each delivery.' })
+  @IsOptional()
+  @Validate(IsWebhookMetadata)
+  metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ enum: CRAWL_WEBHOOK_EVENT_KINDS, isArray: true, description: 'Only these events (all).' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(CRAWL_WEBHOOK_EVENT_KINDS.length)
+  @IsIn(CRAWL_WEBHOOK_EVENT_KINDS, { each: true })
+  events?: CrawlWebhookEventKind[];
 }
 
 /** POST /crawl: every page of a site within a scope (field names as Firecrawl's crawl). */
@@ -167,4 +258,10 @@ export class CrawlRequestDto {
   @IsOptional()
   @IsHttpUrl()
   webhook?: string;
+
+  @ApiPropertyOptional({ type: () => CrawlWebhookOptionsDto, description: 'How `webhook` is called (ADR 0028).' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => CrawlWebhookOptionsDto)
+  webhookOptions?: CrawlWebhookOptionsDto;
 }

@@ -25,7 +25,9 @@ import {
   type CrawlWebhookEvent,
 } from '../crawl.types.js';
 import type { TraceCarrier } from '../task.types.js';
+import { IsWebhookMetadata } from './crawl-request.dto.js';
 import { IsTraceCarrier } from './trace-carrier.validator.js';
+import { IsHeaderMap } from './url-params.validator.js';
 
 /** Why a crawl failed: a code of docs/errors.md and its message. */
 export class CrawlErrorDto {
@@ -99,6 +101,18 @@ export class CrawlWebhookEventDto implements CrawlWebhookEvent {
   @ValidateNested()
   @Type(() => CrawlEventBodyDto)
   crawl!: CrawlEventBodyDto;
+
+  @IsOptional()
+  @IsIn(['firecrawl'])
+  form?: 'firecrawl';
+
+  @IsOptional()
+  @Validate(IsHeaderMap)
+  headers?: Record<string, string>;
+
+  @IsOptional()
+  @Validate(IsWebhookMetadata)
+  metadata?: Record<string, unknown>;
 
   @IsOptional()
   @Validate(IsTraceCarrier)

@@ -6,6 +6,7 @@ import {
   SCREENSHOT_FORMATS,
   type ScrapeAction,
 } from './scrape-browser.types.js';
+import { LLM_FORMAT_LIMITS, SUMMARY_FORMAT } from './llm-formats.types.js';
 
 /** The request's engine names the plain HTTP client, which runs no page (the browser options cannot apply). */
 function onHttpEngine(args: ValidationArguments): boolean {
@@ -118,15 +119,35 @@ export class IsScrapeActions implements ValidatorConstraintInterface {
   }
 }
 
-/** Why a `formats` list is wrong, or undefined: names of `known`, screenshot strings, or one screenshot object. */
+/** Why a `json` format object is wrong, or undefined (ADR 0029): a schema, a prompt or both, bounded. */
+function jsonFormatProblem(o: Obj): string | undefined {
+  if (!only(o, ['type', 'schema', 'prompt'])) return 'takes only schema and prompt';
+  if (o.schema === undefined && o.prompt === undefined) return 'needs a schema, a prompt or both';
+  if (o.schema !== undefined) {
+    if (!isObject(o.schema)) return 'schema must be a JSON Schema object';
+    if (o.schema.type !== undefined && o.schema.type !== 'object')
+      return 'schema must describe an object (type object)';
+    if (JSON.stringify(o.schema).length > LLM_FORMAT_LIMITS.maxSchemaChars)
+      return `schema must be at most ${LLM_FORMAT_LIMITS.maxSchemaChars} characters of JSON`;
+  }
+  if (o.prompt !== undefined && !isString(o.prompt, LLM_FORMAT_LIMITS.maxPromptChars))
+    return `prompt must be a string of 1-${LLM_FORMAT_LIMITS.maxPromptChars} characters`;
+  return undefined;
+}
+
+/**
+ * Why a `formats` list is wrong, or undefined: names of `known`, screenshot strings, one screenshot object, and the
+ * LLM formats (`summary`, `{ type: 'summary' }`, one `{ type: 'json', schema, prompt }`; ADR 0029).
+ */
 function formatsProblem(value: unknown, known: readonly string[], http: boolean): string | undefined {
   if (!Array.isArray(value) || value.length === 0) return 'must be a non-empty array';
-  const names = [...known, ...SCREENSHOT_FORMATS];
+  const names = [...known, ...SCREENSHOT_FORMATS, SUMMARY_FORMAT];
   let screenshots = 0;
   const seen = new Set<string>();
   for (const [i, f] of value.entries()) {
     if (typeof f === 'string') {
-      if (!names.includes(f)) return `must contain only: ${names.join(', ')} or a screenshot object`;
+      if (f === 'json') return `[${i}] json must be { type: 'json', schema, prompt }`;
+      if (!names.includes(f)) return `must contain only: ${names.join(', ')}, a screenshot or a json object`;
       if (seen.has(f)) return `[${i}] repeats ${f}`;
       seen.add(f);
       if (f.startsWith('screenshot')) screenshots++;
@@ -134,7 +155,12 @@ function formatsProblem(value: unknown, known: readonly string[], http: boolean)
       const problem = screenshotProblem(f);
       if (problem) return `[${i}] (screenshot) ${problem}`;
       screenshots++;
-    } else return `[${i}] must be a format name or { type: 'screenshot', ... }`;
+    } else if (isObject(f) && (f.type === 'json' || f.type === SUMMARY_FORMAT)) {
+      const problem = f.type === 'json' ? jsonFormatProblem(f) : only(f, ['type']) ? undefined : 'takes no options';
+      if (problem) return `[${i}] (${f.type}) ${problem}`;
+      if (seen.has(f.type)) return `[${i}] repeats ${f.type}`;
+      seen.add(f.type);
+    } else return `[${i}] must be a format name or { type: 'screenshot' | 'json' | 'summary', ... }`;
   }
   if (screenshots > 1) return 'may ask for one screenshot';
   if (screenshots > 0 && http) return 'screenshot needs the browser engine (engine is http)';
@@ -205,8 +231,8 @@ export class IsBrowserOnlyFlag implements ValidatorConstraintInterface {
 function scrapeOptionsProblem(value: unknown, known: readonly string[], args: ValidationArguments): string | undefined {
   const { type, engine } = args.object as { type?: unknown; engine?: unknown };
   if (type !== 'scrape') return 'apply to type scrape only';
-  if (!isObject(value) || !only(value, ['formats', 'actions', 'location', 'mobile']))
-    return 'must be { formats, actions, location, mobile }';
+  if (!isObject(value) || !only(value, ['formats', 'actions', 'location', 'mobile', 'blockAds']))
+    return 'must be { formats, actions, location, mobile, blockAds }';
   const http = engine === 'http';
   const browser = value.actions !== undefined || value.location !== undefined || value.mobile === true;
   if (http && browser) return 'actions, location and mobile need the browser engine (engine is http)';
@@ -216,6 +242,7 @@ function scrapeOptionsProblem(value: unknown, known: readonly string[], args: Va
     (value.location !== undefined ? prefixed('.location', locationProblem(value.location)) : undefined);
   if (problem) return problem;
   if (value.mobile !== undefined && typeof value.mobile !== 'boolean') return '.mobile must be a boolean';
+  if (value.blockAds !== undefined && typeof value.blockAds !== 'boolean') return '.blockAds must be a boolean';
   return undefined;
 }
 
@@ -224,7 +251,7 @@ function prefixed(at: string, problem: string | undefined): string | undefined {
   return problem.startsWith('[') ? `${at}${problem}` : `${at} ${problem}`;
 }
 
-/** `scrapeOptions` (type `scrape`): formats, actions, location and mobile, checked as on `/scrape`. */
+/** `scrapeOptions` (type `scrape`): formats, actions, location, mobile and blockAds, checked as on `/scrape`. */
 @ValidatorConstraint({ name: 'isScrapeOptions' })
 export class IsScrapeOptions implements ValidatorConstraintInterface {
   validate(value: unknown, args: ValidationArguments): boolean {

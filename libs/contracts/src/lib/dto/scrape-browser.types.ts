@@ -1,3 +1,5 @@
+import type { JsonFormat, SummaryFormat } from './llm-formats.types.js';
+
 /**
  * The browser options of a scrape (ADR 0019), in Firecrawl's shapes: the `screenshot` format, `actions` run before
  * the page is read, `location` and `mobile`. They need the browser engine.
@@ -80,8 +82,10 @@ export const BROWSER_SCRAPE_LIMITS = {
  * `formats` entries are format names or the screenshot forms (`ScrapeFormatOption` in scrape-request.dto.ts).
  */
 export interface ScrapeOptions {
-  formats?: (string | ScreenshotFormat)[];
+  formats?: (string | ScreenshotFormat | JsonFormat | SummaryFormat)[];
   actions?: ScrapeAction[];
   location?: ScrapeLocation;
   mobile?: boolean;
+  /** As on `/scrape` (default true; ADR 0030). */
+  blockAds?: boolean;
 }

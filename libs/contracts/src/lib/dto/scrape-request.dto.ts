@@ -33,6 +33,7 @@ import {
   type ScrapeLocation,
   type ScreenshotFormat,
 } from './scrape-browser.types.js';
+import { LLM_FORMAT_LIMITS, SUMMARY_FORMAT, type JsonFormat, type SummaryFormat } from './llm-formats.types.js';
 
 /**
  * `markdown`: the page's main content (or the whole page) as markdown; `html`: the page as rendered (the spec's
@@ -40,8 +41,14 @@ import {
  */
 export const SCRAPE_FORMATS = ['markdown', 'html', 'rawHtml', 'links'] as const;
 export type ScrapeFormat = (typeof SCRAPE_FORMATS)[number];
-/** An entry of `formats`: a format name, or a screenshot (ADR 0019). */
-export type ScrapeFormatOption = ScrapeFormat | (typeof SCREENSHOT_FORMATS)[number] | ScreenshotFormat;
+/** An entry of `formats`: a format name, a screenshot (ADR 0019), or a format a language model answers (ADR 0029). */
+export type ScrapeFormatOption =
+  | ScrapeFormat
+  | (typeof SCREENSHOT_FORMATS)[number]
+  | ScreenshotFormat
+  | typeof SUMMARY_FORMAT
+  | SummaryFormat
+  | JsonFormat;
 
 /**
  * `browser`: Chromium renders the page. `http`: a plain fetch, no scripts. `auto`: fetch first, browser if needed.
@@ -59,11 +66,33 @@ export class ScrapeRequestDto {
   @ApiPropertyOptional({
     description:
       'What to return. `screenshot` (the viewport) and `screenshot@fullPage`, or the object form, need the browser ' +
-      'engine (ADR 0019).',
+      'engine (ADR 0019). `summary` and `{ type: "json", schema, prompt }` are answered by the language model ' +
+      'configured on the service (LLM_BASE_URL); without one they are refused with 400 (ADR 0029).',
     type: 'array',
     items: {
       oneOf: [
-        { type: 'string', enum: [...SCRAPE_FORMATS, ...SCREENSHOT_FORMATS] },
+        { type: 'string', enum: [...SCRAPE_FORMATS, ...SCREENSHOT_FORMATS, SUMMARY_FORMAT] },
+        {
+          type: 'object',
+          required: ['type'],
+          additionalProperties: false,
+          description:
+            'An object read out of the page by the language model: `schema` (JSON Schema, at most ' +
+            `${LLM_FORMAT_LIMITS.maxSchemaChars} characters) the answer must follow, \`prompt\` (at most ` +
+            `${LLM_FORMAT_LIMITS.maxPromptChars} characters) saying what to read; at least one. Answered in \`json\`.`,
+          properties: {
+            type: { type: 'string', enum: ['json'] },
+            schema: { type: 'object', additionalProperties: true },
+            prompt: { type: 'string' },
+          },
+        },
+        {
+          type: 'object',
+          required: ['type'],
+          additionalProperties: false,
+          description: 'A summary of the page by the language model, answered in `summary`.',
+          properties: { type: { type: 'string', enum: ['summary'] } },
+        },
         {
           type: 'object',
           required: ['type'],
@@ -165,6 +194,17 @@ export class ScrapeRequestDto {
   @MinLength(1, { each: true })
   @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
   excludeTags?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      'Refuse the requests the page makes to ads and trackers (advertising, site analytics) by Ghostery’s filter ' +
+      'engine over its tracker database; the page’s own resources, CDNs and embeds load. Browser engine: the ' +
+      'requests are never sent. HTTP engine: it fetches only the document, so nothing is removed. ADR 0030.',
+    default: true,
+  })
+  @IsOptional()
+  @IsBoolean()
+  blockAds?: boolean;
 
   // Browser options (ADR 0019): the browser engine only; `engine: http` with any of them is refused.
 

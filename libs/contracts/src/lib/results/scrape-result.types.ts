@@ -23,6 +23,10 @@ export interface ScrapeResult {
   rawHtml?: string;
   /** The screenshot asked for in `formats`: a data URL (`data:image/png;base64,…`, JPEG with `quality`). */
   screenshot?: string;
+  /** The object the language model read out of the page, valid against the `json` format's schema (ADR 0029). */
+  json?: Record<string, unknown>;
+  /** The language model's summary of the page's main content; present when `summary` was asked for (ADR 0029). */
+  summary?: string;
   /** What the request's `actions` produced (present when it had actions). */
   actions?: ScrapeActionsResult;
   /** Page metadata, with Firecrawl's names (ADR 0023). */
@@ -68,6 +72,8 @@ export interface ScrapeMetadata extends ScrapeMetadataFields {
   statusCode?: number;
   contentType: string | null;
   engine: 'browser' | 'http';
+  /** Requests the page made that `blockAds` refused (ads and trackers); present when the browser rendered it so. */
+  adsBlocked?: number;
 }
 
 /** Decodes the `html` field: base64, then percent-decoding. */

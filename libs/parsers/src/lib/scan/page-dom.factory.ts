@@ -13,12 +13,64 @@ import type { ScanMeter } from './scan-meter.types.js';
  */
 export const MAX_DOM_DEPTH = 128;
 
+/**
+ * Deepest nesting of open elements the HTML parser itself tracks (Chromium's 512). htmlparser2 keeps its stack of open
+ * elements innermost first and moves the whole stack on every open and close (`unshift`, `shift`) and scans it for
+ * every close tag (`indexOf`): with no bound, a page of N unclosed elements cost N²/2 moves (search on 10 MB of deep
+ * nesting did not finish in 4 minutes). Past the cap the outermost open elements are forgotten by the parser: their
+ * close tags then close nothing (they are ignored, as a stray close tag is), and what follows the deep region stays
+ * at the DOM cap's depth. Each open or close tag then touches at most this many entries, a constant.
+ */
+export const MAX_PARSER_DEPTH = 512;
+
 type Node = Parameters<DomHandler['addNode']>[0];
 
-/** DomHandler that attaches nodes deeper than MAX_DOM_DEPTH to the element at that depth (as Chromium does). */
+/** htmlparser2's Parser internals the depth cap trims: open element names and foreign-content flags, innermost first. */
+interface OpenElements {
+  stack: string[];
+  foreignContext: boolean[];
+  onclosetag(start: number, endIndex: number): void;
+}
+
+/**
+ * DomHandler that attaches nodes deeper than MAX_DOM_DEPTH to the element at that depth (as Chromium does), and keeps
+ * the parser's own stack of open elements at MAX_PARSER_DEPTH.
+ */
 class CappedDomHandler extends DomHandler {
+  private open?: OpenElements;
+
   constructor(private readonly meter?: ScanMeter) {
     super(undefined, { withStartIndices: false, withEndIndices: false });
+  }
+
+  override onparserinit(parser: Parameters<DomHandler['onparserinit']>[0]): void {
+    super.onparserinit(parser);
+    const open = parser as unknown as OpenElements;
+    this.open = open;
+    const meter = this.meter;
+    if (!meter) return;
+    // A close tag scans the stack for its name (`indexOf`) before anything is closed: count the scan.
+    const close = open.onclosetag.bind(open);
+    open.onclosetag = (start, endIndex) => {
+      meter.stack += open.stack.length;
+      close(start, endIndex);
+    };
+  }
+
+  /** Called by the parser right after it put `name` on its stack (an `unshift`: it moves every entry). */
+  onopentagname(): void {
+    const open = this.open;
+    if (!open) return;
+    if (this.meter) this.meter.stack += open.stack.length;
+    // Dropping from the end drops the outermost: the innermost elements stay closeable by their close tags.
+    if (open.stack.length > MAX_PARSER_DEPTH) open.stack.length = MAX_PARSER_DEPTH;
+    if (open.foreignContext.length > MAX_PARSER_DEPTH) open.foreignContext.length = MAX_PARSER_DEPTH;
+  }
+
+  /** Called by the parser for each element it takes off its stack (a `shift`: it moves every entry left). */
+  override onclosetag(): void {
+    if (this.meter && this.open) this.meter.stack += this.open.stack.length + 1;
+    super.onclosetag();
   }
 
   override addNode(node: Node): void {
@@ -27,7 +79,7 @@ class CappedDomHandler extends DomHandler {
     if (this.meter) {
       this.meter.nodes++;
       if (depth > this.meter.maxDepth) this.meter.maxDepth = depth;
-      countReads(node, this.meter);
+      if (this.meter.countReads !== false) countReads(node, this.meter);
     }
     if (depth === stack.length) {
       super.addNode(node);

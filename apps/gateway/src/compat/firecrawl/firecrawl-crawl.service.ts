@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import { CRAWL_ID_PATTERN, TrawlError } from '@trawl/contracts';
+import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
+import { GatewayRedisService } from '../../redis/gateway-redis.service.js';
+import { NativeOperations } from '../native-operations.service.js';
+import { expiresAtOf } from './firecrawl-batch.mapper.js';
+import { FirecrawlBatchStore } from './firecrawl-batch.store.js';
+import {
+  crawlStatusOf,
+  mapLinksOf,
+  toNativeCrawl,
+  toNativeMap,
+  type CrawlPageRef,
+  type FirecrawlCrawlStatus,
+} from './firecrawl-crawl.mapper.js';
+
+/** What the Firecrawl side remembers of a crawl it started: when (its `expiresAt`) and what it could not honour. */
+interface FirecrawlCrawl {
+  id: string;
+  owner: string;
+  createdAt: number;
+  warnings: string[];
+}
+
+const CRAWL_PREFIX = 'trawl:compat:firecrawl-crawl:';
+
+function bodyOf(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new TrawlError('VALIDATION_FAILED', 'request body must be a JSON object', { field: 'body' });
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * Firecrawl's crawl and map as translations of the native crawl operations (ADR 0026, 0028): the body through the
+ * tables onto a native request, the native answer back into Firecrawl's. The crawl itself (its state, owner, pages,
+ * documents) is task-service's; this keeps only when a crawl started here began and its warnings.
+ */
+@Injectable()
+export class FirecrawlCrawlService {
+  private readonly store: FirecrawlBatchStore<FirecrawlCrawl>;
+
+  constructor(
+    private readonly native: NativeOperations,
+    redis: GatewayRedisService,
+  ) {
+    this.store = new FirecrawlBatchStore<FirecrawlCrawl>(redis.client, CRAWL_PREFIX);
+  }
+
+  private ownerOf(req: AuthenticatedRequest): string {
+    return req.principal?.id ?? '-';
+  }
+
+  async start(input: unknown, req: AuthenticatedRequest): Promise<{ id: string; warning?: string }> {
+    const mapping = toNativeCrawl(bodyOf(input));
+    const { id } = await this.native.crawlStart(mapping.native, req);
+    await this.store.save({ id, owner: this.ownerOf(req), createdAt: Date.now(), warnings: mapping.warnings });
+    return { id, ...(mapping.warnings.length > 0 ? { warning: mapping.warnings.join('; ') } : {}) };
+  }
+
+  /** A crawl id, or the answer an unknown one gets (Firecrawl's 404): another key's id is answered the same. */
+  private idOf(id: string): string {
+    if (!CRAWL_ID_PATTERN.test(id)) throw new TrawlError('TASK_NOT_FOUND', 'crawl job not found', { field: 'id' });
+    return id;
+  }
+
+  async status(
+    id: string,
+    req: AuthenticatedRequest,
+    at: CrawlPageRef & { skipWithoutCursor?: boolean },
+  ): Promise<FirecrawlCrawlStatus & { warning?: string }> {
+    const reply = await this.native.crawlGet(this.idOf(id), req, at.cursor);
+    const record = await this.store.find(this.ownerOf(req), id);
+    const status = crawlStatusOf(reply, at);
+    const warnings = [...(record?.warnings ?? [])];
+    if (at.skipWithoutCursor) {
+      warnings.push("skip: a crawl's pages are read from the cursor of `next`; the first page was answered");
+    }
+    return {
+      ...status,
+      ...(record ? { expiresAt: expiresAtOf(record.createdAt) } : {}),
+      ...(warnings.length > 0 ? { warning: warnings.join('; ') } : {}),
+    };
+  }
+
+  async cancel(id: string, req: AuthenticatedRequest): Promise<void> {
+    await this.native.crawlCancel(this.idOf(id), req);
+  }
+
+  async map(
+    input: unknown,
+    req: AuthenticatedRequest,
+    version: 'v1' | 'v2',
+  ): Promise<{ links: ReturnType<typeof mapLinksOf>; warning?: string }> {
+    const mapping = toNativeMap(bodyOf(input));
+    const reply = await this.native.map(mapping.native, req);
+    return {
+      links: mapLinksOf(reply.links, version),
+      ...(mapping.warnings.length > 0 ? { warning: mapping.warnings.join('; ') } : {}),
+    };
+  }
+}
