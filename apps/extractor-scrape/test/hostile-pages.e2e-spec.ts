@@ -29,6 +29,9 @@ const HOSTILE: Record<string, string> = {
   scripts: `<html><head><title>scripts</title></head><body><p>short</p>${`<script>var blob = "${'a'.repeat(1_000_000)}";</script>`.repeat(4)}</body></html>`,
   // <title> repeated, 1.4 MB (held the event loop for 80 s with the regex scan).
   titles: '<title>'.repeat(200_000),
+  // Says it is an article (so main content asks Readability too), nested just inside Readability's limits: its
+  // costliest shape (ADR 0023, "A second opinion").
+  article: `<html><head><meta property="og:type" content="article"></head><body>${`${'<div>'.repeat(55)}${'deep, text, here. '.repeat(10)}${'</div>'.repeat(55)}`.repeat(38)}</body></html>`,
 };
 const ENGINES: ScrapeEngine[] = ['http', 'auto', 'browser'];
 /** Codes a hostile page may end with: it fails its own task, clearly. */

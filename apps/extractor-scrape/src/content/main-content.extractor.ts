@@ -18,8 +18,10 @@ import { Document, Element, isTag, isText, type AnyNode, type ParentNode } from 
  *    non-link text of the page's scope (`main`, else the body) and are not a list of teasers; otherwise the content
  *    is the `main` landmark, or the text column (less its link blocks).
  * 4. Prune the article: link-dense blocks, teaser lists, figures, captions, galleries, bylines and dates.
+ * The answer for a page that reads as an article, or says it is one, is then put to a vote with Readability's
+ * (main-content-consensus.extractor.ts).
  */
-export function extractMainContent(root: ParentNode): ParentNode {
+export function extractMainContent(root: ParentNode): MainContent {
   const body = findFirst(root, (e) => e.name === 'body') ?? root;
   removeAll(body, isNeverContent);
   const before = measure(body);
@@ -33,7 +35,7 @@ export function extractMainContent(root: ParentNode): ParentNode {
   });
   const stats = measure(body);
   const total = stats.get(body)?.text ?? 0;
-  if (total === 0) return body;
+  if (total === 0) return { content: body, article: false };
   const landmark = findLandmark(body, stats, total, (before.get(body)?.text ?? 0) * 0.9, before);
   const scope: ParentNode = landmark ?? body;
   const article = chooseByScore(body, stats);
@@ -52,16 +54,22 @@ export function extractMainContent(root: ParentNode): ParentNode {
         for (const extra of extras) detach(extra);
         const container = new Document([]);
         for (const part of article.parts) container.children.push(part);
-        return container;
+        return { content: container, article: true };
       }
     }
   }
   // Not an article. In the page's own main landmark everything is content (a home page's lists of headlines too);
   // without one, the content is the column that holds most of the page's text, less its link blocks.
-  if (landmark) return landmark;
+  if (landmark) return { content: landmark, article: false };
   const column = contentColumn(body, stats);
   prune(column, stats, stats.get(column) as Stats);
-  return column;
+  return { content: column, article: false };
+}
+
+/** The element to render, and whether the page read as an article (else: the landmark or the text column). */
+export interface MainContent {
+  content: ParentNode;
+  article: boolean;
 }
 
 /** Blocks that are a list of teasers (three linked headings or more, half the headings at least): a home page. */

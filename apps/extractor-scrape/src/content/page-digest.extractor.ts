@@ -1,9 +1,10 @@
 import { TrawlError, type ScrapeMetadataFields, type WireError } from '@trawl/contracts';
 import render from 'dom-serializer';
-import { isTag } from 'domhandler';
+import { isTag, type ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { scanNeedsBrowser, scanPage } from '../engines/needs-browser.detector.js';
 import { HtmlToMarkdown } from '../markdown/html-to-markdown.renderer.js';
+import { articleHints, mergeMainContent, readabilityArticle } from './main-content-consensus.extractor.js';
 import { extractMainContent } from './main-content.extractor.js';
 import { pageLinks } from './page-links.extractor.js';
 import { pageMetadata } from './page-metadata.extractor.js';
@@ -97,11 +98,28 @@ function digestHtml(task: HtmlDigestTask): PageDigest {
     digest.markdown = markdownOf(task.html);
     return digest;
   }
-  let content = selectTags(doc, task.includeTags, task.excludeTags);
+  const content = selectTags(doc, task.includeTags, task.excludeTags);
   // With includeTags, the elements asked for are the content: main-content does not narrow them further.
-  if (task.onlyMainContent && !(task.includeTags?.length ?? 0)) content = extractMainContent(content);
-  digest.markdown = markdownOf(render(isTag(content) ? content : content.children, { encodeEntities: 'utf8' }));
+  if (!task.onlyMainContent || (task.includeTags?.length ?? 0) > 0) {
+    digest.markdown = markdownOf(htmlOf(content));
+    return digest;
+  }
+  // Readability reads the page as the selectors left it (before main content changes the tree).
+  const page = selecting ? htmlOf(content) : task.html;
+  const hints = articleHints(content);
+  const main = extractMainContent(content);
+  digest.markdown = markdownOf(htmlOf(main.content));
+  // An article (by our reading, or by the page's own word) is put to a vote with Readability's answer (ADR 0023);
+  // any other page keeps ours.
+  if (main.article || hints.declared) {
+    const other = readabilityArticle(page, hints);
+    if (other !== undefined) digest.markdown = mergeMainContent(digest.markdown, other, markdownOf);
+  }
   return digest;
+}
+
+function htmlOf(content: ParentNode): string {
+  return render(isTag(content) ? content : content.children, { encodeEntities: 'utf8' });
 }
 
 function markdownOf(html: string): string {

@@ -1,0 +1,133 @@
+import { describe, expect, it } from '@jest/globals';
+import { parseDocument } from 'htmlparser2';
+import { articleHints, mergeMainContent, readabilityArticle } from './main-content-consensus.extractor.js';
+import { digestPage } from './page-digest.extractor.js';
+
+const sentence = (n: number) =>
+  `Paragraph ${n} tells the story at length, with the details a reader came for, the names of the people involved, ` +
+  `what they said and what happened next in the town hall meeting number ${n}.`;
+const body = Array.from({ length: 8 }, (_, i) => sentence(i + 1));
+/** The vote, Readability's answer given as markdown (its text and its HTML alike). */
+const merge = (ours: string, theirs: string) => mergeMainContent(ours, { text: theirs, html: () => theirs }, (h) => h);
+
+describe('the vote between our main content and Readability', () => {
+  it('keeps running text and what both kept, and drops a short block only one of them kept', () => {
+    const ours = ['# The headline of the story', 'By Jane Doe, staff writer', ...body, 'Share this on Facebook'];
+    const theirs = ['# The headline of the story', ...body];
+    const merged = merge(ours.join('\n\n'), theirs.join('\n\n'));
+    expect(merged).toBe(['# The headline of the story', ...body].join('\n\n'));
+  });
+
+  it('keeps our running text that Readability left out', () => {
+    const ours = [...body, `An extra paragraph only we kept. ${sentence(99)}`];
+    expect(merge(ours.join('\n\n'), body.slice(0, 6).join('\n\n'))).toBe(ours.join('\n\n'));
+  });
+
+  it("takes Readability's answer as the base when ours is more than twice as long (a container too wide)", () => {
+    const menu = Array.from({ length: 120 }, (_, i) => `- [Section ${i} of the site, its long menu entry](/s/${i})`);
+    const ours = [menu.join('\n'), ...body].join('\n\n');
+    const theirs = body.join('\n\n');
+    expect(merge(ours, theirs)).toBe(theirs);
+  });
+
+  it('keeps our headline on top, though Readability left it out, whichever answer is the base', () => {
+    const ours = ['# The headline of the story', ...body].join('\n\n');
+    expect(merge(ours, body.join('\n\n'))).toBe(ours);
+    const menu = Array.from({ length: 120 }, (_, i) => `- [Section ${i} of the site, its long menu entry](/s/${i})`);
+    const wide = ['# The headline of the story', menu.join('\n'), ...body].join('\n\n');
+    expect(merge(wide, body.join('\n\n'))).toBe(ours);
+  });
+
+  it('leaves ours as it is when Readability found no article (a short answer)', () => {
+    const ours = ['Price: 12 EUR', 'In stock', ...body.slice(0, 2)].join('\n\n');
+    expect(merge(ours, 'In stock')).toBe(ours);
+  });
+
+  it('drops a short line that only says when the article was posted, both having kept it', () => {
+    const dates = ['Posted: Fri 6:45 PM, Feb 16, 2018 |', 'Updated: Sat 8:31 PM, Feb 17, 2018'];
+    const merged = merge([...dates, ...body].join('\n\n'), [...dates, ...body].join('\n\n'));
+    expect(merged).toBe(body.join('\n\n'));
+    expect(merge(['Updated 3 hours ago', 'The year 2018 was dry.'].join('\n\n'), 'short')).toBe(
+      'The year 2018 was dry.',
+    );
+  });
+
+  it("drops a short note all in emphasis at the article's end, and keeps emphasis elsewhere", () => {
+    const note = "_Jane Doe is the paper's science editor. [Follow her](https://example.com/jane)._";
+    const quote = '_A short line in italics, quoted by the mayor._';
+    const both = [body[0], quote, ...body.slice(1), note].join('\n\n');
+    expect(merge(both, both)).toBe([body[0], quote, ...body.slice(1)].join('\n\n'));
+  });
+
+  it('keeps a fenced code block whole', () => {
+    const code = '```\nconst a = 1;\n\nconst b = 2;\n```';
+    const ours = [...body, code].join('\n\n');
+    expect(merge(ours, [...body, code].join('\n\n'))).toBe(ours);
+  });
+});
+
+describe('article hints', () => {
+  const hints = (html: string) => articleHints(parseDocument(html));
+
+  it('reads og:type, JSON-LD and microdata article types', () => {
+    expect(hints('<meta property="og:type" content="article"><p>x</p>').declared).toBe(true);
+    expect(hints('<script type="application/ld+json">{"@type": ["NewsArticle"]}</script>').declared).toBe(true);
+    expect(hints('<div itemscope itemtype="https://schema.org/BlogPosting"><p>x</p></div>').declared).toBe(true);
+  });
+
+  it('does not count other kinds of page as articles', () => {
+    expect(hints('<meta property="og:type" content="product"><p>x</p>').declared).toBe(false);
+    expect(hints('<script type="application/ld+json">{"@type": "DiscussionForumPosting"}</script>').declared).toBe(
+      false,
+    );
+    expect(hints('<div itemscope itemtype="https://schema.org/Product"><p>x</p></div>').declared).toBe(false);
+    expect(hints('<p>plain</p>').declared).toBe(false);
+  });
+
+  it('measures depth and text, and Readability is not run on a page deep or long past its limits', () => {
+    const head = '<html><head><meta property="og:type" content="article"></head><body>';
+    const deep = `${head}${`${'<div>'.repeat(80)}<p>${sentence(1)}</p>${'</div>'.repeat(80)}`.repeat(20)}`;
+    const h = hints(deep);
+    expect(h.depth).toBeGreaterThan(80);
+    expect(h.elements * h.depth).toBeGreaterThan(120_000);
+    expect(readabilityArticle(deep, h)).toBeUndefined();
+    const long = `${head}${`<p>${sentence(1)}</p>`.repeat(600)}<script>${'x'.repeat(200_000)}</script>`;
+    expect(hints(long).text).toBeGreaterThan(100_000);
+    expect(hints(long).text).toBeLessThan(200_000);
+    expect(readabilityArticle(long, hints(long))).toBeUndefined();
+    const article = `${head}<article>${body.map((p) => `<p>${p}</p>`).join('')}</article>`;
+    expect(readabilityArticle(article, hints(article))?.text).toContain(body[7]);
+  });
+
+  it('counts the elements, and Readability is not run past its limit', () => {
+    const html = `<html><body>${'<div>'.repeat(30_000)}deep${'</div>'.repeat(30_000)}</body></html>`;
+    const h = hints(html);
+    expect(h.elements).toBeGreaterThan(30_000);
+    expect(readabilityArticle(html, h)).toBeUndefined();
+  });
+});
+
+describe('main content of a page that says it is an article', () => {
+  it('is the vote: the share bar and the byline go, the story stays', async () => {
+    const html = `<html><head><meta property="og:type" content="article"></head><body>
+      <nav><a href="/">Home</a> <a href="/news">News</a></nav>
+      <main><article><h1>The headline of the story</h1>
+        <div class="credit">Jane Doe, staff writer</div>
+        ${body.map((p) => `<p>${p}</p>`).join('\n')}
+        <div class="tools">Print this page</div>
+      </article></main>
+      <footer>Contact us</footer></body></html>`;
+    const outcome = await digestPage({
+      kind: 'html',
+      html,
+      markdown: true,
+      checkBrowser: false,
+      onlyMainContent: true,
+    });
+    expect(outcome.ok).toBe(true);
+    const markdown = outcome.ok ? (outcome.digest.markdown ?? '') : '';
+    for (const p of body) expect(markdown).toContain(p);
+    expect(markdown).not.toContain('Home');
+    expect(markdown).not.toContain('Contact us');
+  });
+});

@@ -1,0 +1,267 @@
+import { Readability } from '@mozilla/readability';
+import { isTag, isText, type AnyNode, type Element, type ParentNode } from 'domhandler';
+import { parseHTML } from 'linkedom';
+
+/**
+ * A second opinion on an article's main content (ADR 0023, "A second opinion"): Mozilla's Readability over linkedom,
+ * and the vote that merges its answer with ours, as trafilatura compares its own extraction with Readability's.
+ *
+ * 1. **Pick** (trafilatura's `compare_extraction` rule): when our text is more than twice as long as Readability's
+ *    (and Readability's is not a scrap), ours took a container too wide; Readability's answer is the base. Otherwise
+ *    ours is.
+ * 2. **Vote**: a block of the base (a paragraph, a heading, a list, a table, a code block of the markdown) is kept
+ *    when it is running text (`KEEP_ALONE_CHARS` characters or more) or when the other answer has it too (half its
+ *    4-word shingles, or the whole block for one under four words). What only one method kept and is short (a
+ *    byline, a caption, a share line, a "read more" teaser, a date) goes.
+ *
+ * Readability is bounded: it is not run on a document past `MAX_ELEMENTS`, `MAX_ELEMENT_LEVELS` or `MAX_TEXT`, and
+ * whatever it throws leaves our own answer as it was.
+ */
+
+/**
+ * Readability is run only on a document of at most `MAX_ELEMENTS` elements whose count times the depth of the
+ * deepest is at most `MAX_ELEMENT_LEVELS`, and at most `MAX_TEXT` characters of text: its cost grows with each
+ * (19,000 nested divs held it for minutes; at these limits a page built to be costly holds it about a second, inside
+ * the page-work budget). Articles are well inside (the 61 pages of the quality fixture: at most 1,452 elements,
+ * 31 levels, about 45,000 element levels). Past a limit the page keeps our own answer.
+ */
+const MAX_ELEMENTS = 10_000;
+const MAX_ELEMENT_LEVELS = 120_000;
+const MAX_TEXT = 100_000;
+
+/** A block this long (in characters of its words) is running text, kept without a second vote. */
+const KEEP_ALONE_CHARS = 160;
+
+/** Readability's answer counts as an article only from this many characters of words (trafilatura: 250 and up). */
+const MIN_OTHER_CHARS = 1000;
+
+/** Ours more than this many times as long as Readability's: ours is too wide (trafilatura's factor). */
+const WIDER_FACTOR = 2;
+
+/** The share of a block's shingles the other answer must have for the block to count as kept by both. */
+const SHARED_SHINGLES = 0.5;
+
+/** schema.org types of an article: Article and its kinds (NewsArticle, ...), a blog post, a report. */
+const ARTICLE_TYPE = /^(?:[A-Za-z]*Article|BlogPosting|Report)$/;
+
+/** What main content needs to know of a page before it strips the head and scripts. */
+export interface ArticleHints {
+  /** The page says it is an article: `og:type` `article`, a JSON-LD or microdata item of schema.org's Article
+   * types (Article, NewsArticle, BlogPosting, ...). */
+  declared: boolean;
+  /** Its elements, and the depth of the deepest: past `MAX_ELEMENTS` or `MAX_ELEMENT_LEVELS`, Readability is not run. */
+  elements: number;
+  depth: number;
+  /** Characters of text outside scripts and styles: past `MAX_TEXT`, Readability is not run. */
+  text: number;
+}
+
+/** The page's article hints, in one walk. */
+export function articleHints(root: ParentNode): ArticleHints {
+  let declared = false;
+  let elements = 0;
+  let depth = 0;
+  let text = 0;
+  const stack: [AnyNode, number][] = root.children.map((c) => [c, 1]);
+  while (stack.length > 0) {
+    const [el, level] = stack.pop() as [AnyNode, number];
+    if (isText(el)) text += el.data.length;
+    if (!isTag(el)) continue;
+    elements++;
+    if (level > depth) depth = level;
+    if (el.name !== 'script' && el.name !== 'style') for (const child of el.children) stack.push([child, level + 1]);
+    if (!declared) declared = declaresArticle(el);
+  }
+  return { declared, elements, depth, text };
+}
+
+/** An element that says its page is an article: `og:type`, a JSON-LD item or a microdata item. */
+function declaresArticle(el: Element): boolean {
+  const a = el.attribs;
+  if (el.name === 'meta' && (a.property ?? a.name)?.toLowerCase() === 'og:type') {
+    return /^article\b/i.test(a.content?.trim() ?? '');
+  }
+  if (el.name === 'script' && a.type?.toLowerCase() === 'application/ld+json') {
+    const json = el.children.map((c) => (isText(c) ? c.data : '')).join('');
+    for (const m of json.slice(0, 100_000).matchAll(/"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")/g)) {
+      if ((m[1].match(/[A-Za-z]+/g) ?? []).some((t) => ARTICLE_TYPE.test(t))) return true;
+    }
+    return false;
+  }
+  if (a.itemtype === undefined) return false;
+  const type = /schema\.org\/([A-Za-z]+)/i.exec(a.itemtype)?.[1];
+  return type !== undefined && ARTICLE_TYPE.test(type);
+}
+
+/** Readability's answer: its article's text, and its HTML (serialized only when asked). */
+export interface ReadabilityAnswer {
+  text: string;
+  html(): string;
+}
+
+/** Readability's answer for a document, or undefined (not an article to it, too large, or an error). */
+export function readabilityArticle(html: string, hints: ArticleHints): ReadabilityAnswer | undefined {
+  if (hints.elements > MAX_ELEMENTS || hints.elements * hints.depth > MAX_ELEMENT_LEVELS || hints.text > MAX_TEXT) {
+    return undefined;
+  }
+  try {
+    const { document } = parseHTML(html);
+    // The article's element as it is (no serializing unless its markdown is needed); JSON-LD is read by us.
+    const article = new Readability<{ outerHTML: string }>(document as unknown as Document, {
+      maxElemsToParse: MAX_ELEMENTS,
+      disableJSONLD: true,
+      serializer: (node) => node as unknown as { outerHTML: string },
+    }).parse();
+    const content = article?.content;
+    if (!content) return undefined;
+    return {
+      text: article.textContent ?? '',
+      html: () => content.outerHTML,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The vote between our main content's markdown and Readability's answer; `markdown` renders Readability's HTML (by
+ * the converter ours went through), called only when its answer is the base.
+ */
+export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdown: (html: string) => string): string {
+  const theirLength = wordLength(theirs.text);
+  if (theirLength < MIN_OTHER_CHARS)
+    return blocks(ours)
+      .filter((block) => !isDateLine(plain(block)))
+      .join('\n\n');
+  const [base, other] =
+    wordLength(plain(ours)) > WIDER_FACTOR * theirLength ? [markdown(theirs.html()), plain(ours)] : [ours, theirs.text];
+  // The other answer's words and shingles, made only when a short block asks.
+  let otherWords: string[] | undefined;
+  let otherText: string | undefined;
+  let otherShingles: Set<number> | undefined;
+  // The headline stays (ADR 0023: a reader expects it on top), though Readability drops a title it has read: our
+  // first block when it is a heading of rank 1, put back on top when Readability's answer is the base.
+  const first = blocks(ours)[0];
+  const headline = first !== undefined && /^# /.test(first) ? first : undefined;
+  const all = blocks(base);
+  if (headline !== undefined && base !== ours && !all.includes(headline)) all.unshift(headline);
+  const kept = all.filter((block, i) => {
+    const text = plain(block);
+    const length = wordLength(text);
+    if (length === 0) return false;
+    if (i >= all.length - TRAILING_NOTES && length < MAX_NOTE_CHARS && isEmphasisOnly(block)) return false;
+    if (length >= KEEP_ALONE_CHARS) return true;
+    if (block === headline) return true;
+    if (isDateLine(text)) return false;
+    otherWords ??= words(other);
+    const w = words(text);
+    const own = shingles(w);
+    if (own.size === 0) {
+      otherText ??= ` ${otherWords.join(' ')} `;
+      return otherText.includes(` ${w.join(' ')} `);
+    }
+    otherShingles ??= shingles(otherWords);
+    let shared = 0;
+    for (const s of own) if (otherShingles.has(s)) shared++;
+    return shared >= own.size * SHARED_SHINGLES;
+  });
+  return kept.join('\n\n');
+}
+
+/**
+ * A short block that only says when (or by whom) the article was posted: "Posted: Fri 6:45 PM, Feb 16, 2018",
+ * "Updated 3 hours ago", "By Jane Doe | November 18, 2019". Both methods keep such lines at times; a reader does not
+ * come for them.
+ */
+function isDateLine(text: string): boolean {
+  const t = text.replace(/[*_#>|]/g, ' ').trim();
+  return t.length <= 100 && DATE_LINE.test(t);
+}
+
+const DATE_LINE =
+  /^(?:(?:posted|updated|published|last updated|modified)(?: on| at)?\b[\s:]*|by [\p{Lu}][\p{L}.'-]+(?: [\p{Lu}][\p{L}.'-]+){0,3}\s*[|,·•-]\s*).{0,60}(?:\b(?:19|20)\d{2}\b|\d{1,2}:\d{2}|\bago\b)/iu;
+
+/** The article's last blocks, where a short block all in emphasis is a note about it (a bio, a promo, a credit). */
+const TRAILING_NOTES = 2;
+const MAX_NOTE_CHARS = 300;
+
+/** A block wholly in emphasis (`_..._`, `**_..._**`), link targets aside: an editor's note, an author's bio. */
+function isEmphasisOnly(block: string): boolean {
+  return /^\s*(?:\*\*)?_[^_]+_(?:\*\*)?\s*$/.test(block.replace(/\]\([^)\n]*\)/g, ']'));
+}
+
+/**
+ * The length of a text's words joined by single spaces (about `words(text).join(' ')`), counted in one pass over the
+ * characters without making them: letters, digits and `_` are word characters, and so is any character past ASCII
+ * but spaces and general punctuation.
+ */
+function wordLength(text: string): number {
+  let n = 0;
+  let runs = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const word =
+      c < 128
+        ? (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
+        : c !== 0xa0 && !(c >= 0x2000 && c <= 0x206f) && !(c >= 0x3000 && c <= 0x303f);
+    if (word) {
+      n++;
+      if (!inWord) runs++;
+    }
+    inWord = word;
+  }
+  return runs > 0 ? n + runs - 1 : 0;
+}
+
+/** The markdown's blocks: runs of lines between blank lines, a fenced code block whole. */
+function blocks(markdown: string): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  let fence: string | undefined;
+  for (const line of markdown.split('\n')) {
+    const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence !== undefined) {
+      current.push(line);
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      continue;
+    }
+    if (marker !== undefined) fence = marker;
+    if (line.trim() === '' && fence === undefined) {
+      if (current.length > 0) out.push(current.join('\n'));
+      current = [];
+    } else current.push(line);
+  }
+  if (current.length > 0) out.push(current.join('\n'));
+  return out;
+}
+
+/** Markdown read as text: images and link targets out, link texts kept. */
+function plain(markdown: string): string {
+  return markdown
+    .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, ' ')
+    .replace(/\]\([^)\n]*\)/g, ' ')
+    .replace(/<[^>\n]*>/g, ' ');
+}
+
+/** The words of a text (runs of letters, digits and `_`), lower case. */
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
+/** The 4-word shingles of a run of words, each as a number (a hash of its words' numbers). */
+function shingles(w: string[]): Set<number> {
+  const set = new Set<number>();
+  const ids = w.map(wordId);
+  for (let i = 0; i + 4 <= ids.length; i++) {
+    set.add(((ids[i] * 31 + ids[i + 1]) * 31 + ids[i + 2]) * 31 + ids[i + 3]);
+  }
+  return set;
+}
+
+/** A word's number: a 32-bit FNV-1a hash (collisions cost a vote, never correctness of the page). */
+function wordId(word: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
