@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/bootstrap.sh
-bootstrap
+bootstrap test
 
 # Wall-clock seconds of each phase, printed at the end in this order (also after a failure: what ran so far).
 ORDER=("lint (eslint)" "format check (prettier)" "type-check" "build" "tests: unit + integration" "tests: system-e2e")

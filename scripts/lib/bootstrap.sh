@@ -55,9 +55,25 @@ ensure_system_packages() {
   # Stock packages start their own daemons; Trawl starts the ones it needs on its own ports, so none are required.
 }
 
+# What only the tests use: runc and the container runtimes' default seccomp profile, for the test that starts Chromium
+# in a container with the manifests' security context (tools/deploy/test/chromium-sandbox-container.spec.ts). Best
+# effort: without them that test says it is skipped and why.
+ensure_test_packages() {
+  local missing=()
+  command -v runc >/dev/null || missing+=(runc)
+  [ -f /usr/share/containers/seccomp.json ] || missing+=(golang-github-containers-common)
+  if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null; then
+    log "installing ${missing[*]} with apt-get (for the container sandbox test)"
+    { as_root apt-get update -qq &&
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } ||
+      log "could not install ${missing[*]}: the container sandbox test will be skipped"
+  fi
+}
+
 bootstrap() {
   ensure_node
   ensure_system_packages
+  if [ "${1:-}" = test ]; then ensure_test_packages; fi
   ensure_node_modules
   export NX_DAEMON=false NX_NO_CLOUD=true
 }

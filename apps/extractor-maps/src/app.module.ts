@@ -1,73 +1,34 @@
-import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import type { ExtractorMapsEnv } from '@trawl/config';
-import { SUBJECTS } from '@trawl/contracts';
-import { MessagingClient, MessagingModule, NATS_TRACING, natsAuth } from '@trawl/messaging';
-import { classifyRecord } from '@trawl/parsers';
 import type { TrawlMetrics } from '@trawl/telemetry';
-import {
-  GOOGLE_HOST,
-  parseWorkPoolFromEnv,
-  ParseWorkPool,
-  upstreamFetcherFromEnv,
-  upstreamPageSourceFromEnv,
-  UpstreamFetcher,
-  UpstreamPageSource,
-  UpstreamOrigin,
-  type FetchFn,
-} from '@trawl/upstream';
+import { GOOGLE_HOST, UpstreamExtractorModule, UpstreamOrigin, type FetchFn } from '@trawl/upstream';
 import { MapsController } from './maps.controller.js';
 import { MAPS_ORIGIN, MapsService } from './maps.service.js';
 
 @Module({})
-export class AppModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    private readonly fetcher: UpstreamFetcher,
-    private readonly parsing: ParseWorkPool,
-  ) {}
-
+export class AppModule {
   /**
-   * `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS); `metrics` the
-   * service's registry. Pages a browser must render
-   * go to the browser fleet (extractor-scrape) over NATS: MAPS_ENGINE, or the request's `engine`, decides.
+   * The upstream extractors' shared wiring (UpstreamExtractorModule) with the maps routes: `fetch` is the
+   * SSRF-guarded HTTP client, `metrics` the service's registry; MAPS_ENGINE, or the request's `engine`, decides
+   * which pages the browser fleet renders.
    */
   static forRoot(env: ExtractorMapsEnv, fetch: FetchFn, metrics?: TrawlMetrics): DynamicModule {
-    // Parsed pages feed the drift counters (trawl_parse_*) when the service exports metrics.
-    const parseObserver = metrics?.parse.observer(classifyRecord);
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({
-          servers: env.NATS_URL,
-          name: 'extractor-maps-renders',
-          caller: 'extractor-maps',
-          auth: natsAuth(env),
+        UpstreamExtractorModule.forRoot({
+          service: 'extractor-maps',
+          env,
+          engine: env.MAPS_ENGINE,
+          fetch,
+          metrics,
+          controllers: [MapsController],
+          providers: [
+            { provide: MAPS_ORIGIN, useValue: new UpstreamOrigin(env.MAPS_BASE_URL, GOOGLE_HOST) },
+            MapsService,
+          ],
         }),
       ],
-      controllers: [MapsController],
-      providers: [
-        NATS_TRACING,
-        { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch, parseObserver) },
-        { provide: ParseWorkPool, useFactory: () => parseWorkPoolFromEnv(env) },
-        {
-          provide: UpstreamPageSource,
-          useFactory: (fetcher: UpstreamFetcher, messaging: MessagingClient) =>
-            upstreamPageSourceFromEnv(env, fetcher, env.MAPS_ENGINE, (req, timeoutMs) =>
-              messaging.send(SUBJECTS.renderPage, req, { timeoutMs }),
-            ),
-          inject: [UpstreamFetcher, MessagingClient],
-        },
-        { provide: MAPS_ORIGIN, useValue: new UpstreamOrigin(env.MAPS_BASE_URL, GOOGLE_HOST) },
-        MapsService,
-      ],
     };
-  }
-
-  /** The parse pool's threads load the parsers before the first request (its budget should not pay for that). */
-  async onModuleInit(): Promise<void> {
-    await this.parsing.warmUp();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.fetcher.close(), this.parsing.close()]);
   }
 }

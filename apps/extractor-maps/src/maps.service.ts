@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type {
-  ExtractUrlRequestDto,
-  MapsSearchData,
-  MapsSearchRequestDto,
-  MapsSearchResponse,
-  PlaceRecord,
+import {
+  LIMITS,
+  type ExtractUrlRequestDto,
+  type MapsSearchData,
+  type MapsSearchRequestDto,
+  type MapsSearchResponse,
+  type PlaceRecord,
 } from '@trawl/contracts';
 import { replyDeadlineMs } from '@trawl/messaging';
 import { buildMapsSearchUrl, DEFAULT_MAPS_PAGE_SIZE } from '@trawl/parsers';
@@ -44,7 +45,7 @@ export class MapsService {
     const processedOn = new Date();
     const deadline = this.pages.deadline(replyDeadlineMs(req.timeout));
     const start = req.start ?? 0;
-    const wanted = req.num ?? DEFAULT_MAPS_PAGE_SIZE;
+    const wanted = req.num ?? LIMITS.defaultMapsSearchNum;
     let merged: MapsSearchData | undefined;
     for (let offset = start; offset < start + wanted; offset += DEFAULT_MAPS_PAGE_SIZE) {
       const num = Math.min(DEFAULT_MAPS_PAGE_SIZE, start + wanted - offset);

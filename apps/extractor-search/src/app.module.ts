@@ -1,72 +1,32 @@
-import { Module, type DynamicModule, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import type { ExtractorSearchEnv } from '@trawl/config';
-import { SUBJECTS } from '@trawl/contracts';
-import { MessagingClient, MessagingModule, NATS_TRACING, natsAuth } from '@trawl/messaging';
-import { classifyRecord } from '@trawl/parsers';
 import type { TrawlMetrics } from '@trawl/telemetry';
-import {
-  parseWorkPoolFromEnv,
-  ParseWorkPool,
-  upstreamFetcherFromEnv,
-  upstreamPageSourceFromEnv,
-  UpstreamFetcher,
-  UpstreamPageSource,
-  type FetchFn,
-} from '@trawl/upstream';
+import { UpstreamExtractorModule, type FetchFn } from '@trawl/upstream';
 import { WebSearchController } from './web-search.controller.js';
 import { SEARCH_SETTINGS, WebSearchService, type SearchSettings } from './web-search.service.js';
 
 @Module({})
-export class AppModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    private readonly fetcher: UpstreamFetcher,
-    private readonly parsing: ParseWorkPool,
-  ) {}
-
+export class AppModule {
   /**
-   * `fetch` is the SSRF-guarded HTTP client (main.ts builds it from SSRF_ALLOW_HOSTS); `metrics` the
-   * service's registry. Pages a browser must render
-   * go to the browser fleet (extractor-scrape) over NATS: SEARCH_ENGINE, or the request's `engine`, decides.
+   * The upstream extractors' shared wiring (UpstreamExtractorModule) with the web search route: `fetch` is the
+   * SSRF-guarded HTTP client, `metrics` the service's registry; SEARCH_ENGINE, or the request's `engine`, decides
+   * which pages the browser fleet renders.
    */
   static forRoot(env: ExtractorSearchEnv, fetch: FetchFn, metrics?: TrawlMetrics): DynamicModule {
-    // Parsed pages feed the drift counters (trawl_parse_*) when the service exports metrics.
-    const parseObserver = metrics?.parse.observer(classifyRecord);
     const settings: SearchSettings = { baseUrl: env.SEARCH_BASE_URL, pageSize: env.SEARCH_PAGE_SIZE };
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({
-          servers: env.NATS_URL,
-          name: 'extractor-search-renders',
-          caller: 'extractor-search',
-          auth: natsAuth(env),
+        UpstreamExtractorModule.forRoot({
+          service: 'extractor-search',
+          env,
+          engine: env.SEARCH_ENGINE,
+          fetch,
+          metrics,
+          controllers: [WebSearchController],
+          providers: [{ provide: SEARCH_SETTINGS, useValue: settings }, WebSearchService],
         }),
       ],
-      controllers: [WebSearchController],
-      providers: [
-        NATS_TRACING,
-        { provide: UpstreamFetcher, useFactory: () => upstreamFetcherFromEnv(env, fetch, parseObserver) },
-        { provide: ParseWorkPool, useFactory: () => parseWorkPoolFromEnv(env) },
-        {
-          provide: UpstreamPageSource,
-          useFactory: (fetcher: UpstreamFetcher, messaging: MessagingClient) =>
-            upstreamPageSourceFromEnv(env, fetcher, env.SEARCH_ENGINE, (req, timeoutMs) =>
-              messaging.send(SUBJECTS.renderPage, req, { timeoutMs }),
-            ),
-          inject: [UpstreamFetcher, MessagingClient],
-        },
-        { provide: SEARCH_SETTINGS, useValue: settings },
-        WebSearchService,
-      ],
     };
-  }
-
-  /** The parse pool's threads load the parsers before the first request (its budget should not pay for that). */
-  async onModuleInit(): Promise<void> {
-    await this.parsing.warmUp();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.fetcher.close(), this.parsing.close()]);
   }
 }

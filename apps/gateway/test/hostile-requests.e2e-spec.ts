@@ -159,5 +159,9 @@ describe('hostile requests get the envelope (in-process gateway, real NATS)', ()
     const body = JSON.parse(json) as Record<string, unknown>;
     expect(Object.keys(body)).toEqual(ENVELOPE_KEYS);
     expect(body).toMatchObject({ code: 431, errorCode: 431, data: { error: 'HEADERS_TOO_LARGE', retryable: false } });
+    // docs/errors.md: a fresh request id, the same in the X-Request-Id header, and the connection closed.
+    expect(body.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(head).toContain(`X-Request-Id: ${String(body.requestId)}\r\n`);
+    expect(head).toMatch(/\r\nConnection: close(\r\n|$)/);
   });
 });

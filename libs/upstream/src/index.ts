@@ -9,3 +9,4 @@ export * from './lib/upstream-page.source.js';
 export * from './lib/parse-task.types.js';
 export * from './lib/parse-work.pool.js';
 export * from './lib/maps-url.guard.js';
+export * from './lib/upstream-extractor.module.js';

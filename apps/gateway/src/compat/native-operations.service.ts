@@ -21,18 +21,39 @@ import {
   type ScrapeResult,
   type TaskRecord,
   type TaskSubmitReply,
+  type TaskSubmitRequest,
   type WebSearchResult,
+  type MapsBatchRequestDto,
+  type SearchBatchRequestDto,
 } from '@trawl/contracts';
 import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 
-/** Deadlines of the task operations, as the native routes have them. */
+/** A batch submission of one kind: the kind and its validated request. */
+type BatchSubmission =
+  | { kind: 'maps'; request: MapsBatchRequestDto }
+  | { kind: 'search'; request: SearchBatchRequestDto }
+  | { kind: 'url'; request: UrlBatchRequestDto };
+
+/** The `task.submit.v1` payload: the batch, its owner (the caller's key) with the key's own cap, the idempotency key. */
+function submission(batch: BatchSubmission, req: AuthenticatedRequest, idempotencyKey?: string): TaskSubmitRequest {
+  const principal = req.principal;
+  const cap = principal?.limits.outstanding;
+  return {
+    ...batch,
+    ...(principal ? { apiKeyId: principal.id } : {}),
+    ...(cap !== undefined ? { maxOutstanding: cap } : {}),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+  };
+}
+
+/** Deadlines of the task operations (the native routes and the peers' alike call these methods). */
 const SUBMIT_DEADLINE_MS = 30_000;
 const LOOKUP_DEADLINE_MS = 5_000;
 const CANCEL_DEADLINE_MS = 15_000;
-/** Deadlines of the crawl operations, as the native crawl routes have them (routes/crawl.controller.ts). */
+/** Deadlines of the crawl operations, for the native crawl routes and the peers' alike. */
 const CRAWL_START_DEADLINE_MS = 10_000;
 const CRAWL_STATUS_DEADLINE_MS = 15_000;
 const CRAWL_CANCEL_DEADLINE_MS = 10_000;
@@ -52,7 +73,15 @@ export class NativeOperations {
 
   /** POST /scrape. */
   scrape(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<ScrapeResult> {
-    const { maxAge, storeInCache, ...request } = parseDto(ScrapeRequestDto, input);
+    return this.scrapeValidated(parseDto(ScrapeRequestDto, input), req, res);
+  }
+
+  /**
+   * POST /scrape, its body validated: the native routes call the `*Validated` methods with the body the validation
+   * pipe built, so that each operation has one path. The tenant is the key the guard authenticated.
+   */
+  scrapeValidated(body: ScrapeRequestDto, req: AuthenticatedRequest, res: FastifyReply): Promise<ScrapeResult> {
+    const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('scrape', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.scrapePage, scrapePageRequest(request, req.principal?.id), {
         timeoutMs: request.timeout,
@@ -62,7 +91,12 @@ export class NativeOperations {
 
   /** POST /extract/search. */
   search(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<WebSearchResult> {
-    const { maxAge, storeInCache, ...request } = parseDto(WebSearchRequestDto, input);
+    return this.searchValidated(parseDto(WebSearchRequestDto, input), req, res);
+  }
+
+  /** POST /extract/search, its body validated. */
+  searchValidated(body: WebSearchRequestDto, req: AuthenticatedRequest, res: FastifyReply): Promise<WebSearchResult> {
+    const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('search', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.searchWeb, request, { timeoutMs: request.timeout }),
     );
@@ -70,7 +104,12 @@ export class NativeOperations {
 
   /** POST /extract/search/maps. */
   maps(input: Record<string, unknown>, req: AuthenticatedRequest, res: FastifyReply): Promise<MapsSearchResponse> {
-    const { maxAge, storeInCache, ...request } = parseDto(MapsSearchRequestDto, input);
+    return this.mapsValidated(parseDto(MapsSearchRequestDto, input), req, res);
+  }
+
+  /** POST /extract/search/maps, its body validated. */
+  mapsValidated(body: MapsSearchRequestDto, req: AuthenticatedRequest, res: FastifyReply): Promise<MapsSearchResponse> {
+    const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('maps', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.searchMaps, request, { timeoutMs: request.timeout }),
     );
@@ -82,7 +121,19 @@ export class NativeOperations {
     req: AuthenticatedRequest,
     res: FastifyReply,
   ): Promise<ExtractRecordByType[T]> {
-    const { maxAge, storeInCache, ...request } = parseDto(ExtractRequestDto, input);
+    return this.extractValidated(parseDto(ExtractRequestDto, input), req, res) as Promise<ExtractRecordByType[T]>;
+  }
+
+  /**
+   * POST /extract (its record), its body validated: the record is what is cached (`maxAge`); the native route makes
+   * the response around it for each call.
+   */
+  extractValidated(
+    body: ExtractRequestDto,
+    req: AuthenticatedRequest,
+    res: FastifyReply,
+  ): Promise<ExtractRecordByType[ExtractType]> {
+    const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('extract', req, res, request, { maxAge, storeInCache }, () => {
       const call = extractUrlCall(request.type, {
         url: appendUrlParams(request.url, request.params),
@@ -90,11 +141,10 @@ export class NativeOperations {
         params: request.params,
         meta: request.meta,
         engine: request.engine,
-        tenant: req.principal?.id,
+        ...(request.scrapeOptions ? { scrapeOptions: request.scrapeOptions } : {}),
+        tenant: req.principal?.id, // the authenticated key; ExtractRequestDto has no such field
       });
-      return this.messaging.send(call.subject, call.payload, { timeoutMs: request.timeout }) as Promise<
-        ExtractRecordByType[T]
-      >;
+      return this.messaging.send(call.subject, call.payload, { timeoutMs: request.timeout });
     });
   }
 
@@ -104,20 +154,28 @@ export class NativeOperations {
     req: AuthenticatedRequest,
     idempotencyKey?: string,
   ): Promise<TaskSubmitReply> {
-    const request = parseDto(UrlBatchRequestDto, input);
-    const principal = req.principal;
-    const cap = principal?.limits.outstanding;
-    return this.messaging.send(
-      SUBJECTS.taskSubmit,
-      {
-        kind: 'url',
-        request,
-        ...(principal ? { apiKeyId: principal.id } : {}),
-        ...(cap !== undefined ? { maxOutstanding: cap } : {}),
-        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-      },
-      { timeoutMs: SUBMIT_DEADLINE_MS },
-    );
+    return this.submitValidated({ kind: 'url', request: parseDto(UrlBatchRequestDto, input) }, req, idempotencyKey);
+  }
+
+  /** A batch submission (`task.submit.v1`), its request validated: owned by the caller's key, within its cap. */
+  submitValidated(
+    batch: BatchSubmission,
+    req: AuthenticatedRequest,
+    idempotencyKey?: string,
+  ): Promise<TaskSubmitReply> {
+    return this.messaging.send(SUBJECTS.taskSubmit, submission(batch, req, idempotencyKey), {
+      timeoutMs: SUBMIT_DEADLINE_MS,
+    });
+  }
+
+  /**
+   * As `submitValidated`, the reply as the JSON text it arrived as: up to 10,000 job objects (4.7 MB) that the native
+   * route writes into its answer without parsing and serialising them again.
+   */
+  submitValidatedRaw(batch: BatchSubmission, req: AuthenticatedRequest, idempotencyKey?: string): Promise<string> {
+    return this.messaging.sendRaw(SUBJECTS.taskSubmit, submission(batch, req, idempotencyKey), {
+      timeoutMs: SUBMIT_DEADLINE_MS,
+    });
   }
 
   /** GET /extractTask/{jobId}: only the submitting key finds its task. */

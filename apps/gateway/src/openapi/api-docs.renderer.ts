@@ -1,8 +1,7 @@
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { MessagingClient } from '@trawl/messaging';
-import { ResultCacheService } from '../cache/result-cache.service.js';
+import { NativeOperations } from '../compat/native-operations.service.js';
 import { CrawlController } from '../routes/crawl.controller.js';
 import { ExtractController } from '../routes/extract.controller.js';
 import { ScrapeController } from '../routes/scrape.controller.js';
@@ -17,10 +16,7 @@ import { API_PREFIX, buildOpenApiDocument, serializeOpenApi } from './openapi-do
  */
 @Module({
   controllers: [SearchController, ExtractController, ScrapeController, TasksController, CrawlController],
-  providers: [
-    { provide: MessagingClient, useValue: {} },
-    { provide: ResultCacheService, useValue: {} },
-  ],
+  providers: [{ provide: NativeOperations, useValue: {} }],
 })
 class ApiDocsModule {}
 

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderApiDocs } from './api-docs.renderer.js';
 import { API_PREFIX, limitsMarkdown, OPERATIONS } from './openapi-document.builder.js';
-import { JOB_ID_PATTERN, MAX_HEADERS, MAX_URL_PARAMS } from '@trawl/contracts';
+import { JOB_ID_PATTERN, LIMITS, MAX_HEADERS, MAX_URL_PARAMS } from '@trawl/contracts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -101,6 +101,21 @@ describe('openapi.json', () => {
     expect(search.properties.q).toMatchObject({ minLength: 1, maxLength: 2048 });
     expect((doc.components.schemas.MapsSearchRequestDto as Json).properties.num.maximum).toBe(500);
     expect((doc.components.schemas.ScrapeResult as Json).properties.rawStatus.type).toBe('integer');
+  });
+
+  it('shows maps search defaults, ISO dates as date-time, what a cache hit replays, what priority is (issue 20)', () => {
+    const schemas = doc.components.schemas as Record<string, Json>;
+    const maps = schemas.MapsSearchRequestDto as Json;
+    expect(maps.properties.start.default).toBe(0);
+    expect(maps.properties.num.default).toBe(LIMITS.defaultMapsSearchNum);
+    const answer = schemas.MapsSearchResponse as Json;
+    for (const field of ['finishedOn', 'processedOn']) {
+      expect(answer.properties[field]).toMatchObject({ type: 'string', format: 'date-time' });
+      expect(answer.properties[field].description).toContain('`maxAge`');
+    }
+    for (const field of ['taskId', 'edgeId'])
+      expect(schemas.ScrapeResult?.properties[field].description).toContain('hit');
+    expect(schemas.UrlBatchJob?.properties.priority.description).toContain('1 first');
   });
 
   it('lists the limits in its description and the README the same table (issue 10, item 6)', () => {

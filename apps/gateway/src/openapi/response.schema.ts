@@ -2,6 +2,7 @@ import {
   CRAWL_STATUSES,
   ERROR_CODES,
   EXTRACT_TYPES,
+  RESULT_PARSERS,
   TASK_EVENTS,
   TASK_STATUSES,
   UPSTREAM_ENGINES,
@@ -45,14 +46,18 @@ export type JsonSchema = Record<string, unknown>;
 const str = (description?: string): JsonSchema => ({ type: 'string', ...(description ? { description } : {}) });
 const int = (description?: string): JsonSchema => ({ type: 'integer', ...(description ? { description } : {}) });
 const num = (description?: string): JsonSchema => ({ type: 'number', ...(description ? { description } : {}) });
-const bool = (): JsonSchema => ({ type: 'boolean' });
+const bool = (description?: string): JsonSchema => ({ type: 'boolean', ...(description ? { description } : {}) });
 const arr = (items: JsonSchema): JsonSchema => ({ type: 'array', items });
 const nullable = (schema: JsonSchema): JsonSchema =>
   typeof schema.type === 'string' ? { ...schema, type: [schema.type, 'null'] } : { anyOf: [schema, { type: 'null' }] };
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const anyValue = (description: string): JsonSchema => ({ description });
+const described = (schema: JsonSchema, description: string): JsonSchema => ({ ...schema, description });
 const stringMap = (): JsonSchema => ({ type: 'object', additionalProperties: { type: 'string' } });
 const enumOf = (values: readonly string[]): JsonSchema => ({ type: 'string', enum: [...values] });
+const dateTime = (description: string): JsonSchema => ({ type: 'string', format: 'date-time', description });
+/** Said of the fields a result-cache hit (`maxAge`) answers as they were in the first answer. */
+const REPLAYED = ' A result-cache hit (`maxAge`, `X-Trawl-Cache: hit`) answers the stored value, the first answer’s.';
 
 /** An object schema over exactly the keys of T; `optional` lists the keys that may be absent. */
 function shape<T>(properties: { [K in keyof Required<T>]: JsonSchema }, optional: (keyof T)[] = []): JsonSchema {
@@ -67,7 +72,7 @@ function loose(schema: JsonSchema): JsonSchema {
 
 const META = ref('ResultMeta');
 const resultMeta = shape<ResultMeta>({
-  parser: enumOf(['search', 'maps-search', 'maps-place', 'retail']),
+  parser: enumOf(RESULT_PARSERS),
   parserVersion: str(),
   emptyFields: arr(str()),
 });
@@ -206,10 +211,10 @@ const mapsSearchData = shape<MapsSearchData>(
 
 const mapsSearchResponse = shape<MapsSearchResponse>({
   data: ref('MapsSearchData'),
-  taskId: str(),
+  taskId: str(`The search's id.${REPLAYED}`),
   status: str(),
-  finishedOn: str(),
-  processedOn: str(),
+  finishedOn: dateTime(`When the search finished.${REPLAYED}`),
+  processedOn: dateTime(`When the search started.${REPLAYED}`),
   stacktrace: nullable(arr(str())),
   totalResults: int(),
 });
@@ -260,27 +265,33 @@ const placeRecord = shape<PlaceRecord>(
 const money = shape<Money>({ value: num('Amount, decimal point normalised.'), currency: str('ISO 4217.'), raw: str() });
 const retailRecord = shape<RetailRecord>(
   {
-    asin: nullable(str()),
-    url: str(),
+    asin: nullable(str('Amazon Standard Identification Number.')),
+    url: str('The URL that was extracted.'),
     title: str(),
     brand: nullable(str()),
     price: nullable(ref('Money')),
     list_price: nullable(ref('Money')),
-    rating: nullable(num()),
-    reviews_count: nullable(int()),
-    availability: nullable(str()),
-    in_stock: nullable(bool()),
+    rating: nullable(num('Average customer rating, 0–5.')),
+    reviews_count: nullable(int('Number of customer ratings.')),
+    availability: nullable(str('Availability as shown.')),
+    in_stock: nullable(bool('Whether it can be bought now; null when the page does not tell.')),
     main_image: nullable(str()),
-    images: arr(str()),
-    features: arr(str()),
-    description: nullable(str()),
-    categories: arr(str()),
-    best_sellers_rank: arr(shape<{ category: string; rank: number }>({ category: str(), rank: int() })),
-    seller: nullable(str()),
-    bought_past_month: nullable(str()),
-    date_first_available: nullable(str()),
-    variants: arr(shape<{ asin: string; label: string }>({ asin: str(), label: str() })),
-    specifications: stringMap(),
+    images: described(arr(str()), 'Gallery images, largest size available, main image first.'),
+    features: described(arr(str()), 'The "About this item" bullet points.'),
+    description: nullable(str('Product description text.')),
+    categories: described(arr(str()), 'Breadcrumb categories, broadest first.'),
+    best_sellers_rank: described(
+      arr(shape<{ category: string; rank: number }>({ category: str(), rank: int() })),
+      'Best Sellers Rank entries, as listed.',
+    ),
+    seller: nullable(str('Seller of the buy-box offer.')),
+    bought_past_month: nullable(str('The "bought in past month" figure as shown.')),
+    date_first_available: nullable(str('YYYY-MM-DD when the page date could be read, else as shown.')),
+    variants: described(
+      arr(shape<{ asin: string; label: string }>({ asin: str('ASIN of the variation.'), label: str() })),
+      'Variations (size, colour, …) including this product.',
+    ),
+    specifications: described(stringMap(), 'Product information tables as name → value.'),
     meta: META,
   },
   ['meta'],
@@ -289,8 +300,8 @@ const retailRecord = shape<RetailRecord>(
 const scrapeResult = shape<ScrapeResult>(
   {
     sourceURL: str(),
-    taskId: str(),
-    edgeId: str('The instance that served the scrape.'),
+    taskId: str(`The scrape's id.${REPLAYED}`),
+    edgeId: str(`The instance that served the scrape.${REPLAYED}`),
     status: int('200 when the scrape completed.'),
     rawStatus: int('HTTP status of the scraped page.'),
     html: str('base64 of the percent-encoded markup; present when `html` was asked for.'),
@@ -482,7 +493,10 @@ const batchJob = (data: string): JsonSchema =>
     progress: PROGRESS,
     returnvalue: anyValue('null at submission.'),
     stacktrace: nullable(arr(str())),
-    priority: int(),
+    priority: int(
+      'Fair share (ADR 0021): the job’s rank among its API key’s outstanding jobs, 1 first (a maps or search batch: ' +
+        'its first query’s); lower runs first, so each key’s first job runs before any key’s second.',
+    ),
     attemptsStarted: int(),
     attemptsMade: int(),
     timestamp: int('Epoch ms.'),

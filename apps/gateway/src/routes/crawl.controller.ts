@@ -4,25 +4,16 @@ import {
   CRAWL_ID_PATTERN,
   CrawlRequestDto,
   MapRequestDto,
-  SUBJECTS,
   TrawlError,
   type CrawlStartReply,
   type CrawlStatusReply,
   type CrawlStatusResult,
   type MapSiteReply,
 } from '@trawl/contracts';
-import { MessagingClient } from '@trawl/messaging';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { NativeOperations } from '../compat/native-operations.service.js';
 import { API_PREFIX } from '../openapi/openapi-document.builder.js';
 import { ApiOperationDoc } from './api-operation-doc.decorator.js';
-
-const START_DEADLINE_MS = 10_000;
-/** A status read carries a page of documents (up to most of a NATS payload) out of JetStream. */
-const STATUS_DEADLINE_MS = 15_000;
-/** Answers once the crawl is marked cancelled; pages in flight end on their own. */
-const CANCEL_DEADLINE_MS = 10_000;
-/** A map's own deadline is its `timeout`; its reply may take this much longer to come back. */
-const MAP_REPLY_MARGIN_MS = 2_000;
 
 function crawlIdOf(id: string): string {
   if (!CRAWL_ID_PATTERN.test(id)) {
@@ -46,7 +37,7 @@ function cursorOf(cursor: string | undefined): number | undefined {
 @ApiTags('crawl')
 @Controller()
 export class CrawlController {
-  constructor(private readonly messaging: MessagingClient) {}
+  constructor(private readonly operations: NativeOperations) {}
 
   @Post('crawl')
   @HttpCode(200)
@@ -55,11 +46,8 @@ export class CrawlController {
     'Answers the crawl’s id at once; its pages are scraped by the fleet within the scope asked for, robots.txt obeyed.',
   )
   crawl(@Body() body: CrawlRequestDto, @Req() req: AuthenticatedRequest): Promise<CrawlStartReply> {
-    return this.messaging.send(
-      SUBJECTS.crawlStart,
-      { request: body, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
-      { timeoutMs: START_DEADLINE_MS },
-    );
+    // The body is validated again by NativeOperations (the peers' routes give it plain objects): crawls are few.
+    return this.operations.crawlStart({ ...body }, req);
   }
 
   @Get('crawl/:id')
@@ -75,12 +63,7 @@ export class CrawlController {
     @Query('cursor') cursor: string | undefined,
     @Req() req: AuthenticatedRequest,
   ): Promise<CrawlStatusResult> {
-    const reply = await this.messaging.send(
-      SUBJECTS.crawlGet,
-      { id: crawlIdOf(id), apiKeyId: req.principal?.id, ...withCursor(cursorOf(cursor)) },
-      { timeoutMs: STATUS_DEADLINE_MS },
-    );
-    return withNext(reply, req);
+    return withNext(await this.operations.crawlGet(crawlIdOf(id), req, cursorOf(cursor)), req);
   }
 
   @Delete('crawl/:id')
@@ -88,12 +71,7 @@ export class CrawlController {
   @ApiParam({ name: 'id', description: 'Crawl id from POST /crawl.' })
   @ApiOperationDoc('Cancel a crawl', 'No new page starts; pages in flight end. Answers the crawl’s status.')
   async cancel(@Param('id') id: string, @Req() req: AuthenticatedRequest): Promise<CrawlStatusResult> {
-    const reply = await this.messaging.send(
-      SUBJECTS.crawlCancel,
-      { id: crawlIdOf(id), apiKeyId: req.principal?.id },
-      { timeoutMs: CANCEL_DEADLINE_MS },
-    );
-    return withNext(reply, req);
+    return withNext(await this.operations.crawlCancel(crawlIdOf(id), req), req);
   }
 
   @Post('map')
@@ -103,16 +81,8 @@ export class CrawlController {
     'The site’s URLs (titles where known) from its sitemaps and its pages’ links, without scraping every page.',
   )
   map(@Body() body: MapRequestDto, @Req() req: AuthenticatedRequest): Promise<MapSiteReply> {
-    return this.messaging.send(
-      SUBJECTS.mapSite,
-      { request: body, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
-      { timeoutMs: body.timeout + MAP_REPLY_MARGIN_MS },
-    );
+    return this.operations.map({ ...body }, req);
   }
-}
-
-function withCursor(cursor: number | undefined): { cursor?: number } {
-  return cursor === undefined ? {} : { cursor };
 }
 
 function withNext(reply: CrawlStatusReply, req: AuthenticatedRequest): CrawlStatusResult {

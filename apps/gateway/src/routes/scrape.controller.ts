@@ -1,19 +1,15 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { scrapePageRequest, ScrapeRequestDto, SUBJECTS, type ScrapeResult } from '@trawl/contracts';
-import { MessagingClient } from '@trawl/messaging';
+import { ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import type { FastifyReply } from 'fastify';
-import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { NativeOperations } from '../compat/native-operations.service.js';
 import { ApiOperationDoc } from './api-operation-doc.decorator.js';
 
 @ApiTags('scrape')
 @Controller('scrape')
 export class ScrapeController {
-  constructor(
-    private readonly messaging: MessagingClient,
-    private readonly cache: ResultCacheService,
-  ) {}
+  constructor(private readonly operations: NativeOperations) {}
 
   @Post()
   @HttpCode(200)
@@ -23,12 +19,6 @@ export class ScrapeController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<ScrapeResult> {
-    const { maxAge, storeInCache, ...request } = body;
-    // The tenant is the key the guard authenticated (the body cannot name one: unknown fields are refused).
-    return this.cache.serve('scrape', req, res, request, { maxAge, storeInCache }, () =>
-      this.messaging.send(SUBJECTS.scrapePage, scrapePageRequest(request, req.principal?.id), {
-        timeoutMs: body.timeout,
-      }),
-    );
+    return this.operations.scrapeValidated(body, req, res);
   }
 }

@@ -2,15 +2,13 @@ import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   MapsSearchRequestDto,
-  SUBJECTS,
   WebSearchRequestDto,
   type MapsSearchResponse,
   type WebSearchResult,
 } from '@trawl/contracts';
-import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
-import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { NativeOperations } from '../compat/native-operations.service.js';
 import { ApiOperationDoc } from './api-operation-doc.decorator.js';
 
 /**
@@ -20,10 +18,7 @@ import { ApiOperationDoc } from './api-operation-doc.decorator.js';
 @ApiTags('search')
 @Controller('extract/search')
 export class SearchController {
-  constructor(
-    private readonly messaging: MessagingClient,
-    private readonly cache: ResultCacheService,
-  ) {}
+  constructor(private readonly operations: NativeOperations) {}
 
   @Post()
   @HttpCode(200)
@@ -33,10 +28,7 @@ export class SearchController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<WebSearchResult> {
-    const { maxAge, storeInCache, ...request } = body;
-    return this.cache.serve('search', req, res, request, { maxAge, storeInCache }, () =>
-      this.messaging.send(SUBJECTS.searchWeb, request, { timeoutMs: body.timeout }),
-    );
+    return this.operations.searchValidated(body, req, res);
   }
 
   @Post('maps')
@@ -47,9 +39,6 @@ export class SearchController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<MapsSearchResponse> {
-    const { maxAge, storeInCache, ...request } = body;
-    return this.cache.serve('maps', req, res, request, { maxAge, storeInCache }, () =>
-      this.messaging.send(SUBJECTS.searchMaps, request, { timeoutMs: body.timeout }),
-    );
+    return this.operations.mapsValidated(body, req, res);
   }
 }

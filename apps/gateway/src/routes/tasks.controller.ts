@@ -7,16 +7,15 @@ import {
   JOB_ID_RULE,
   MapsBatchRequestDto,
   SearchBatchRequestDto,
-  SUBJECTS,
   TrawlError,
   UrlBatchRequestDto,
   type BatchJob,
   type TaskRecord,
   type TaskSubmitReply,
 } from '@trawl/contracts';
-import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { NativeOperations } from '../compat/native-operations.service.js';
 import { RawJson } from '../validation/raw-json.serializer.js';
 import { ApiOperationDoc } from './api-operation-doc.decorator.js';
 
@@ -26,21 +25,8 @@ type OnlyJobs = Exclude<keyof TaskSubmitReply, 'jobs'> extends never ? true : fa
 const ONLY_JOBS: OnlyJobs = true;
 void ONLY_JOBS;
 
-/** Submitting a batch may bulk-add 10,000 jobs; allow it this long. */
-const SUBMIT_DEADLINE_MS = 30_000;
-const LOOKUP_DEADLINE_MS = 5_000;
-/** A cancel waits up to 3 s for the task's final state (TaskCanceller), and a batch cancels each of its queries. */
-const CANCEL_DEADLINE_MS = 15_000;
 /** `Retry-After` (seconds) when a key's cap of outstanding jobs refuses a batch: time for some of its jobs to finish. */
 const OUTSTANDING_RETRY_AFTER_SEC = 30;
-
-/** The submitting key (the tasks' owner) and its own cap of outstanding jobs, when the key store gives it one. */
-function ownerOf(req: AuthenticatedRequest): { apiKeyId?: string; maxOutstanding?: number } {
-  const principal = req.principal;
-  if (!principal) return {};
-  const cap = principal.limits.outstanding;
-  return { apiKeyId: principal.id, ...(cap !== undefined ? { maxOutstanding: cap } : {}) };
-}
 
 /** `Retry-After` (seconds) when the first request with the same Idempotency-Key is still being submitted. */
 const IN_PROGRESS_RETRY_AFTER_SEC = 1;
@@ -62,8 +48,8 @@ async function withRetryAfter<T>(reply: FastifyReply, submit: Promise<T>): Promi
 }
 
 /** The `Idempotency-Key` header, checked: absent, or 1-255 visible ASCII characters (400 naming the header). */
-function idempotencyOf(header: string | string[] | undefined): { idempotencyKey?: string } {
-  if (header === undefined) return {};
+function idempotencyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(header)) {
     throw new TrawlError(
       'VALIDATION_FAILED',
@@ -71,7 +57,7 @@ function idempotencyOf(header: string | string[] | undefined): { idempotencyKey?
       { field: 'Idempotency-Key' },
     );
   }
-  return { idempotencyKey: header };
+  return header;
 }
 
 /** OpenAPI: the optional `Idempotency-Key` header of the batch operations. */
@@ -102,7 +88,7 @@ const JOB_ID_PARAM = {
 @ApiTags('tasks')
 @Controller('extractTask')
 export class TasksController {
-  constructor(private readonly messaging: MessagingClient) {}
+  constructor(private readonly operations: NativeOperations) {}
 
   @Post('batch/maps')
   @HttpCode(200)
@@ -111,42 +97,26 @@ export class TasksController {
     'One job per call; each query runs as a child; the outcome goes to the webhook.',
   )
   @IdempotencyKeyHeader
-  async maps(
+  maps(
     @Body() body: MapsBatchRequestDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<BatchJob[]> {
-    const reply = await withRetryAfter(
-      res,
-      this.messaging.send(
-        SUBJECTS.taskSubmit,
-        { kind: 'maps', request: body, ...ownerOf(req), ...idempotencyOf(idempotencyKey) },
-        { timeoutMs: SUBMIT_DEADLINE_MS },
-      ),
-    );
-    return reply.jobs;
+    return this.jobsOf({ kind: 'maps', request: body }, idempotencyKey, req, res);
   }
 
   @Post('batch/search')
   @HttpCode(200)
   @ApiOperationDoc('Submit a web-search batch', 'One job per call; each query runs as a child.')
   @IdempotencyKeyHeader
-  async search(
+  search(
     @Body() body: SearchBatchRequestDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
   ): Promise<BatchJob[]> {
-    const reply = await withRetryAfter(
-      res,
-      this.messaging.send(
-        SUBJECTS.taskSubmit,
-        { kind: 'search', request: body, ...ownerOf(req), ...idempotencyOf(idempotencyKey) },
-        { timeoutMs: SUBMIT_DEADLINE_MS },
-      ),
-    );
-    return reply.jobs;
+    return this.jobsOf({ kind: 'search', request: body }, idempotencyKey, req, res);
   }
 
   @Post('batch')
@@ -166,24 +136,27 @@ export class TasksController {
     // Up to 10,000 job objects (4.7 MB): forwarded as JSON text, written once into the envelope (RawJson).
     const reply = await withRetryAfter(
       res,
-      this.messaging.sendRaw(
-        SUBJECTS.taskSubmit,
-        { kind: 'url', request: body, ...ownerOf(req), ...idempotencyOf(idempotencyKey) },
-        { timeoutMs: SUBMIT_DEADLINE_MS },
-      ),
+      this.operations.submitValidatedRaw({ kind: 'url', request: body }, req, idempotencyOf(idempotencyKey)),
     );
     return RawJson.onlyArrayMember(reply, JOBS_KEY);
+  }
+
+  /** A maps or search batch: submitted with the caller's key and Idempotency-Key; answers its job objects. */
+  private async jobsOf(
+    batch: { kind: 'maps'; request: MapsBatchRequestDto } | { kind: 'search'; request: SearchBatchRequestDto },
+    idempotencyKey: string | undefined,
+    req: AuthenticatedRequest,
+    res: FastifyReply,
+  ): Promise<BatchJob[]> {
+    const reply = await withRetryAfter(res, this.operations.submitValidated(batch, req, idempotencyOf(idempotencyKey)));
+    return reply.jobs;
   }
 
   @Get(':jobId')
   @ApiParam(JOB_ID_PARAM)
   @ApiOperationDoc('Look up a task', 'Only the key that submitted a task finds it; any other key gets 404.')
   lookup(@Param('jobId') jobId: string, @Req() req: AuthenticatedRequest): Promise<TaskRecord> {
-    return this.messaging.send(
-      SUBJECTS.taskGet,
-      { jobId: jobIdOf(jobId), apiKeyId: req.principal?.id },
-      { timeoutMs: LOOKUP_DEADLINE_MS },
-    );
+    return this.operations.lookup(jobIdOf(jobId), req);
   }
 
   @Delete(':jobId')
@@ -197,10 +170,6 @@ export class TasksController {
       'is busy). A finished task: 409 TASK_FINISHED. Another key’s task: 404, as lookup.',
   )
   cancel(@Param('jobId') jobId: string, @Req() req: AuthenticatedRequest): Promise<TaskRecord> {
-    return this.messaging.send(
-      SUBJECTS.taskCancel,
-      { jobId: jobIdOf(jobId), apiKeyId: req.principal?.id },
-      { timeoutMs: CANCEL_DEADLINE_MS },
-    );
+    return this.operations.cancel(jobIdOf(jobId), req);
   }
 }

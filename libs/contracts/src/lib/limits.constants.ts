@@ -1,4 +1,7 @@
-/** Defaults and bounds the API applies. Defaults are the spec's; bounds are ours (see docs/decisions). */
+/**
+ * Defaults and bounds the API applies. Defaults are the spec's; bounds are ours: the README's Limits table and
+ * openapi.json list them (the gateway's LIMITS_TABLE, read from here).
+ */
 export const LIMITS = {
   defaultTimeoutMs: 25000,
   minTimeoutMs: 500,
@@ -9,6 +12,8 @@ export const LIMITS = {
   maxTagSelectorChars: 500,
   defaultBatchStart: 0,
   defaultBatchNum: 100,
+  /** A map-places search without `num`: one page of Google Maps results. */
+  defaultMapsSearchNum: 20,
   maxSearchNum: 300,
   maxMapsNum: 500,
   maxStart: 1000,

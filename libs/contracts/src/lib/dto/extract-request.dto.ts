@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
-import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
+import { IsBoolean, IsIn, IsOptional, Validate } from 'class-validator';
+import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
@@ -10,6 +10,8 @@ import { SCRAPE_FORMATS } from './scrape-request.dto.js';
 import { IsUrlParams, URL_PARAMS_DOC, type UrlParams } from './url-params.validator.js';
 import { IsMaxAge } from './max-age.validator.js';
 import { IsStoreInCache } from './store-in-cache.validator.js';
+import { IsTimeout } from './timeout.validator.js';
+import { IsUpstreamEngine } from './upstream-engine.validator.js';
 
 /** POST /extract */
 export class ExtractRequestDto {
@@ -21,10 +23,7 @@ export class ExtractRequestDto {
   @IsIn(EXTRACT_TYPES, { message: `type must be one of: ${EXTRACT_TYPES.join(', ')}` })
   type!: ExtractType;
 
-  @ApiPropertyOptional({ description: 'Milliseconds.', default: LIMITS.defaultTimeoutMs })
-  @IsInt()
-  @Min(LIMITS.minTimeoutMs)
-  @Max(LIMITS.maxTimeoutMs)
+  @IsTimeout('Milliseconds.')
   timeout: number = LIMITS.defaultTimeoutMs;
 
   @ApiPropertyOptional({
@@ -43,9 +42,7 @@ export class ExtractRequestDto {
   @Validate(IsUrlParams)
   params?: UrlParams;
 
-  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
-  @IsOptional()
-  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  @IsUpstreamEngine()
   engine?: UpstreamEngine;
 
   @IsMaxAge()

@@ -10,12 +10,12 @@ import {
   Max,
   MaxLength,
   Min,
-  IsIn,
-  IsOptional,
 } from 'class-validator';
-import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
+import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_BATCH_MAPS_LL, DEFAULT_HL, LIMITS, LL_PATTERN } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
+import { IsTimeout } from './timeout.validator.js';
+import { IsUpstreamEngine } from './upstream-engine.validator.js';
 
 /** POST /extractTask/batch/maps: one parent job per call, one child per query. */
 export class MapsBatchRequestDto {
@@ -54,14 +54,9 @@ export class MapsBatchRequestDto {
   @Max(LIMITS.maxMapsNum)
   num: number = LIMITS.defaultBatchNum;
 
-  @ApiPropertyOptional({ description: 'Milliseconds per query.', default: LIMITS.defaultTimeoutMs })
-  @IsInt()
-  @Min(LIMITS.minTimeoutMs)
-  @Max(LIMITS.maxTimeoutMs)
+  @IsTimeout('Milliseconds per query.')
   timeout: number = LIMITS.defaultTimeoutMs;
 
-  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
-  @IsOptional()
-  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  @IsUpstreamEngine()
   engine?: UpstreamEngine;
 }

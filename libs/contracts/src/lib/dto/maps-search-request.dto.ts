@@ -1,20 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  IsIn,
-} from 'class-validator';
-import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_HL, DEFAULT_MAPS_LL, LIMITS, LL_PATTERN } from '../limits.constants.js';
 import { IsMaxAge } from './max-age.validator.js';
 import { IsStoreInCache } from './store-in-cache.validator.js';
+import { IsTimeout } from './timeout.validator.js';
+import { IsUpstreamEngine } from './upstream-engine.validator.js';
 
 /** POST /extract/search/maps */
 export class MapsSearchRequestDto {
@@ -37,29 +28,29 @@ export class MapsSearchRequestDto {
   @Matches(/^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/, { message: 'hl must be a language code such as en or pt-BR' })
   hl: string = DEFAULT_HL;
 
-  @ApiPropertyOptional({ description: 'Start index for pagination.', minimum: 0 })
+  @ApiPropertyOptional({ description: 'Start index for pagination.', minimum: 0, default: 0 })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(LIMITS.maxStart)
   start?: number;
 
-  @ApiPropertyOptional({ description: 'Number of results to return.', minimum: 1, maximum: LIMITS.maxMapsNum })
+  @ApiPropertyOptional({
+    description: 'Number of results to return.',
+    minimum: 1,
+    maximum: LIMITS.maxMapsNum,
+    default: LIMITS.defaultMapsSearchNum,
+  })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(LIMITS.maxMapsNum)
   num?: number;
 
-  @ApiPropertyOptional({ description: 'Milliseconds.', default: LIMITS.defaultTimeoutMs })
-  @IsInt()
-  @Min(LIMITS.minTimeoutMs)
-  @Max(LIMITS.maxTimeoutMs)
+  @IsTimeout('Milliseconds.')
   timeout: number = LIMITS.defaultTimeoutMs;
 
-  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
-  @IsOptional()
-  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  @IsUpstreamEngine()
   engine?: UpstreamEngine;
 
   @IsMaxAge()

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min, Validate } from 'class-validator';
-import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, Validate } from 'class-validator';
+import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
@@ -8,6 +8,8 @@ import { IsScrapeOptions } from './scrape-actions.validator.js';
 import type { ScrapeOptions } from './scrape-browser.types.js';
 import { SCRAPE_FORMATS } from './scrape-request.dto.js';
 import { IsUrlParams, URL_PARAMS_DOC, type UrlParams } from './url-params.validator.js';
+import { IsTimeout } from './timeout.validator.js';
+import { IsUpstreamEngine } from './upstream-engine.validator.js';
 
 /** POST /extractTask/batch: one job per URL. */
 export class UrlBatchRequestDto {
@@ -29,10 +31,7 @@ export class UrlBatchRequestDto {
   @IsIn(EXTRACT_TYPES, { message: `type must be one of: ${EXTRACT_TYPES.join(', ')}` })
   type!: ExtractType;
 
-  @ApiPropertyOptional({ default: LIMITS.defaultTimeoutMs })
-  @IsInt()
-  @Min(LIMITS.minTimeoutMs)
-  @Max(LIMITS.maxTimeoutMs)
+  @IsTimeout()
   timeout: number = LIMITS.defaultTimeoutMs;
 
   @ApiPropertyOptional({
@@ -43,9 +42,7 @@ export class UrlBatchRequestDto {
   @Validate(IsUrlParams)
   params?: UrlParams;
 
-  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
-  @IsOptional()
-  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  @IsUpstreamEngine()
   engine?: UpstreamEngine;
 
   @ApiPropertyOptional({

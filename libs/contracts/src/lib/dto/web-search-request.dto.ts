@@ -1,20 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  IsIn,
-} from 'class-validator';
-import { UPSTREAM_ENGINE_DOC, UPSTREAM_ENGINES, type UpstreamEngine } from '../upstream-engine.constants.js';
+import { IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_HL, LIMITS } from '../limits.constants.js';
 import { IsMaxAge } from './max-age.validator.js';
 import { IsStoreInCache } from './store-in-cache.validator.js';
+import { IsTimeout } from './timeout.validator.js';
+import { IsUpstreamEngine } from './upstream-engine.validator.js';
 
 const LANGUAGE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{2,8})?$/;
 const COUNTRY = /^[a-zA-Z]{2}$/;
@@ -86,15 +77,10 @@ export class WebSearchRequestDto {
   @MaxLength(LIMITS.maxLocationLength)
   location?: string;
 
-  @ApiPropertyOptional({ description: 'Milliseconds.', default: LIMITS.defaultTimeoutMs })
-  @IsInt()
-  @Min(LIMITS.minTimeoutMs)
-  @Max(LIMITS.maxTimeoutMs)
+  @IsTimeout('Milliseconds.')
   timeout: number = LIMITS.defaultTimeoutMs;
 
-  @ApiPropertyOptional({ enum: UPSTREAM_ENGINES, description: UPSTREAM_ENGINE_DOC })
-  @IsOptional()
-  @IsIn(UPSTREAM_ENGINES, { message: `engine must be one of: ${UPSTREAM_ENGINES.join(', ')}` })
+  @IsUpstreamEngine()
   engine?: UpstreamEngine;
 
   @IsMaxAge()

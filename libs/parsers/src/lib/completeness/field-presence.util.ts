@@ -1,10 +1,10 @@
 // Which fields of a parsed record are filled. One definition serves three uses: the published completeness table
 // (tools/upstream-simulator/src/completeness), the per-field presence counters each extractor exports
 // (trawl_parse_field_present_total{parser,field}) and the optional `meta` block naming the fields left empty.
-import type { ResultMeta } from '@trawl/contracts';
+import { RESULT_PARSERS, type ResultMeta } from '@trawl/contracts';
 
 /** The parsers whose output is measured (also the `parser` label of the presence metrics). */
-export const PARSER_NAMES = ['search', 'maps-search', 'maps-place', 'retail'] as const;
+export const PARSER_NAMES = RESULT_PARSERS;
 export type ParserName = (typeof PARSER_NAMES)[number];
 
 /** The version of the parsers' output, named in results' `meta` block: bump it when a record's reading changes. */
