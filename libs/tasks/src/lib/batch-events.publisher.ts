@@ -81,7 +81,8 @@ export class BatchEventsPublisher {
       body.error = { code: task.error?.code ?? 'INTERNAL', message: task.error?.message ?? 'the page failed' };
     }
     await this.publish(target, eventId, 'batch_scrape.page', body, headers);
-    const count = await this.pages.finish(id, jobId, target.total);
+    // Counted per owning key: another key that names the same batch id counts in its own set.
+    const count = await this.pages.finish(`${target.apiKeyId ?? '-'}/${id}`, jobId, target.total);
     if (count.complete) {
       await this.publish(target, `${id}-completed`, 'batch_scrape.completed', { id, total: target.total });
     }
