@@ -396,6 +396,34 @@ describe('Firecrawl API (in-process gateway, real NATS, firecrawl-js client)', (
     expect(res.status).toBe(400);
   });
 
+  it("v2 and v1 batch webhooks go down as the batch's events in Firecrawl's form, carrying its id; no warning", async () => {
+    const webhook = { url: 'http://127.0.0.1:9/hook', headers: { 'x-run': '7' }, metadata: { run: 7 } };
+    const v2 = await fetch(`${base}/v2/batch/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: ['http://127.0.0.1:9/w1'], webhook }),
+    });
+    const started = (await v2.json()) as { success: boolean; id: string; warning?: string };
+    expect(started.success).toBe(true);
+    expect(started.warning).toBeUndefined();
+    expect(lastOf(SUBJECTS.taskSubmit)).toMatchObject({
+      request: {
+        webhook: webhook.url,
+        webhookOptions: { batchId: started.id, format: 'firecrawl', headers: { 'x-run': '7' }, metadata: { run: 7 } },
+      },
+    });
+    const v1 = await fetch(`${base}/v1/batch/scrape`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: ['http://127.0.0.1:9/w2'], webhook: webhook.url }),
+    });
+    const v1Started = (await v1.json()) as { id: string; warning?: string };
+    expect(v1Started.warning).toBeUndefined();
+    expect(lastOf(SUBJECTS.taskSubmit)).toMatchObject({
+      request: { webhook: webhook.url, webhookOptions: { batchId: v1Started.id, format: 'firecrawl' } },
+    });
+  });
+
   it('the native URL batch still requires its webhook (only a Firecrawl batch goes without)', async () => {
     const res = await fetch(`${base}/api/openapi/v1/extractTask/batch`, {
       method: 'POST',

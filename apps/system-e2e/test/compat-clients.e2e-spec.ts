@@ -157,6 +157,50 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       expect(Array.isArray(doc.links)).toBe(true);
     }, 150_000);
 
+    it("a batch's webhook in Firecrawl's form: one started, a page per URL, one completed; signed, headers, metadata", async () => {
+      const receiver = await startWebhookReceiver(SIGNING_SECRET);
+      try {
+        const urls = [`${site.url}/bw1`, `${site.url}/bw2`, `${site.url}/bw3`];
+        const job = await firecrawl().batchScrape(urls, {
+          options: { formats: ['markdown'] },
+          webhook: { url: `${receiver.url}/batch`, headers: { 'x-run': 'e2e-b' }, metadata: { run: 'b8' } },
+          pollInterval: 1,
+          timeout: 120,
+        });
+        expect(job.status).toBe('completed');
+        // The dispatcher delivers concurrently: no order between the pages and started / completed, only counts.
+        const mine = await eventually(() => {
+          const of = receiver.deliveries.filter((d) => d.body?.id === job.id);
+          return of.some((d) => d.body.type === 'batch_scrape.completed') &&
+            of.some((d) => d.body.type === 'batch_scrape.started') &&
+            of.filter((d) => d.body.type === 'batch_scrape.page').length >= urls.length
+            ? of
+            : undefined;
+        }, 60_000);
+        for (const d of mine) {
+          expect(d.verified).toBe(true);
+          expect(d.headers['x-run']).toBe('e2e-b');
+          expect(d.body).toMatchObject({ success: true, id: job.id, metadata: { run: 'b8' } });
+        }
+        expect(new Set(mine.map((d) => d.id)).size).toBe(mine.length);
+        expect(mine.filter((d) => d.body.type === 'batch_scrape.started').map((d) => d.body.data)).toEqual([[]]);
+        expect(mine.filter((d) => d.body.type === 'batch_scrape.completed').map((d) => d.body.data)).toEqual([[]]);
+        const pages = mine.filter((d) => d.body.type === 'batch_scrape.page');
+        expect(pages.map((d) => d.body.data[0].metadata.sourceURL).sort()).toEqual([...urls].sort());
+        for (const d of pages) {
+          expect(d.body.data).toHaveLength(1);
+          const [doc] = d.body.data as Json[];
+          expect(doc.markdown).toContain(`Heading ${new URL(doc.metadata.sourceURL).pathname}`);
+          expect(doc.metadata).toMatchObject({ statusCode: 200 });
+          expect(doc.metadata.engine).toBeUndefined();
+        }
+        // No per-task events for this batch's tasks: only the batch's own.
+        expect(receiver.deliveries.filter((d) => typeof d.body?.event === 'string')).toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    }, 150_000);
+
     it('the bundled v1 client: scrapeUrl, search and batchScrapeUrls (polled at /v1/crawl/{id})', async () => {
       const v1 = new FirecrawlAppV1({ apiKey: API_KEY, apiUrl: root });
       const scraped = (await v1.scrapeUrl(`${site.url}/v1-page`, { formats: ['markdown'] })) as Json;

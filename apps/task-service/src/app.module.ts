@@ -13,7 +13,16 @@ import {
 import { MessagingModule, NATS_CONNECTION, NATS_TRACING, natsAuth, streamReplicas } from '@trawl/messaging';
 import { createRedisClient, redisTopologyFromEnv, type RedisClient } from '@trawl/redis';
 import { parseAllowList } from '@trawl/safe-fetch';
-import { ReplicaAcks, TaskCanceller, TaskQueues, TaskReader, TaskSubmitter } from '@trawl/tasks';
+import {
+  BatchEventsPublisher,
+  BatchPagesStore,
+  DEFAULT_BATCH_EVENTS_OPTIONS,
+  ReplicaAcks,
+  TaskCanceller,
+  TaskQueues,
+  TaskReader,
+  TaskSubmitter,
+} from '@trawl/tasks';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { WebhookUrlGuard } from '@trawl/webhooks';
 import { TaskRuntimeService } from './task-runtime.service.js';
@@ -21,6 +30,9 @@ import { CrawlController } from './crawl.controller.js';
 import { CrawlRuntimeService } from './crawl-runtime.service.js';
 import { CRAWL_REDIS, TASK_METRICS, TASK_SERVICE_ENV } from './task-service.tokens.js';
 import { TasksController } from './tasks.controller.js';
+
+/** How long a URL batch's count of finished pages lives after its last page (BatchPagesStore), ms. */
+const BATCH_PAGES_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** task-service: batch submission and lookup over NATS, BullMQ workers, outcome publishing. */
 @Module({})
@@ -64,9 +76,25 @@ export class AppModule {
           inject: [TaskQueues],
         },
         { provide: WebhookUrlGuard, useFactory: () => new WebhookUrlGuard(env.SSRF_ALLOW_HOSTS) },
+        // URL batches with `webhookOptions` (Firecrawl's batch webhooks, ADR 0028): their events on the outcome stream.
+        {
+          provide: BatchEventsPublisher,
+          useFactory: (queues: TaskQueues, nc: NatsConnection) =>
+            new BatchEventsPublisher(jetstream(nc), new BatchPagesStore(queues.connection, BATCH_PAGES_TTL_MS), {
+              ...DEFAULT_BATCH_EVENTS_OPTIONS,
+              maxPayloadBytes: () => nc.info?.max_payload ?? 1024 * 1024,
+            }),
+          inject: [TaskQueues, NATS_CONNECTION],
+        },
         {
           provide: TaskSubmitter,
-          useFactory: (queues: TaskQueues, guard: WebhookUrlGuard, nc: NatsConnection, acks: ReplicaAcks) => {
+          useFactory: (
+            queues: TaskQueues,
+            guard: WebhookUrlGuard,
+            nc: NatsConnection,
+            acks: ReplicaAcks,
+            batchEvents: BatchEventsPublisher,
+          ) => {
             const logger = new Logger('TaskSubmitter');
             return new TaskSubmitter(
               queues,
@@ -75,11 +103,12 @@ export class AppModule {
               {
                 maxOutstandingPerKey: env.TASK_MAX_OUTSTANDING_PER_KEY,
                 acks,
+                batchEvents,
                 onError: (message, e) => logger.error(`${message}: ${e instanceof Error ? e.message : String(e)}`),
               },
             );
           },
-          inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION, ReplicaAcks],
+          inject: [TaskQueues, WebhookUrlGuard, NATS_CONNECTION, ReplicaAcks, BatchEventsPublisher],
         },
         { provide: TaskReader, useFactory: (queues: TaskQueues) => new TaskReader(queues), inject: [TaskQueues] },
         { provide: TaskCanceller, useFactory: (queues: TaskQueues) => new TaskCanceller(queues), inject: [TaskQueues] },

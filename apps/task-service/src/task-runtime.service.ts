@@ -14,6 +14,7 @@ import {
   DEFAULT_OUTCOME_PUBLISHER_OPTIONS,
   FleetMonitor,
   type FleetState,
+  BatchEventsPublisher,
   OutcomePublisher,
   ReplicaAcks,
   TaskCanceller,
@@ -43,6 +44,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
     private readonly queues: TaskQueues,
     private readonly acks: ReplicaAcks,
     private readonly canceller: TaskCanceller,
+    private readonly batchEvents: BatchEventsPublisher,
     @Inject(TASK_METRICS) private readonly metrics: TrawlMetrics | null,
   ) {}
 
@@ -67,6 +69,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
         sweepGraceMs: Math.min(DEFAULT_OUTCOME_PUBLISHER_OPTIONS.sweepGraceMs, env.TASK_OUTCOME_SWEEP_INTERVAL_MS),
         sweepIntervalMs: env.TASK_OUTCOME_SWEEP_INTERVAL_MS,
         onError,
+        batchEvents: this.batchEvents,
       },
     );
     this.metrics?.queue.addDepthReader(async () => {

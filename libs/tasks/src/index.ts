@@ -14,5 +14,7 @@ export * from './lib/task-canceller.service.js';
 export * from './lib/task-processors.service.js';
 export * from './lib/task-workers.service.js';
 export * from './lib/outcome.publisher.js';
+export * from './lib/batch-pages.store.js';
+export * from './lib/batch-events.publisher.js';
 export * from './lib/fleet.monitor.js';
 export * from './lib/worker-watch.monitor.js';

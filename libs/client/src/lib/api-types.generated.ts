@@ -609,6 +609,15 @@ export type UrlBatchRequest = {
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   urls: string[];
   webhook: string;
+  webhookOptions?: unknown;
+};
+
+export type UrlBatchWebhookOptions = {
+  batchId: string;
+  events?: Array<"started" | "page" | "completed" | "failed">;
+  format?: "trawl" | "firecrawl";
+  headers?: Record<string, string>;
+  metadata?: Record<string, unknown>;
 };
 
 export type UrlJobData = {

@@ -123,5 +123,41 @@ export interface CrawlWebhookEvent {
   occurredAt: number;
 }
 
-/** What the outcome stream carries to the dispatcher: a task's final outcome or a crawl's event. */
-export type OutcomeEvent = TaskFinishedEvent | CrawlWebhookEvent;
+/**
+ * A URL batch's webhook events (Firecrawl's names, ADR 0028): started once its jobs are added, one per URL as each
+ * finishes, completed once every URL has.
+ */
+export const BATCH_SCRAPE_EVENTS = ['batch_scrape.started', 'batch_scrape.page', 'batch_scrape.completed'] as const;
+export type BatchScrapeEventName = (typeof BATCH_SCRAPE_EVENTS)[number];
+
+/** The body of a batch webhook besides `event`: the batch's id, and on `batch_scrape.page` its document or error. */
+export interface BatchEventBody {
+  id: string;
+  total?: number;
+  /** `batch_scrape.page`: the page's document (one), mapped as a crawl's. */
+  data?: CrawlDocument[];
+  /** `batch_scrape.page` of a URL that failed: why. */
+  error?: { code: string; message: string };
+}
+
+/**
+ * A URL batch event (a batch submitted with `webhookOptions`) on its way to the batch's webhook: published by
+ * task-service on `task.finished.v1` instead of its tasks' outcomes, delivered by webhook-dispatcher as a crawl's.
+ */
+export interface BatchWebhookEvent {
+  /** Stable id: `<batch>-started`, `<job>-<finishedOn>` (the task outcome's), `<batch>-completed`. */
+  eventId: string;
+  event: BatchScrapeEventName;
+  webhook: string;
+  apiKeyId?: string;
+  batch: BatchEventBody;
+  /** The body's form: Trawl's when absent, Firecrawl's `{ success, type, id, data, metadata, error? }`. */
+  form?: 'firecrawl';
+  headers?: Record<string, string>;
+  metadata?: Record<string, unknown>;
+  trace?: TraceCarrier;
+  occurredAt: number;
+}
+
+/** What the outcome stream carries to the dispatcher: a task's final outcome, a crawl's or a URL batch's event. */
+export type OutcomeEvent = TaskFinishedEvent | CrawlWebhookEvent | BatchWebhookEvent;

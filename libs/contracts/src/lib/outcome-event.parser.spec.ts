@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { CrawlWebhookEvent } from './crawl.types.js';
+import type { BatchWebhookEvent, CrawlWebhookEvent } from './crawl.types.js';
 import { WebhookDeadLetterDto } from './dto/webhook-dead-letter.dto.js';
 import { parseDto } from './dto.parser.js';
 import { parseOutcomeEvent } from './outcome-event.parser.js';
@@ -160,5 +160,37 @@ describe("the crawl's rows", () => {
     expect(errorOf(() => SUBJECT_TABLE.mapSite.request.parse({ request: { url: 'ftp://x/' } }))).toMatchObject({
       field: 'request.url',
     });
+  });
+});
+
+describe('URL batch events on the outcome stream', () => {
+  const batchPage: BatchWebhookEvent = {
+    eventId: 'job-1-5',
+    event: 'batch_scrape.page',
+    webhook: 'https://hooks.example/trawl',
+    apiKeyId: 'key-a',
+    batch: { id: '6b1f3a2e-6d1c-4c55-9a3e-2f0d8c1b7e90', data: [document] as never },
+    form: 'firecrawl',
+    headers: { 'x-run': '7' },
+    metadata: { run: 7 },
+    occurredAt: 4,
+  };
+
+  it('are read as batch events, checked as crawl events are, and carried by a dead letter', () => {
+    expect(parseOutcomeEvent(batchPage)).toEqual(batchPage);
+    const started = {
+      ...batchPage,
+      eventId: 'b-started',
+      event: 'batch_scrape.started',
+      batch: { id: batchPage.batch.id, total: 2 },
+    };
+    expect(parseOutcomeEvent(started)).toEqual(started);
+    expect(() => parseOutcomeEvent({ ...batchPage, batch: { id: 'not-a-batch' } })).toThrow();
+    expect(() => parseOutcomeEvent({ ...batchPage, batch: undefined })).toThrow();
+    expect(() => parseOutcomeEvent({ ...batchPage, form: 'other' })).toThrow();
+    expect(() => parseOutcomeEvent({ ...batchPage, event: 'batch_scrape.other' })).toThrow();
+    const letter = { outcome: batchPage, reason: 'gave up', attempts: 3, lastStatus: 500, deadLetteredAt: 6 };
+    expect(() => parseDto(WebhookDeadLetterDto, letter)).not.toThrow();
+    expect(() => parseDto(WebhookDeadLetterDto, { ...letter, outcome: { ...batchPage, webhook: 7 } })).toThrow();
   });
 });

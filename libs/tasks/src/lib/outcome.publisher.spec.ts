@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Worker, type Job } from 'bullmq';
-import { QUEUES, STREAMS, type TaskFinishedEvent } from '@trawl/contracts';
+import { QUEUES, STREAMS, type BatchWebhookEvent, type TaskFinishedEvent } from '@trawl/contracts';
 import { connectNats, ensureOutcomeStream } from '@trawl/messaging';
 import { startNats, startRedis, type TestServer } from '@trawl/testing';
 import { standaloneRedisTopology } from '@trawl/redis';
+import { BatchEventsPublisher, DEFAULT_BATCH_EVENTS_OPTIONS } from './batch-events.publisher.js';
+import { BatchPagesStore } from './batch-pages.store.js';
 import { DEFAULT_OUTCOME_PUBLISHER_OPTIONS, OutcomePublisher, outcomeEventId } from './outcome.publisher.js';
 import type { TaskJobData } from './task-job-data.types.js';
 import { jobOptions } from './task-submitter.service.js';
@@ -42,14 +44,15 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
   });
 
   /** A retail URL task that a worker (without any publisher) has completed. */
-  async function finishedJob(): Promise<Job<TaskJobData>> {
-    const data: TaskJobData = {
+  async function finishedJob(extra: Partial<TaskJobData> = {}): Promise<Job<TaskJobData>> {
+    const data = {
       kind: 'url',
       url: 'https://shop.test/p/1',
       timeout: 1000,
       webhook: 'https://hooks.test/',
       type: 'retail',
-    };
+      ...extra,
+    } as TaskJobData;
     const id = newJobId(QUEUES.retail);
     await queues.queue(QUEUES.retail).add('retail', data, jobOptions(id));
     for (;;) {
@@ -61,13 +64,13 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
     }
   }
 
-  async function storedOutcomes(eventId: string): Promise<TaskFinishedEvent[]> {
+  async function storedOutcomes<T extends { eventId: string } = TaskFinishedEvent>(eventId: string): Promise<T[]> {
     const jsm = await jetstreamManager(nc);
     const { state } = await jsm.streams.info(STREAMS.taskOutcomes.name);
-    const found: TaskFinishedEvent[] = [];
+    const found: T[] = [];
     for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
       const m = await jsm.streams.getMessage(STREAMS.taskOutcomes.name, { seq }).catch(() => null);
-      const event = m?.json<TaskFinishedEvent>();
+      const event = m?.json<T>();
       if (event?.eventId === eventId) found.push(event);
     }
     return found;
@@ -132,5 +135,50 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
     const [event] = await storedOutcomes(outcomeEventId(String(job.id), job.finishedOn ?? 0));
     expect(event.task).toMatchObject({ data: null, error: { code: 'PAYLOAD_TOO_LARGE' } });
     expect(event.task.error?.message).toContain(`/extractTask/${job.id}`);
+  });
+
+  it("publishes a batch page's batch_scrape.page instead of its outcome, and the batch's completed once", async () => {
+    const batchId = '6b1f3a2e-6d1c-4c55-9a3e-2f0d8c1b7e90';
+    const options = { batchId, format: 'firecrawl' as const, metadata: { run: 7 }, headers: { 'x-run': '7' } };
+    const batchEvents = new BatchEventsPublisher(jetstream(nc), new BatchPagesStore(queues.connection, 60_000), {
+      ...DEFAULT_BATCH_EVENTS_OPTIONS,
+      retryDelayMs: 10,
+      maxPayloadBytes: () => 1024 * 1024,
+    });
+    const publisher = new OutcomePublisher(jetstream(nc), queues, () => 1024 * 1024, { ...fast, batchEvents });
+    const jobs = [
+      await finishedJob({ url: 'https://shop.test/b/1', batchEvents: { options, total: 2 } }),
+      await finishedJob({ url: 'https://shop.test/b/2', batchEvents: { options, total: 2 } }),
+    ];
+    await batchEvents.started({ webhook: 'https://hooks.test/', options, total: 2 });
+    await publisher.jobSettled(QUEUES.retail, String(jobs[0].id));
+    expect(await storedOutcomes(`${batchId}-completed`)).toHaveLength(0);
+    await publisher.jobSettled(QUEUES.retail, String(jobs[1].id));
+    // The last page's outcome again (a redelivery, a crash before its mark): nothing new is stored.
+    await publisher.jobSettled(QUEUES.retail, String(jobs[1].id));
+    await publisher.sweep();
+    const [started, ...moreStarted] = await storedOutcomes<BatchWebhookEvent>(`${batchId}-started`);
+    expect(moreStarted).toHaveLength(0);
+    expect(started).toMatchObject({ event: 'batch_scrape.started', batch: { id: batchId, total: 2 } });
+    for (const job of jobs) {
+      const [page, ...more] = await storedOutcomes<BatchWebhookEvent>(
+        outcomeEventId(String(job.id), job.finishedOn ?? 0),
+      );
+      expect(more).toHaveLength(0);
+      expect(page).toMatchObject({
+        event: 'batch_scrape.page',
+        webhook: 'https://hooks.test/',
+        form: 'firecrawl',
+        headers: { 'x-run': '7' },
+        metadata: { run: 7 },
+        batch: {
+          id: batchId,
+          data: [{ title: `product ${job.id}`, metadata: { sourceURL: (job.data as { url: string }).url } }],
+        },
+      });
+    }
+    const [completed, ...moreCompleted] = await storedOutcomes<BatchWebhookEvent>(`${batchId}-completed`);
+    expect(moreCompleted).toHaveLength(0);
+    expect(completed).toMatchObject({ event: 'batch_scrape.completed', batch: { id: batchId, total: 2 } });
   });
 });

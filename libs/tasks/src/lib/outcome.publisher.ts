@@ -3,6 +3,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS, URL_QUEUE_BY_TYPE, type QueueName, type TaskFinishedEvent } from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
+import type { BatchEventsPublisher } from './batch-events.publisher.js';
 import { countedIdsOf, releaseOutstanding } from './task-admission.service.js';
 import { PUBLISHED_OUTCOMES_KEY } from './task-redis-keys.constants.js';
 import type { TaskJobData } from './task-job-data.types.js';
@@ -33,6 +34,8 @@ export interface OutcomePublisherOptions {
   sweepGraceMs: number;
   sweepIntervalMs: number;
   onError?: (message: string, error: unknown) => void;
+  /** Publishes the page events of URL batches submitted with `webhookOptions` (ADR 0028) instead of their outcomes. */
+  batchEvents?: BatchEventsPublisher;
 }
 
 export const DEFAULT_OUTCOME_PUBLISHER_OPTIONS: OutcomePublisherOptions = {
@@ -109,15 +112,38 @@ export class OutcomePublisher {
       this.options.onError?.(`job ${job.id} not released from its key's outstanding jobs`, e),
     );
     const event = this.eventOf(job, state);
+    // A page of a batch whose webhook wants batch events: its `batch_scrape.page` (and, last, the batch's
+    // `batch_scrape.completed`) instead of the task's outcome; the published mark only once all of that is stored.
+    const batch = job.data.batchEvents;
+    const batchEvents = this.options.batchEvents;
+    const send =
+      batch && batchEvents && job.data.webhook !== undefined
+        ? () =>
+            batchEvents.page(
+              {
+                webhook: job.data.webhook as string,
+                options: batch.options,
+                total: batch.total,
+                ...(job.data.apiKeyId ? { apiKeyId: job.data.apiKeyId } : {}),
+              },
+              String(job.id),
+              event.eventId,
+              event.task,
+              headers,
+            )
+        : () =>
+            this.js
+              .publish(SUBJECTS.taskFinished, this.encode(event), {
+                msgID: event.eventId,
+                timeout: this.options.publishTimeoutMs,
+                ...(headers ? { headers } : {}),
+              })
+              .then(() => undefined);
     let delay = this.options.publishRetryDelayMs;
     const rideOutUntil = Date.now() + this.options.publishRideOutMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.js.publish(SUBJECTS.taskFinished, this.encode(event), {
-          msgID: event.eventId,
-          timeout: this.options.publishTimeoutMs,
-          ...(headers ? { headers } : {}),
-        });
+        await send();
         break;
       } catch (e) {
         if ((attempt >= this.options.publishAttempts && Date.now() >= rideOutUntil) || this.closed) {

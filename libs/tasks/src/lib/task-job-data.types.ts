@@ -1,4 +1,4 @@
-import type { BatchJobData, RpcRequest, SUBJECTS, TraceCarrier } from '@trawl/contracts';
+import type { BatchJobData, RpcRequest, SUBJECTS, TraceCarrier, UrlBatchWebhookOptionsDto } from '@trawl/contracts';
 
 /** What a job keeps beside the caller's parameters; never echoed back. */
 export interface TaskJobMeta {
@@ -7,6 +7,11 @@ export interface TaskJobMeta {
   trace?: TraceCarrier;
   /** When the job began to wait for its extractor fleet (FleetMonitor), ms since the epoch. */
   fleetWaitSince?: number;
+  /**
+   * A job of a URL batch submitted with `webhookOptions` (ADR 0028): its webhook gets the batch's events (one
+   * `batch_scrape.page` for this job, instead of its `task.*` outcome); `total` is the batch's job count.
+   */
+  batchEvents?: { options: UrlBatchWebhookOptionsDto; total: number };
 }
 
 /** Data of a job the caller sees: a URL task, or the parent of a maps or search batch. */
@@ -30,6 +35,12 @@ export type QueryJobData =
 
 /** The caller's parameters of a job: its data without what we keep beside them. */
 export function echoOf(data: TaskJobData): BatchJobData {
-  const { apiKeyId: _apiKeyId, trace: _trace, fleetWaitSince: _fleetWaitSince, ...echo } = data;
+  const {
+    apiKeyId: _apiKeyId,
+    trace: _trace,
+    fleetWaitSince: _fleetWaitSince,
+    batchEvents: _batchEvents,
+    ...echo
+  } = data;
   return echo;
 }

@@ -26,3 +26,11 @@ export function outstandingSetKey(prefix: string, apiKeyId: string | undefined):
 
 // Its keys besides the queues': a contract too (the deploy's Redis ACL grants exactly these).
 export { IDEMPOTENCY_KEYS, PUBLISHED_OUTCOMES_KEY } from '@trawl/contracts';
+
+/**
+ * The set of a Firecrawl-form URL batch's finished job ids (`trawl:{batch:<id>}:done`): one hash tag per batch, so its
+ * counting script touches one slot. The deploy's Redis ACL grants `~trawl:{batch:*` to task-service.
+ */
+export function batchPagesDoneKey(batchId: string): string {
+  return `trawl:{batch:${batchId}}:done`;
+}

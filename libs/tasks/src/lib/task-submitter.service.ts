@@ -17,6 +17,7 @@ import { childJobId, newJobId } from './task-job-id.util.js';
 import type { QueryJobData, QueryJobMeta, TaskJobData, TaskJobMeta } from './task-job-data.types.js';
 import { clampPriority, TaskAdmission } from './task-admission.service.js';
 import type { ReplicaAcks } from './replica-acks.service.js';
+import type { BatchEventsPublisher } from './batch-events.publisher.js';
 import { submissionFingerprint, TaskIdempotency } from './task-idempotency.service.js';
 import { replyBytesOf, urlBatchReplyBytes } from './task-reply-size.policy.js';
 
@@ -65,6 +66,8 @@ export interface TaskSubmitterOptions {
   holdMs?: number;
   /** Reports what goes wrong after the answer is decided (a release or a removal that failed). */
   onError?: (message: string, error: unknown) => void;
+  /** Publishes `batch_scrape.started` of a URL batch with `webhookOptions` (ADR 0028); without it, per-task events. */
+  batchEvents?: BatchEventsPublisher;
 }
 
 export const DEFAULT_TASK_SUBMITTER_OPTIONS: TaskSubmitterOptions = { maxOutstandingPerKey: 20_000 };
@@ -146,6 +149,11 @@ export class TaskSubmitter {
     const queue = URL_QUEUE_BY_TYPE[req.type];
     const urls = req.urls.map((url) => appendUrlParams(url, req.params));
     // Every job's data is the template with its URL (the same keys in the same order).
+    // With `webhookOptions` (ADR 0028) the webhook gets the batch's events: each job knows its batch and its size.
+    const batchEvents =
+      req.webhook !== undefined && req.webhookOptions && this.options.batchEvents
+        ? { options: req.webhookOptions, total: urls.length }
+        : undefined;
     const template: TaskJobData & { url: string } = {
       kind: 'url',
       url: '',
@@ -156,6 +164,7 @@ export class TaskSubmitter {
       ...(req.engine ? { engine: req.engine } : {}),
       ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}),
       ...meta,
+      ...(batchEvents ? { batchEvents } : {}),
     };
     this.assertReplyFits(urlBatchReplyBytes(template, urls), urls.length);
     const data: TaskJobData[] = urls.map((url) => ({ ...template, url }));
@@ -181,6 +190,20 @@ export class TaskSubmitter {
         discard: () =>
           this.queues.discardHeld(queue, ids, (multi) => this.admission.untrackIn(multi, meta.apiKeyId, ids)),
       });
+    }
+    if (batchEvents && req.webhook !== undefined) {
+      // After the jobs exist (a page may already have finished: the receiver does not rely on the order). Stored once
+      // under `<batch>-started`; a publish that fails is reported, the batch goes on.
+      await this.options.batchEvents
+        ?.started({
+          webhook: req.webhook,
+          options: batchEvents.options,
+          total: batchEvents.total,
+          ...(meta.apiKeyId ? { apiKeyId: meta.apiKeyId } : {}),
+        })
+        .catch((e: unknown) =>
+          this.options.onError?.(`batch ${batchEvents.options.batchId}: its started event not published`, e),
+        );
     }
     return { jobs: added.map(toBatchJob) };
   }

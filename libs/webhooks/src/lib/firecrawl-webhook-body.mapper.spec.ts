@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { CrawlWebhookEvent } from '@trawl/contracts';
+import type { BatchWebhookEvent, CrawlWebhookEvent } from '@trawl/contracts';
 import { customHeadersOf, webhookBody } from './webhook-sender.service.js';
 
 const document = {
@@ -97,5 +97,56 @@ describe("crawl webhooks in Firecrawl's form", () => {
         }),
       ),
     ).toEqual({ Authorization: 'Bearer t', 'x-run': '7' });
+  });
+});
+
+describe("URL batch webhooks in Firecrawl's form", () => {
+  const BATCH = '6b1f3a2e-6d1c-4c55-9a3e-2f0d8c1b7e90';
+  function batchEvent(over: Partial<BatchWebhookEvent>): BatchWebhookEvent {
+    return {
+      eventId: 'job-1-5',
+      event: 'batch_scrape.page',
+      webhook: 'https://hook.test/',
+      batch: { id: BATCH, data: [document] },
+      form: 'firecrawl',
+      metadata: { run: 7 },
+      headers: { 'x-run': '7' },
+      occurredAt: 1,
+      ...over,
+    };
+  }
+
+  it("renders batch_scrape.page with the page's document mapped as a crawl page's", () => {
+    const page = JSON.parse(webhookBody(batchEvent({})));
+    const crawlPage = JSON.parse(webhookBody(event({ form: 'firecrawl', metadata: { run: 7 } })));
+    expect(page).toEqual({ ...crawlPage, type: 'batch_scrape.page', id: BATCH });
+    expect(customHeadersOf(batchEvent({}))).toEqual({ 'x-run': '7' });
+  });
+
+  it('renders started and completed with empty data, and a failed page with success false and its error', () => {
+    for (const type of ['batch_scrape.started', 'batch_scrape.completed'] as const) {
+      expect(JSON.parse(webhookBody(batchEvent({ event: type, batch: { id: BATCH, total: 2 } })))).toEqual({
+        success: true,
+        type,
+        id: BATCH,
+        data: [],
+        metadata: { run: 7 },
+      });
+    }
+    const failed = batchEvent({ batch: { id: BATCH, error: { code: 'TARGET_UNREACHABLE', message: 'refused' } } });
+    expect(JSON.parse(webhookBody(failed))).toEqual({
+      success: false,
+      type: 'batch_scrape.page',
+      id: BATCH,
+      data: [],
+      metadata: { run: 7 },
+      error: 'refused',
+    });
+  });
+
+  it("keeps Trawl's own body when no form is asked", () => {
+    const { form: _form, ...trawl } = batchEvent({});
+    void _form;
+    expect(JSON.parse(webhookBody(trawl))).toMatchObject({ event: 'batch_scrape.page', id: BATCH });
   });
 });

@@ -1,4 +1,4 @@
-import { decodeScrapeHtml, type CrawlDocument, type CrawlWebhookEvent } from '@trawl/contracts';
+import { decodeScrapeHtml, type BatchWebhookEvent, type CrawlDocument, type CrawlWebhookEvent } from '@trawl/contracts';
 
 /**
  * A crawl's document as Firecrawl's webhooks carry it: its formats (html as markup, not the native base64) and
@@ -22,7 +22,8 @@ export function firecrawlDocumentOf(doc: CrawlDocument): Record<string, unknown>
  * event's name (crawl.started, crawl.page, crawl.completed, crawl.failed), `data` the page's documents (empty for the
  * others), `metadata` the crawl's webhook metadata as given.
  */
-export function firecrawlWebhookBody(event: CrawlWebhookEvent): Record<string, unknown> {
+export function firecrawlWebhookBody(event: CrawlWebhookEvent | BatchWebhookEvent): Record<string, unknown> {
+  if ('batch' in event) return firecrawlBatchWebhookBody(event);
   const failed = event.event === 'crawl.failed';
   return {
     success: !failed,
@@ -31,5 +32,22 @@ export function firecrawlWebhookBody(event: CrawlWebhookEvent): Record<string, u
     data: (event.crawl.data ?? []).map(firecrawlDocumentOf),
     metadata: event.metadata ?? {},
     ...(failed ? { error: event.crawl.error?.message ?? 'the crawl failed' } : {}),
+  };
+}
+
+/**
+ * Firecrawl's webhook body of a URL batch event (ADR 0028), as a crawl's: `type` batch_scrape.started, .page or
+ * .completed, `data` the page's document (mapped as a crawl page's), and on a page that failed `success: false` and
+ * its `error`.
+ */
+function firecrawlBatchWebhookBody(event: BatchWebhookEvent): Record<string, unknown> {
+  const error = event.batch.error;
+  return {
+    success: error === undefined,
+    type: event.event,
+    id: event.batch.id,
+    data: (event.batch.data ?? []).map(firecrawlDocumentOf),
+    metadata: event.metadata ?? {},
+    ...(error ? { error: error.message } : {}),
   };
 }

@@ -30,12 +30,13 @@ export interface WebhookSenderOptions {
 }
 
 /**
- * The JSON body of a delivery: the task record (or a crawl's state, ADR 0026) with the event name; a crawl event asked
- * for in Firecrawl's form as Firecrawl's object (ADR 0028).
+ * The JSON body of a delivery: the task record (or a crawl's or URL batch's state, ADR 0026) with the event name; a
+ * crawl or batch event asked for in Firecrawl's form as Firecrawl's object (ADR 0028).
  */
 export function webhookBody(event: OutcomeEvent): string {
   if ('task' in event) return JSON.stringify({ event: event.event, ...event.task });
   if (event.form === 'firecrawl') return JSON.stringify(firecrawlWebhookBody(event));
+  if ('batch' in event) return JSON.stringify({ event: event.event, ...event.batch });
   return JSON.stringify({ event: event.event, ...event.crawl });
 }
 

@@ -175,7 +175,7 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     expect(auth?.spec?.secretTargetRef?.map((r) => r.parameter)).toEqual(['username', 'password']);
   });
 
-  it("narrows task-service's Redis user to its own keys (queues, idempotency records, outcome marks, crawls) and no channel", () => {
+  it("narrows task-service's Redis user to its own keys (queues, idempotency records, outcome marks, crawls, batches) and no channel", () => {
     const acl = (find(objects, 'ConfigMap', 'trawl-redis-acl') as IConfigMap).data?.['users.acl.template'] ?? '';
     const line = acl.split('\n').find((l) => l.startsWith('user trawl-task-service ')) ?? '';
     const keyPatterns = line.split(' ').filter((w) => w.startsWith('~') || w.startsWith('%'));
@@ -187,6 +187,8 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
       '~trawl:{crawl:*',
       '~trawl:{crawls}:*',
       '~trawl:{host:*',
+      // A Firecrawl-form batch's finished pages (ADR 0028): one hash tag per batch.
+      '~trawl:{batch:*',
     ]);
     expect(line).toContain(' resetchannels ');
     expect(line).not.toMatch(/allchannels|~trawl:\*/);

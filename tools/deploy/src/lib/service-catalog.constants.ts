@@ -114,9 +114,10 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     // Crawls and maps read robots.txt, sitemaps and (maps) pages themselves, through the SSRF guard (ADR 0026).
     internet: true,
     // Its queues, its idempotency records and its published-outcome marks; the crawls' keys (one hash tag per crawl,
-    // the active set, the per-host budgets: libs/crawl/src/lib/crawl-redis-keys.constants.ts); no channel.
+    // the active set, the per-host budgets: libs/crawl/src/lib/crawl-redis-keys.constants.ts); the batches' finished
+    // pages (one hash tag per batch: batchPagesDoneKey); no channel.
     redisAcl: (queues) =>
-      `~${queues} ~${IDEMPOTENCY_KEYS}* ~${PUBLISHED_OUTCOMES_KEY} ~trawl:{crawl:* ~trawl:{crawls}:* ~trawl:{host:* resetchannels`,
+      `~${queues} ~${IDEMPOTENCY_KEYS}* ~${PUBLISHED_OUTCOMES_KEY} ~trawl:{crawl:* ~trawl:{crawls}:* ~trawl:{host:* ~trawl:{batch:* resetchannels`,
   },
   {
     name: 'webhook-dispatcher',

@@ -1,6 +1,7 @@
 import { isHttpUrl, isWireError, type ScrapeResult, type TaskRecord } from '@trawl/contracts';
 import { BATCH_OPTIONS, BATCH_RETENTION_MS, PAGE_STATES, type BatchState } from './firecrawl.constants.js';
 import { applyOptions, type Mapping } from './firecrawl-options.mapper.js';
+import { crawlWebhookOf } from './firecrawl-crawl.mapper.js';
 import { fromNativeScrape, toNativeScrape, type FirecrawlDocument } from './firecrawl-scrape.mapper.js';
 import { TrawlError } from '@trawl/contracts';
 
@@ -19,25 +20,16 @@ export interface BatchMapping extends Mapping {
   /** The Firecrawl formats to answer (those the batch's tasks were asked for). */
   formats: string[];
   webhook?: string;
-}
-
-/** The `url` of Firecrawl's webhook setting: a string (v1) or `{ url, headers, metadata, events }` (v2). */
-export function webhookUrlOf(webhook: unknown, mapping: Mapping): string | undefined {
-  if (webhook === undefined || webhook === null) return undefined;
-  if (typeof webhook === 'string') return webhook;
-  if (typeof webhook === 'object' && typeof (webhook as { url?: unknown }).url === 'string') {
-    const { url, ...rest } = webhook as { url: string } & Record<string, unknown>;
-    for (const name of Object.keys(rest)) mapping.warnings.push(`webhook.${name} is not supported by Trawl; ignored`);
-    return url;
-  }
-  throw new TrawlError('VALIDATION_FAILED', 'webhook must be a URL or { url }', { field: 'webhook' });
+  /** How the webhook is called (the native batch's `webhookOptions` but its `batchId`, made by the caller). */
+  webhookOptions?: Record<string, unknown>;
 }
 
 /**
  * A Firecrawl batch body onto a native URL batch (type `scrape`): its URLs (invalid ones set aside when
  * `ignoreInvalidURLs`, Firecrawl's v2 default), the per-URL timeout, the formats and browser options (actions,
- * location, mobile) in the batch's `scrapeOptions`, and the webhook's URL; any other scrape option cannot be set per
- * batch and is named in the warnings.
+ * location, mobile) in the batch's `scrapeOptions`, and the webhook as a crawl's (Firecrawl's batch_scrape.* events in
+ * its object form, with its headers, metadata and events, ADR 0028); any other scrape option cannot be set per batch
+ * and is named in the warnings.
  */
 export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefault: boolean): BatchMapping {
   const urls = body.urls;
@@ -84,12 +76,10 @@ export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefaul
     invalidURLs,
     formats: scrape.answered.map((a) => a.name),
   };
-  const webhook = webhookUrlOf(body.webhook, mapping);
-  if (webhook !== undefined) {
-    mapping.webhook = webhook;
-    mapping.warnings.push(
-      "webhook: Trawl delivers one signed task.completed / task.failed event per page (Standard Webhooks), not Firecrawl's batch_scrape.* events",
-    );
+  const webhook = crawlWebhookOf(body.webhook);
+  if (webhook) {
+    mapping.webhook = webhook.url;
+    mapping.webhookOptions = webhook.options;
   }
   return mapping;
 }

@@ -63,14 +63,21 @@ export class FirecrawlBatchService {
     }
     // v2 sets invalid URLs aside by default; v1 refuses the batch (Firecrawl's defaults).
     const mapping = toNativeBatch(input, version === 'v2');
+    // The batch's id first: its webhook events (batch_scrape.*, ADR 0028) carry it.
+    const id = randomUUID();
     const reply = await this.native.submitUrls(
-      { ...mapping.native, urls: mapping.urls, ...(mapping.webhook !== undefined ? { webhook: mapping.webhook } : {}) },
+      {
+        ...mapping.native,
+        urls: mapping.urls,
+        ...(mapping.webhook !== undefined ? { webhook: mapping.webhook } : {}),
+        ...(mapping.webhookOptions ? { webhookOptions: { ...mapping.webhookOptions, batchId: id } } : {}),
+      },
       req,
       idempotencyKey,
     );
     const now = Date.now();
     const batch: FirecrawlBatch = {
-      id: randomUUID(),
+      id,
       owner: this.ownerOf(req),
       jobIds: reply.jobs.map((j) => j.id),
       formats: mapping.formats,

@@ -225,4 +225,34 @@ describe('Firecrawl translation tables', () => {
       'html',
     ]);
   });
+
+  it("maps a batch's webhook (a URL or the object form) onto batch events in Firecrawl's form, no warning", () => {
+    const plain = toNativeBatch({ urls: ['https://a.test/'], webhook: 'https://hook.test/a' }, true);
+    expect(plain.webhook).toBe('https://hook.test/a');
+    expect(plain.webhookOptions).toEqual({ format: 'firecrawl' });
+    expect(plain.warnings).toEqual([]);
+    const full = toNativeBatch(
+      {
+        urls: ['https://a.test/'],
+        webhook: { url: 'https://hook.test/b', headers: { 'x-t': '1' }, metadata: { run: 7 }, events: ['page'] },
+      },
+      true,
+    );
+    expect(full.webhookOptions).toEqual({
+      format: 'firecrawl',
+      headers: { 'x-t': '1' },
+      metadata: { run: 7 },
+      events: ['page'],
+    });
+    expect(full.warnings).toEqual([]);
+    const batchId = '6b1f3a2e-6d1c-4c55-9a3e-2f0d8c1b7e90';
+    const native = { ...full.native, urls: full.urls, webhook: full.webhook };
+    expect(
+      parseDto(UrlBatchRequestDto, { ...native, webhookOptions: { ...full.webhookOptions, batchId } }),
+    ).toMatchObject({ webhookOptions: { batchId, format: 'firecrawl', events: ['page'] } });
+    // The native batch refuses options without the batch's id, or events Firecrawl does not name.
+    expect(() => parseDto(UrlBatchRequestDto, { ...native, webhookOptions: full.webhookOptions })).toThrow();
+    expect(() => parseDto(UrlBatchRequestDto, { ...native, webhookOptions: { batchId, events: ['x'] } })).toThrow();
+    expect(() => toNativeBatch({ urls: ['https://a.test/'], webhook: 42 }, true)).toThrow('webhook');
+  });
 });

@@ -15,7 +15,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 import {
+  BATCH_SCRAPE_EVENTS,
   CRAWL_EVENTS,
+  type BatchEventBody,
+  type BatchScrapeEventName,
+  type BatchWebhookEvent,
   CRAWL_ID_PATTERN,
   CRAWL_STATUSES,
   type CrawlDocument,
@@ -101,6 +105,75 @@ export class CrawlWebhookEventDto implements CrawlWebhookEvent {
   @ValidateNested()
   @Type(() => CrawlEventBodyDto)
   crawl!: CrawlEventBodyDto;
+
+  @IsOptional()
+  @IsIn(['firecrawl'])
+  form?: 'firecrawl';
+
+  @IsOptional()
+  @Validate(IsHeaderMap)
+  headers?: Record<string, string>;
+
+  @IsOptional()
+  @Validate(IsWebhookMetadata)
+  metadata?: Record<string, unknown>;
+
+  @IsOptional()
+  @Validate(IsTraceCarrier)
+  trace?: TraceCarrier;
+
+  @IsNumber()
+  occurredAt!: number;
+}
+
+/** `batch` of a URL batch event: the batch's id, and on `batch_scrape.page` its one document or its error. */
+export class BatchEventBodyDto implements BatchEventBody {
+  @Matches(/^[0-9a-f-]{36}$/, { message: 'id must be a batch id (a UUID)' })
+  id!: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  total?: number;
+
+  /** The page's document, mapped from its task's result as a crawl's (checked by the task's processor). */
+  @IsOptional()
+  @IsArray()
+  @IsObject({ each: true })
+  data?: CrawlDocument[];
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CrawlErrorDto)
+  error?: CrawlErrorDto;
+}
+
+/**
+ * A URL batch's webhook event on `task.finished.v1` (BatchWebhookEvent, ADR 0028), read by the webhook dispatcher as
+ * a crawl's: an event that is not one is dropped, never delivered half-read.
+ */
+export class BatchWebhookEventDto implements BatchWebhookEvent {
+  @IsString()
+  @MaxLength(200)
+  eventId!: string;
+
+  @IsIn(BATCH_SCRAPE_EVENTS)
+  event!: BatchScrapeEventName;
+
+  @IsString()
+  @MaxLength(4096)
+  webhook!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  apiKeyId?: string;
+
+  @IsObject()
+  @ValidateNested()
+  @Type(() => BatchEventBodyDto)
+  batch!: BatchEventBodyDto;
 
   @IsOptional()
   @IsIn(['firecrawl'])

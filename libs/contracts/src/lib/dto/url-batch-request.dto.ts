@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, Validate } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsUUID,
+  Validate,
+  ValidateNested,
+} from 'class-validator';
 import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
 import { LIMITS } from '../limits.constants.js';
@@ -10,6 +20,18 @@ import { SCRAPE_FORMATS } from './scrape-request.dto.js';
 import { IsUrlParams, URL_PARAMS_DOC, type UrlParams } from './url-params.validator.js';
 import { IsTimeout } from './timeout.validator.js';
 import { IsUpstreamEngine } from './upstream-engine.validator.js';
+import { CrawlWebhookOptionsDto } from './crawl-request.dto.js';
+
+/**
+ * `webhookOptions` of a URL batch (ADR 0028): a crawl's webhook options plus the id the batch's events carry (the
+ * Firecrawl batch's, made by the gateway before the submission). With them the batch's webhook gets
+ * `batch_scrape.started`, one `batch_scrape.page` per URL and `batch_scrape.completed` instead of per-task events.
+ */
+export class UrlBatchWebhookOptionsDto extends CrawlWebhookOptionsDto {
+  @ApiProperty({ description: 'The id the batch events carry (a UUID).', format: 'uuid' })
+  @IsUUID()
+  batchId!: string;
+}
 
 /** POST /extractTask/batch: one job per URL. */
 export class UrlBatchRequestDto {
@@ -26,6 +48,15 @@ export class UrlBatchRequestDto {
   @IsOptional()
   @IsHttpUrl()
   webhook?: string;
+
+  @ApiPropertyOptional({
+    type: () => UrlBatchWebhookOptionsDto,
+    description: 'How `webhook` is called: batch events (batch_scrape.*) instead of per-task ones (ADR 0028).',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => UrlBatchWebhookOptionsDto)
+  webhookOptions?: UrlBatchWebhookOptionsDto;
 
   @ApiProperty({ enum: EXTRACT_TYPES, description: 'Website type.' })
   @IsIn(EXTRACT_TYPES, { message: `type must be one of: ${EXTRACT_TYPES.join(', ')}` })

@@ -14,7 +14,7 @@ import type { OutcomeEvent } from '../crawl.types.js';
 import { isOutcomeEvent } from '../outcome-event.parser.js';
 import type { WebhookDeadLetter } from '../task.types.js';
 
-/** `outcome` of a dead letter: what the outcome stream carries (a task outcome or a crawl event), checked as there. */
+/** `outcome` of a dead letter: what the outcome stream carries (a task outcome or a crawl event), checked as there (a batch event too). */
 @ValidatorConstraint({ name: 'isOutcomeEvent' })
 export class IsOutcomeEvent implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
@@ -22,7 +22,7 @@ export class IsOutcomeEvent implements ValidatorConstraintInterface {
   }
 
   defaultMessage(): string {
-    return 'outcome must be a task outcome (TaskFinishedEventDto) or a crawl event (CrawlWebhookEventDto)';
+    return 'outcome must be a task outcome (TaskFinishedEventDto), a crawl event (CrawlWebhookEventDto) or a batch event (BatchWebhookEventDto)';
   }
 }
 
