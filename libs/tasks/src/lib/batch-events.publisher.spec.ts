@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { parseOutcomeEvent, SUBJECTS, type BatchWebhookEvent, type TaskRecord } from '@trawl/contracts';
-import { BatchEventsPublisher, type BatchEventsTarget } from './batch-events.publisher.js';
+import { batchEventId, BatchEventsPublisher, type BatchEventsTarget } from './batch-events.publisher.js';
 import type { BatchPageCount, BatchPagesStore } from './batch-pages.store.js';
 
 const BATCH = '6b1f3a2e-6d1c-4c55-9a3e-2f0d8c1b7e90';
@@ -80,6 +80,16 @@ function task(over: Partial<TaskRecord>): TaskRecord {
 const options = { attempts: 3, retryDelayMs: 1, timeoutMs: 1000, maxPayloadBytes: () => 1024 * 1024 };
 
 describe('BatchEventsPublisher', () => {
+  it("scopes a batch's started and completed ids by its owning key, without the key's id in them", () => {
+    const a = batchEventId(target(), 'started');
+    const b = batchEventId({ ...target(), apiKeyId: 'key-b' }, 'started');
+    // A native caller names its own batch id: another key's batch of the same id is not a duplicate of this one.
+    expect(a).not.toBe(b);
+    expect(a).toMatch(new RegExp(`^[0-9a-f]{16}-${BATCH}-started$`));
+    expect(a).not.toContain('key-a');
+    expect(batchEventId(target(), 'completed')).toBe(a.replace(/started$/, 'completed'));
+  });
+
   it('publishes started, each page under its outcome id, and completed once the count is complete', async () => {
     const { js, sent } = recordingJs();
     const { store, finished } = pagesStore(2);
@@ -99,10 +109,10 @@ describe('BatchEventsPublisher', () => {
     );
     expect(finished).toEqual(['scrape_1', 'scrape_2']);
     expect(sent.map((s) => [s.subject, s.msgID, s.event.event])).toEqual([
-      [SUBJECTS.taskFinished, `${BATCH}-started`, 'batch_scrape.started'],
+      [SUBJECTS.taskFinished, batchEventId(target(), 'started'), 'batch_scrape.started'],
       [SUBJECTS.taskFinished, 'scrape_1-5', 'batch_scrape.page'],
       [SUBJECTS.taskFinished, 'scrape_2-6', 'batch_scrape.page'],
-      [SUBJECTS.taskFinished, `${BATCH}-completed`, 'batch_scrape.completed'],
+      [SUBJECTS.taskFinished, batchEventId(target(), 'completed'), 'batch_scrape.completed'],
     ]);
     // Each is an outcome-stream message the dispatcher accepts.
     for (const s of sent) expect(parseOutcomeEvent(s.event)).toMatchObject({ eventId: s.msgID });
@@ -144,7 +154,7 @@ describe('BatchEventsPublisher', () => {
   it('retries a failed publish, and throws before counting the page when NATS stays away', async () => {
     const flaky = recordingJs(2);
     await new BatchEventsPublisher(flaky.js, pagesStore(5).store, options).started(target());
-    expect(flaky.sent.map((s) => s.msgID)).toEqual([`${BATCH}-started`]);
+    expect(flaky.sent.map((s) => s.msgID)).toEqual([batchEventId(target(), 'started')]);
     const down = recordingJs(100);
     const { store, finished } = pagesStore(1);
     await expect(

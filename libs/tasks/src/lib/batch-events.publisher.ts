@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/nats-core';
 import {
@@ -41,10 +42,23 @@ export function batchDocumentOf(result: ScrapeResult, sourceURL: string): CrawlD
 }
 
 /**
+ * The stable id of a batch's started or completed event: the batch id within its owning key (a digest of the key's
+ * id, not the id itself, as the event id travels to the receiver). A native caller names its own batch id, so an id
+ * of the batch alone would let another key's batch of the same id have these events taken as duplicates.
+ */
+export function batchEventId(target: BatchEventsTarget, kind: 'started' | 'completed'): string {
+  const owner = createHash('sha256')
+    .update(target.apiKeyId ?? '-')
+    .digest('hex')
+    .slice(0, 16);
+  return `${owner}-${target.options.batchId}-${kind}`;
+}
+
+/**
  * Publishes a URL batch's webhook events in Firecrawl's names (ADR 0028) on the outcome stream, where the webhook
  * dispatcher delivers them as a crawl's: `batch_scrape.started` once its jobs are added, `batch_scrape.page` for each
  * finished job (instead of its `task.*` outcome), and `batch_scrape.completed` once BatchPagesStore has counted every
- * job. Ids are stable (`<batch>-started`, the outcome's id, `<batch>-completed`), so JetStream stores a re-publish
+ * job. Ids are stable (`batchEventId`, the outcome's id), so JetStream stores a re-publish
  * (a redelivered or re-swept last page) once. Events not in `options.events` are skipped.
  */
 export class BatchEventsPublisher {
@@ -58,7 +72,7 @@ export class BatchEventsPublisher {
 
   async started(target: BatchEventsTarget): Promise<void> {
     const id = target.options.batchId;
-    await this.publish(target, `${id}-started`, 'batch_scrape.started', { id, total: target.total });
+    await this.publish(target, batchEventId(target, 'started'), 'batch_scrape.started', { id, total: target.total });
   }
 
   /**
@@ -84,7 +98,10 @@ export class BatchEventsPublisher {
     // Counted per owning key: another key that names the same batch id counts in its own set.
     const count = await this.pages.finish(`${target.apiKeyId ?? '-'}/${id}`, jobId, target.total);
     if (count.complete) {
-      await this.publish(target, `${id}-completed`, 'batch_scrape.completed', { id, total: target.total });
+      await this.publish(target, batchEventId(target, 'completed'), 'batch_scrape.completed', {
+        id,
+        total: target.total,
+      });
     }
   }
 

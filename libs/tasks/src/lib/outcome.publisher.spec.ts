@@ -6,7 +6,7 @@ import { QUEUES, STREAMS, type BatchWebhookEvent, type TaskFinishedEvent } from 
 import { connectNats, ensureOutcomeStream } from '@trawl/messaging';
 import { startNats, startRedis, type TestServer } from '@trawl/testing';
 import { standaloneRedisTopology } from '@trawl/redis';
-import { BatchEventsPublisher, DEFAULT_BATCH_EVENTS_OPTIONS } from './batch-events.publisher.js';
+import { batchEventId, BatchEventsPublisher, DEFAULT_BATCH_EVENTS_OPTIONS } from './batch-events.publisher.js';
 import { BatchPagesStore } from './batch-pages.store.js';
 import { DEFAULT_OUTCOME_PUBLISHER_OPTIONS, OutcomePublisher, outcomeEventId } from './outcome.publisher.js';
 import type { TaskJobData } from './task-job-data.types.js';
@@ -150,14 +150,15 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
       await finishedJob({ url: 'https://shop.test/b/1', batchEvents: { options, total: 2 } }),
       await finishedJob({ url: 'https://shop.test/b/2', batchEvents: { options, total: 2 } }),
     ];
-    await batchEvents.started({ webhook: 'https://hooks.test/', options, total: 2 });
+    const target = { webhook: 'https://hooks.test/', options, total: 2 };
+    await batchEvents.started(target);
     await publisher.jobSettled(QUEUES.retail, String(jobs[0].id));
-    expect(await storedOutcomes(`${batchId}-completed`)).toHaveLength(0);
+    expect(await storedOutcomes(batchEventId(target, 'completed'))).toHaveLength(0);
     await publisher.jobSettled(QUEUES.retail, String(jobs[1].id));
     // The last page's outcome again (a redelivery, a crash before its mark): nothing new is stored.
     await publisher.jobSettled(QUEUES.retail, String(jobs[1].id));
     await publisher.sweep();
-    const [started, ...moreStarted] = await storedOutcomes<BatchWebhookEvent>(`${batchId}-started`);
+    const [started, ...moreStarted] = await storedOutcomes<BatchWebhookEvent>(batchEventId(target, 'started'));
     expect(moreStarted).toHaveLength(0);
     expect(started).toMatchObject({ event: 'batch_scrape.started', batch: { id: batchId, total: 2 } });
     for (const job of jobs) {
@@ -177,7 +178,7 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
         },
       });
     }
-    const [completed, ...moreCompleted] = await storedOutcomes<BatchWebhookEvent>(`${batchId}-completed`);
+    const [completed, ...moreCompleted] = await storedOutcomes<BatchWebhookEvent>(batchEventId(target, 'completed'));
     expect(moreCompleted).toHaveLength(0);
     expect(completed).toMatchObject({ event: 'batch_scrape.completed', batch: { id: batchId, total: 2 } });
   });

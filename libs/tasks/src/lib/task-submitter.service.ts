@@ -193,7 +193,7 @@ export class TaskSubmitter {
     }
     if (batchEvents && req.webhook !== undefined) {
       // After the jobs exist (a page may already have finished: the receiver does not rely on the order). Stored once
-      // under `<batch>-started`; a publish that fails is reported, the batch goes on.
+      // under `batchEventId(…, 'started')`; a publish that fails is reported, the batch goes on.
       await this.options.batchEvents
         ?.started({
           webhook: req.webhook,
