@@ -1,16 +1,13 @@
 import { BrowserIdentities, chromiumVersionOf, type BrowserIdentity } from '@trawl/browser-identity';
 import { TrawlError } from '@trawl/contracts';
-import {
-  chromium,
-  type Browser,
-  type BrowserContext,
-  type CDPSession,
-  type Page,
-  type Request,
-  type Route,
-} from 'playwright-core';
+import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, sandboxDecision } from './chromium-path.resolver.js';
 import { DEFAULT_POOL_OPTIONS, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool.options.js';
+import type { PooledBrowser, ResolvedPoolOptions, Session, Slot } from './browser-pool-state.types.js';
+import { newTaskState } from './browser-pool-state.types.js';
+import type { PageTaskContext, RunOptions } from './browser-pool.types.js';
+import { cleanupBound, CleanupTimeoutError, raceDeadline, type Bound } from './deadline-bound.util.js';
+import { PageRequestGuard } from './page-request.guard.js';
 import { PermitQueue } from './permit.queue.js';
 import { resetNetwork, trackNetwork } from './settle-page.util.js';
 
@@ -21,155 +18,6 @@ import { resetNetwork, trackNetwork } from './settle-page.util.js';
  */
 const PROXY_LOOPBACK_TOO = '<-loopback>';
 
-/** What a task gets: its own page, and the deadline it must finish by. */
-export interface PageTaskContext {
-  page: Page;
-  /** Epoch milliseconds. */
-  deadline: number;
-  /** Milliseconds left before the deadline (at least 1). */
-  remainingMs(): number;
-  /** The session the task ran in (give it to `retireSession` when the upstream blocked it). */
-  session: string;
-  /** Who the browser is in this task. */
-  identity: BrowserIdentity;
-  /** Requests refused so far as ads or trackers (`blockAds`). */
-  adsBlocked(): number;
-}
-
-export interface RunOptions {
-  /** Epoch milliseconds by which the task (queueing and launch included) must be done. */
-  deadline: number;
-  /** Extra HTTP headers for every request of the task (a fresh context is always used then); see `headersFor`. */
-  headers?: Record<string, string>;
-  /**
-   * Scopes `headers` to one page instead of every request (issue 19, Medium 5): a `Cookie` header becomes cookies of
-   * the context for this URL (host-only, so the browser sends them only where that host's cookies go), and every
-   * other header is added only to the main frame's navigations to this URL's origin; third parties, frames and
-   * subresources never see them. Absent: `headers` go with every request (the render path's referer).
-   */
-  headersFor?: string;
-  /**
-   * Who the task browses as. Tasks of one named session share its identity, upstream proxy and context, cookies
-   * included (name sessions per tenant); other sessions never share them. Without it, the pool's own session for
-   * hl/gl, whose contexts are reused only when a task left them clean.
-   */
-  session?: string;
-  /** Host language and country: the identity's locale, Accept-Language and time zone. */
-  hl?: string;
-  gl?: string;
-  /**
-   * Who the task is for: an opaque id set by the platform (the API key id), never by a caller. A reused tab is emptied
-   * (about:blank, history reset) only before a task of another tenant, or when either task's tenant is unknown; tasks
-   * of one tenant may follow each other on it (they can see their own previous page, never another tenant's).
-   */
-  tenant?: string;
-  /**
-   * Where the page is asked from (a scrape's `location`): the identity's languages (Accept-Language, locale), the
-   * country's time zone and position (geolocation granted), and an upstream proxy of that country when the proxy
-   * list says which serve it. Instead of hl/gl.
-   */
-  location?: { country?: string; languages?: string[] };
-  /** A phone: the identity's mobile user agent and client hints, its screen, touch (a session of its own). */
-  mobile?: boolean;
-  /** The viewport of the task's page, CSS pixels (a fresh context that is not reused). */
-  viewport?: { width: number; height: number };
-  /**
-   * The host a new session's upstream proxy serves (an upstream render's host): the proxy is drawn skipping those
-   * resting for it, and a blocked `retireSession` rests it for that host only (ADR 0027). Absent: unscoped.
-   */
-  proxyScope?: string;
-  /**
-   * Refuse the requests of the task's page that the pool's `adBlocker` calls ads or trackers (ADR 0030). Per task: a
-   * reused tab follows the flag of the task it serves.
-   */
-  blockAds?: boolean;
-}
-
-/** A session: one identity and one upstream proxy, for up to sessionMaxTasks tasks and sessionMaxAgeMs. */
-interface Session {
-  key: string;
-  named: boolean;
-  identity: BrowserIdentity;
-  proxy?: string;
-  lane?: string;
-  /** The host its proxy was drawn for and is marked blocked for ('' = unscoped). */
-  proxyScope: string;
-  tasks: number;
-  startedAt: number;
-}
-
-/** Per-task state a context's route handler and listeners write to. */
-interface TaskState {
-  documentOrigins: Set<string>;
-  /** Guard checks still running for the task's requests; the outcome waits for them. */
-  checks: Promise<void>[];
-  refused?: TrawlError;
-  abort?: (e: TrawlError) => void;
-  /** `blockAds` for this task (and an adBlocker to ask). */
-  blockAds?: boolean;
-  /** Requests refused as ads or trackers. */
-  adsBlocked: number;
-  /** The URL of the tab's last main-frame navigation request seen: the page a request is made for. */
-  topUrl?: string;
-}
-
-interface Slot {
-  context: BrowserContext;
-  page: Page;
-  cdp?: CDPSession;
-  /** The context's id in the browser (CDP browserContextId), once asked for. */
-  contextId?: string;
-  /** The tab's target id (its main frame's CDP frame id), behind the proxy. */
-  targetId?: string;
-  /** Behind the proxy: every request pauses in the slot's CDP Fetch handler (a task with blockAds), not only blocked types. */
-  interceptsAll?: boolean;
-  uses: number;
-  withHeaders: boolean;
-  crashed: boolean;
-  task: TaskState;
-  session: Session;
-  /**
-   * The tenant of the task whose page the tab still shows, when it was kept for that tenant's next task; undefined
-   * when the tab is empty (a new tab, or reset after its last task).
-   */
-  shownFor?: string;
-}
-
-interface PooledBrowser {
-  id: number;
-  ready: Promise<Browser>;
-  browser?: Browser;
-  active: number;
-  served: number;
-  retired: boolean;
-  dead: boolean;
-  closing: boolean;
-  idle: Slot[];
-}
-
-/** A cleanup step whose bound ran out: the context is closed rather than waited for. */
-class CleanupTimeout extends Error {}
-
-/**
- * Races each step of one cleanup against what is left of its budget (epoch ms `until`). A step that does not settle in
- * time rejects with CleanupTimeout; its own promise is left to settle (or fail) on its own.
- */
-function cleanupBound(until: number): <T>(step: Promise<T>) => Promise<T> {
-  return <T>(step: Promise<T>) => {
-    step.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const out = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new CleanupTimeout('cleanup step ran out of time')),
-        Math.max(1, until - Date.now()),
-      );
-    });
-    return Promise.race([step, out]).finally(() => clearTimeout(timer));
-  };
-}
-
-type Bound = ReturnType<typeof cleanupBound>;
-
 /**
  * A bounded pool of Chromium browsers (Playwright). `run(task, { deadline })` waits for a free page (bounded queue,
  * OVERLOADED when full), gives the task a page in its own BrowserContext and enforces the deadline end to end
@@ -178,15 +26,10 @@ type Bound = ReturnType<typeof cleanupBound>;
  * when they crash. See README for the context reuse rule.
  */
 export class BrowserPool {
-  private readonly opts: Required<
-    Omit<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies' | 'adBlocker'>
-  > &
-    Pick<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies' | 'adBlocker'>;
+  private readonly opts: ResolvedPoolOptions;
   private readonly permits: PermitQueue;
   private readonly browsers: PooledBrowser[] = [];
-  private readonly blocked: Set<string>;
-  /** The blocked types by their CDP names (Network.ResourceType). */
-  private readonly blockedCdp: Set<string>;
+  private readonly requests: PageRequestGuard;
   private readonly sessions = new Map<string, Session>();
   private readonly opening = new Map<string, Promise<Session>>();
   private identities?: BrowserIdentities;
@@ -213,12 +56,7 @@ export class BrowserPool {
       sandbox: options.sandbox ?? sandboxDecision(false).sandbox,
     };
     this.permits = new PermitQueue(this.opts.maxBrowsers * this.opts.maxPagesPerBrowser, this.opts.queueLimit);
-    this.blocked = new Set(this.opts.blockResources);
-    this.blockedCdp = new Set(
-      [...this.blocked]
-        .filter((t) => t in CDP_RESOURCE_TYPES)
-        .map((t) => CDP_RESOURCE_TYPES[t as keyof typeof CDP_RESOURCE_TYPES]),
-    );
+    this.requests = new PageRequestGuard(this.opts);
   }
 
   stats(): BrowserPoolStats {
@@ -296,7 +134,7 @@ export class BrowserPool {
         },
       );
       await raceDeadline(
-        this.blockAdsFor(slot, options.blockAds === true),
+        this.requests.blockAdsFor(slot, options.blockAds === true),
         deadline,
         'the deadline passed while loading the ad filters',
       );
@@ -478,7 +316,7 @@ export class BrowserPool {
       if (reused && (await this.readyFor(reused, tenant))) {
         if (reused.uses > 0) this.counters.contextsReused++; // 0: opened ahead by warmUp, first task
         reused.uses++;
-        reused.task = { documentOrigins: new Set(), checks: [], adsBlocked: 0 };
+        reused.task = newTaskState();
         return reused;
       }
       if (reused) void reused.context.close().catch(() => undefined);
@@ -508,18 +346,13 @@ export class BrowserPool {
       uses: 1,
       withHeaders: fresh,
       crashed: false,
-      task: { documentOrigins: new Set(), checks: [], adsBlocked: 0 },
+      task: newTaskState(),
       session,
     };
-    // Behind the guarding proxy no request is routed through Node (each would cost a round trip over CDP): the proxy
-    // is the SSRF guard for every request, and resource types are refused in the browser (blockInBrowser).
-    if (!this.opts.proxyServer) await context.route('**/*', (route) => this.onRoute(slot, route));
-    context.on('request', (request) => this.onRequest(slot, request));
+    await this.requests.watchContext(slot);
     slot.page = await context.newPage();
     trackNetwork(slot.page);
-    if (this.opts.proxyServer && (this.blocked.size > 0 || this.opts.adBlocker))
-      slot.cdp = await this.blockInBrowser(slot);
-    slot.cdp ??= await context.newCDPSession(slot.page);
+    slot.cdp = (await this.requests.interceptInBrowser(slot)) ?? (await context.newCDPSession(slot.page));
     await applyIdentity(slot.cdp, identity, headers);
     slot.page.on('crash', () => {
       slot.crashed = true;
@@ -538,138 +371,6 @@ export class BrowserPool {
     if (kept >= 0) return kept;
     const empty = pb.idle.findLastIndex((s) => mine(s) && s.shownFor === undefined);
     return empty >= 0 ? empty : pb.idle.findLastIndex(mine);
-  }
-
-  /** Every request of the context: blocked types are aborted, the rest must pass the SSRF guard. */
-  private async onRoute(slot: Slot, route: Route): Promise<void> {
-    const request = route.request();
-    const task = slot.task;
-    try {
-      if (this.blocked.has(request.resourceType())) {
-        await route.abort('blockedbyclient');
-        return;
-      }
-      const url = request.url();
-      if (task.blockAds) {
-        const mainFrame = isMainNavigation(slot.page, request);
-        if (mainFrame) task.topUrl = url;
-        const sourceUrl = task.topUrl ?? slot.page.url();
-        if (this.opts.adBlocker?.blocks({ url, sourceUrl, type: request.resourceType(), mainFrame })) {
-          task.adsBlocked++;
-          await route.abort('blockedbyclient');
-          return;
-        }
-      }
-      if (url.startsWith('http:') || url.startsWith('https:')) {
-        try {
-          await this.opts.guard(url);
-        } catch (e) {
-          const refusal = e instanceof TrawlError ? e : new TrawlError('URL_NOT_ALLOWED', `request to ${url} refused`);
-          if (request.isNavigationRequest() && request.frame() === slot.page.mainFrame()) task.refused ??= refusal;
-          await route.abort('blockedbyclient');
-          return;
-        }
-        if (request.resourceType() === 'document') task.documentOrigins.add(new URL(url).origin);
-      }
-      await route.continue();
-    } catch {
-      // the context closed under us (deadline, shutdown): nothing left to route
-    }
-  }
-
-  /**
-   * Refuses the blocked resource types inside the browser: CDP Fetch interception limited to those types, so only
-   * they pause (and are failed at once); documents, scripts and data requests are never held. Covers the page and
-   * its same-process frames (a cross-site iframe's images still load; the proxy guards them like everything else).
-   * A task with `blockAds` widens the interception to every request (`blockAdsFor`): each one pauses and is failed
-   * when it is of a blocked type or the ad blocker refuses it, else continued.
-   */
-  private async blockInBrowser(slot: Slot): Promise<CDPSession> {
-    const cdp = await slot.context.newCDPSession(slot.page);
-    cdp.on('Fetch.requestPaused', (event: FetchPaused) => {
-      // Narrowed, only blocked types pause (all refused); widened, every request does and is decided one by one.
-      const reply = this.refusedInBrowser(slot, event)
-        ? cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
-        : cdp.send('Fetch.continueRequest', { requestId: event.requestId });
-      reply.catch(() => undefined);
-    });
-    slot.targetId = (await cdp.send('Target.getTargetInfo')).targetInfo.targetId;
-    const patterns = this.blockedPatterns();
-    if (patterns.length > 0) await cdp.send('Fetch.enable', { patterns });
-    slot.interceptsAll = false;
-    return cdp;
-  }
-
-  /** The CDP Fetch patterns of the blocked resource types. */
-  private blockedPatterns(): FetchPattern[] {
-    const patterns: FetchPattern[] = [...this.blocked]
-      .filter((type): type is keyof typeof CDP_RESOURCE_TYPES => type in CDP_RESOURCE_TYPES)
-      .map((type) => ({ urlPattern: '*', resourceType: CDP_RESOURCE_TYPES[type], requestStage: 'Request' as const }));
-    // With images blocked, the browser's own request for the tab icon (type Other, after every load) is refused too:
-    // a request through the network service and the proxy per page for nothing (~3 ms of CPU a page).
-    if (this.blocked.has('image'))
-      patterns.push({ urlPattern: '*/favicon.ico', resourceType: 'Other', requestStage: 'Request' });
-    return patterns;
-  }
-
-  /** A request paused in the browser: refused when of a blocked type or, for a task with blockAds, an ad or tracker. */
-  private refusedInBrowser(slot: Slot, event: FetchPaused): boolean {
-    const { url } = event.request;
-    if (this.blockedCdp.has(event.resourceType)) return true;
-    if (this.blocked.has('image') && event.resourceType === 'Other' && /\/favicon\.ico$/.test(url)) return true;
-    const task = slot.task;
-    if (!task.blockAds) return false;
-    const mainFrame = event.resourceType === 'Document' && event.frameId === slot.targetId;
-    if (mainFrame) task.topUrl = url;
-    const sourceUrl = task.topUrl ?? slot.page.url();
-    if (!this.opts.adBlocker?.blocks({ url, sourceUrl, type: event.resourceType, mainFrame })) return false;
-    task.adsBlocked++;
-    return true;
-  }
-
-  /**
-   * Sets the slot up for a task with or without `blockAds` (no ad blocker: without): the blocker's engine built (once
-   * per process; the service builds it at start-up), and behind the proxy the Fetch interception widened to every
-   * request or narrowed back to the blocked types, only when it changes from the slot's last task.
-   */
-  private async blockAdsFor(slot: Slot, blockAds: boolean): Promise<void> {
-    const blocker = this.opts.adBlocker;
-    const on = blockAds && blocker !== undefined;
-    slot.task.blockAds = on;
-    if (on && !blocker.isReady) {
-      await blocker.ready().catch((e: unknown) => {
-        throw new TrawlError('SERVICE_UNAVAILABLE', 'the ad and tracker filters could not be loaded', { cause: e });
-      });
-    }
-    if (!this.opts.proxyServer || !slot.cdp || slot.interceptsAll === undefined || slot.interceptsAll === on) return;
-    const patterns = on ? [{ urlPattern: '*', requestStage: 'Request' as const }] : this.blockedPatterns();
-    if (patterns.length > 0) await slot.cdp.send('Fetch.enable', { patterns });
-    else await slot.cdp.send('Fetch.disable');
-    slot.interceptsAll = on;
-  }
-
-  /**
-   * Watches the requests the route handler does not see: redirect hops (Playwright does not route them) and, behind
-   * the proxy, every request. They cannot be held back here (the proxy refuses them before they leave), but the
-   * guard is applied to each redirect hop and to the main frame's navigation, and a refusal fails the task with
-   * URL_NOT_ALLOWED and closes the context, so nothing it returned reaches the caller. The task's outcome waits for
-   * these checks (`checks`). A refused subresource only fails to load, as with the route handler.
-   */
-  private onRequest(slot: Slot, request: Request): void {
-    const redirected = request.redirectedFrom() !== null;
-    if (!redirected && !this.opts.proxyServer) return; // the route handler saw it
-    const task = slot.task;
-    const url = request.url();
-    if (!url.startsWith('http:') && !url.startsWith('https:')) return;
-    if (request.resourceType() === 'document') task.documentOrigins.add(new URL(url).origin);
-    if (!redirected && !isMainNavigation(slot.page, request)) return;
-    task.checks.push(
-      this.opts.guard(url).catch((e: unknown) => {
-        const refusal = e instanceof TrawlError ? e : new TrawlError('URL_NOT_ALLOWED', `request to ${url} refused`);
-        task.refused ??= refusal;
-        task.abort?.(refusal);
-      }),
-    );
   }
 
   /**
@@ -699,7 +400,7 @@ export class BrowserPool {
           }
         }
       } catch (e) {
-        if (e instanceof CleanupTimeout) this.counters.cleanupsTimedOut++;
+        if (e instanceof CleanupTimeoutError) this.counters.cleanupsTimedOut++;
         kept = false;
       }
       if (kept) pb.idle.push(slot);
@@ -785,7 +486,7 @@ export class BrowserPool {
       if (!(await this.isClean(slot, within, true))) return false;
       return await this.forgetTask(slot, within);
     } catch (e) {
-      if (e instanceof CleanupTimeout) this.counters.cleanupsTimedOut++;
+      if (e instanceof CleanupTimeoutError) this.counters.cleanupsTimedOut++;
       return false;
     }
   }
@@ -958,46 +659,4 @@ function httpOrigin(url: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isMainNavigation(page: Page, request: Request): boolean {
-  try {
-    return request.isNavigationRequest() && request.frame() === page.mainFrame();
-  } catch {
-    return false; // a worker's request has no frame
-  }
-}
-
-/** A CDP Fetch.enable pattern of the pool's. */
-interface FetchPattern {
-  urlPattern: string;
-  resourceType?: (typeof CDP_RESOURCE_TYPES)[keyof typeof CDP_RESOURCE_TYPES];
-  requestStage: 'Request';
-}
-
-/** What CDP's Fetch.requestPaused says of a request (the fields the pool reads). */
-interface FetchPaused {
-  requestId: string;
-  request: { url: string };
-  frameId: string;
-  resourceType: string;
-}
-
-/** Playwright's resource type names to CDP's (Network.ResourceType), for in-browser blocking. */
-const CDP_RESOURCE_TYPES = {
-  image: 'Image',
-  media: 'Media',
-  font: 'Font',
-  stylesheet: 'Stylesheet',
-  texttrack: 'TextTrack',
-  manifest: 'Manifest',
-  other: 'Other',
-} as const;
-
-function raceDeadline<T>(promise: Promise<T>, deadline: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TrawlError('UPSTREAM_TIMEOUT', message)), Math.max(1, deadline - Date.now()));
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
