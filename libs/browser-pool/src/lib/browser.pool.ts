@@ -1,23 +1,18 @@
-import { BrowserIdentities, chromiumVersionOf, type BrowserIdentity } from '@trawl/browser-identity';
+import type { BrowserIdentity } from '@trawl/browser-identity';
 import { TrawlError } from '@trawl/contracts';
-import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, sandboxDecision } from './chromium-path.resolver.js';
+import { chromium, type CDPSession, type Page } from 'playwright-core';
+import { sandboxDecision } from './chromium-path.resolver.js';
 import { DEFAULT_POOL_OPTIONS, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool.options.js';
 import type { PooledBrowser, ResolvedPoolOptions, Session, Slot } from './browser-pool-state.types.js';
 import { newTaskState } from './browser-pool-state.types.js';
 import type { PageTaskContext, RunOptions } from './browser-pool.types.js';
 import { raceDeadline } from './deadline-bound.util.js';
 import { PageRequestGuard } from './page-request.guard.js';
+import { BrowserLauncher, PROXY_LOOPBACK_TOO } from './browser-launcher.service.js';
+import { BrowserSessionStore } from './browser-session.store.js';
 import { PermitQueue } from './permit.queue.js';
 import { TabReset } from './tab-reset.service.js';
 import { resetNetwork, trackNetwork } from './settle-page.util.js';
-
-/**
- * Chromium's bypass rule that sends loopback through the proxy too (it bypasses it by default): written here, not left
- * to Playwright, which adds it only unless PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is set. Without it a
- * page could reach 127.0.0.1 around the guarding proxy.
- */
-const PROXY_LOOPBACK_TOO = '<-loopback>';
 
 /**
  * A bounded pool of Chromium browsers (Playwright). `run(task, { deadline })` waits for a free page (bounded queue,
@@ -29,13 +24,10 @@ const PROXY_LOOPBACK_TOO = '<-loopback>';
 export class BrowserPool {
   private readonly opts: ResolvedPoolOptions;
   private readonly permits: PermitQueue;
-  private readonly browsers: PooledBrowser[] = [];
+  private readonly launcher: BrowserLauncher;
+  private readonly sessions: BrowserSessionStore;
   private readonly requests: PageRequestGuard;
   private readonly tabs: TabReset;
-  private readonly sessions = new Map<string, Session>();
-  private readonly opening = new Map<string, Promise<Session>>();
-  private identities?: BrowserIdentities;
-  private nextId = 1;
   private closed = false;
   private readonly counters = {
     launched: 0,
@@ -58,17 +50,23 @@ export class BrowserPool {
       sandbox: options.sandbox ?? sandboxDecision(false).sandbox,
     };
     this.permits = new PermitQueue(this.opts.maxBrowsers * this.opts.maxPagesPerBrowser, this.opts.queueLimit);
+    this.launcher = new BrowserLauncher(this.opts, this.counters);
+    this.sessions = new BrowserSessionStore(
+      this.opts,
+      () => this.launcher.identities(),
+      (ended) => this.dropIdle((slot) => slot.session === ended),
+    );
     this.requests = new PageRequestGuard(this.opts);
     this.tabs = new TabReset(this.opts, this.counters);
   }
 
   stats(): BrowserPoolStats {
     return {
-      browsers: this.browsers.filter((b) => !b.dead).length,
+      browsers: this.launcher.all.filter((b) => !b.dead).length,
       busyPages: this.permits.busy,
       slots: this.opts.maxBrowsers * this.opts.maxPagesPerBrowser,
       stuckPages: [...this.holds].filter((h) => h.until < Date.now()).length,
-      idleContexts: this.browsers.reduce((n, b) => n + b.idle.length, 0),
+      idleContexts: this.launcher.all.reduce((n, b) => n + b.idle.length, 0),
       queueLength: this.permits.queued,
       ...this.counters,
     };
@@ -80,11 +78,11 @@ export class BrowserPool {
    * seconds, whatever it loads (BENCHMARKS.md, Scrape).
    */
   async warmUp(): Promise<void> {
-    if (this.browsers.length > 0) return;
-    const pb = this.launch();
+    if (this.launcher.all.length > 0) return;
+    const pb = this.launcher.launch();
     await pb.ready;
     if (!this.opts.reuseContexts) return;
-    const session = await this.session({});
+    const session = await this.sessions.sessionFor({});
     const slots = await Promise.all(
       Array.from({ length: this.opts.maxPagesPerBrowser }, () => this.takeSlot(pb, undefined, session)),
     );
@@ -103,13 +101,13 @@ export class BrowserPool {
     await this.permits.acquire(deadline);
     const hold = { until: deadline + 2 * this.opts.cleanupTimeoutMs };
     this.holds.add(hold);
-    const pb = this.pickBrowser();
+    const pb = this.launcher.pick();
     let slot: Slot | undefined;
     let ok = false;
     try {
       await raceDeadline(pb.ready, deadline, 'the deadline passed while launching a browser');
       const session = await raceDeadline(
-        this.session(options),
+        this.sessions.sessionFor(options),
         deadline,
         'the deadline passed while opening a session',
       );
@@ -159,17 +157,13 @@ export class BrowserPool {
    * caller whose upstream answered the session with a block page or a challenge.
    */
   retireSession(session: string, options: { blocked?: boolean } = {}): void {
-    const s = this.sessions.get(session);
-    if (!s) return;
-    this.sessions.delete(session);
-    if (options.blocked && s.proxy) this.opts.upstreamProxies?.markBlocked(s.proxy, s.proxyScope || undefined);
-    this.dropIdle((slot) => slot.session === s);
+    this.sessions.retire(session, options);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.permits.close(new TrawlError('SERVICE_UNAVAILABLE', 'browser pool is shutting down'));
-    await Promise.all(this.browsers.map((b) => this.closeBrowser(b)));
+    await this.launcher.close();
   }
 
   private async runInSlot<T>(
@@ -218,89 +212,6 @@ export class BrowserPool {
     if (e instanceof TrawlError) return e;
     if (pb.dead) return new TrawlError('SERVICE_UNAVAILABLE', 'the browser crashed during the task', { cause: e });
     return e;
-  }
-
-  private pickBrowser(): PooledBrowser {
-    const usable = this.browsers.filter((b) => !b.retired && !b.dead && b.active < this.opts.maxPagesPerBrowser);
-    usable.sort((a, b) => b.idle.length - a.idle.length || b.active - a.active);
-    const pb = usable[0] ?? this.launch();
-    pb.active++;
-    pb.served++;
-    if (pb.served >= this.opts.retireAfterPages && !pb.retired) {
-      pb.retired = true;
-      this.counters.retired++;
-      this.opts.onEvent?.({ type: 'retired', browserId: pb.id, pages: pb.served });
-    }
-    return pb;
-  }
-
-  private launch(): PooledBrowser {
-    const pb: PooledBrowser = {
-      id: this.nextId++,
-      ready: undefined as unknown as Promise<Browser>,
-      active: 0,
-      served: 0,
-      retired: false,
-      dead: false,
-      closing: false,
-      idle: [],
-    };
-    // The identity's user agent for every target of the browser (workers and cross-site frames included), so none
-    // says HeadlessChrome; each context's page also gets the full override with client hints (applyIdentity).
-    if (!this.identities) {
-      const version = chromiumVersionOf(this.opts.executablePath);
-      if (version) this.identities = new BrowserIdentities({ version });
-    }
-    const userAgent = this.identities ? [`--user-agent=${this.identities.create().userAgent}`] : [];
-    pb.ready = this.opts.launcher
-      .launch({
-        executablePath: this.opts.executablePath,
-        headless: true,
-        chromiumSandbox: this.opts.sandbox,
-        args: [...CHROMIUM_ARGS, ...userAgent],
-        timeout: this.opts.launchTimeoutMs,
-        ...(this.opts.proxyServer ? { proxy: { server: this.opts.proxyServer, bypass: PROXY_LOOPBACK_TOO } } : {}),
-      })
-      .then(
-        (browser) => {
-          pb.browser = browser;
-          if (this.identities?.version !== browser.version())
-            this.identities = new BrowserIdentities({ version: browser.version() });
-          this.counters.launched++;
-          this.opts.onEvent?.({ type: 'launched', browserId: pb.id });
-          browser.on('disconnected', () => this.onDisconnected(pb));
-          if (this.closed) void this.closeBrowser(pb);
-          return browser;
-        },
-        (e: unknown) => {
-          pb.dead = true;
-          this.forget(pb);
-          throw new TrawlError(
-            'SERVICE_UNAVAILABLE',
-            `could not launch Chromium at ${this.opts.executablePath}: ${(e as Error).message}`,
-            {
-              cause: e,
-            },
-          );
-        },
-      );
-    pb.ready.catch(() => undefined);
-    this.browsers.push(pb);
-    return pb;
-  }
-
-  private onDisconnected(pb: PooledBrowser): void {
-    const expected = pb.closing;
-    pb.dead = true;
-    pb.idle = [];
-    if (!expected) this.counters.crashed++;
-    this.opts.onEvent?.({ type: 'disconnected', browserId: pb.id, expected });
-    this.forget(pb);
-  }
-
-  private forget(pb: PooledBrowser): void {
-    const i = this.browsers.indexOf(pb);
-    if (i >= 0) this.browsers.splice(i, 1);
   }
 
   private async takeSlot(
@@ -385,79 +296,21 @@ export class BrowserPool {
   private async release(pb: PooledBrowser, slot: Slot | undefined, ok: boolean, tenant?: string): Promise<void> {
     try {
       if (!slot) return;
-      const reusable = ok && !pb.dead && !pb.retired && this.sessions.get(slot.session.key) === slot.session;
+      const reusable = ok && !pb.dead && !pb.retired && this.sessions.isCurrent(slot.session);
       if (reusable && (await this.tabs.keepAfter(slot, tenant))) pb.idle.push(slot);
       else await this.tabs.close(slot);
     } finally {
-      pb.active--;
+      this.launcher.release(pb);
       this.permits.release();
-      if (pb.retired && pb.active === 0) void this.closeBrowser(pb);
     }
   }
 
-  /** The task's session: the live one for its key, else a new one (identity drawn, next upstream proxy). */
-  private async session(
-    options: Pick<RunOptions, 'session' | 'hl' | 'gl' | 'location' | 'mobile' | 'proxyScope'>,
-  ): Promise<Session> {
-    const { location, mobile } = options;
-    const hl = location ? undefined : options.hl;
-    const gl = location ? location.country?.toUpperCase() : options.gl;
-    const variant = `${location ? `|loc:${location.languages?.join(',') ?? ''}` : ''}${mobile ? '|mobile' : ''}`;
-    const key = options.session ?? `pool:${hl ?? ''}|${gl ?? ''}${variant}`;
-    const live = this.sessions.get(key);
-    if (live && live.tasks < this.opts.sessionMaxTasks && Date.now() - live.startedAt < this.opts.sessionMaxAgeMs)
-      return live;
-    const pending = this.opening.get(key);
-    if (pending) return pending;
-    const opening = (async () => {
-      const identities = this.identities ?? new BrowserIdentities({ version: (await this.anyBrowser()).version() });
-      this.identities ??= identities;
-      const proxyScope = options.proxyScope ?? '';
-      const proxy = this.opts.upstreamProxies?.next(location?.country?.toUpperCase(), proxyScope || undefined);
-      const lane = proxy ? await this.opts.upstreamProxies?.laneFor(proxy) : undefined;
-      const fresh: Session = {
-        key,
-        named: options.session !== undefined,
-        identity: identities.create({
-          hl,
-          gl,
-          mobile,
-          ...(location ? { languages: location.languages, geolocate: true } : {}),
-        }),
-        proxy,
-        lane,
-        proxyScope,
-        tasks: 0,
-        startedAt: Date.now(),
-      };
-      if (live) this.dropIdle((slot) => slot.session === live);
-      this.sessions.set(key, fresh);
-      return fresh;
-    })().finally(() => this.opening.delete(key));
-    this.opening.set(key, opening);
-    return opening;
-  }
-
-  private async anyBrowser(): Promise<Browser> {
-    const pb = this.browsers.find((b) => !b.dead) ?? this.launch();
-    return pb.ready;
-  }
-
   private dropIdle(matches: (slot: Slot) => boolean): void {
-    for (const pb of this.browsers) {
+    for (const pb of this.launcher.all) {
       const drop = pb.idle.filter(matches);
       pb.idle = pb.idle.filter((slot) => !matches(slot));
       for (const slot of drop) void slot.context.close().catch(() => undefined);
     }
-  }
-
-  private async closeBrowser(pb: PooledBrowser): Promise<void> {
-    if (pb.closing) return;
-    pb.closing = true;
-    pb.idle = [];
-    const browser = pb.browser ?? (await pb.ready.catch(() => undefined));
-    await browser?.close().catch(() => undefined);
-    this.forget(pb);
   }
 }
 
