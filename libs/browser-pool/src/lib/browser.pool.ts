@@ -1,18 +1,17 @@
-import type { BrowserIdentity } from '@trawl/browser-identity';
 import { TrawlError } from '@trawl/contracts';
-import { chromium, type CDPSession, type Page } from 'playwright-core';
-import { sandboxDecision } from './chromium-path.resolver.js';
+import { chromium } from 'playwright-core';
+import { BrowserLauncher } from './browser-launcher.service.js';
 import { DEFAULT_POOL_OPTIONS, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool.options.js';
-import type { PooledBrowser, ResolvedPoolOptions, Session, Slot } from './browser-pool-state.types.js';
-import { newTaskState } from './browser-pool-state.types.js';
+import type { PoolCounters, PooledBrowser, ResolvedPoolOptions, Slot } from './browser-pool-state.types.js';
 import type { PageTaskContext, RunOptions } from './browser-pool.types.js';
+import { BrowserSessionStore } from './browser-session.store.js';
+import { sandboxDecision } from './chromium-path.resolver.js';
 import { raceDeadline } from './deadline-bound.util.js';
 import { PageRequestGuard } from './page-request.guard.js';
-import { BrowserLauncher, PROXY_LOOPBACK_TOO } from './browser-launcher.service.js';
-import { BrowserSessionStore } from './browser-session.store.js';
+import { PageSlotFactory } from './page-slot.factory.js';
+import { PageSlots } from './page-slots.service.js';
 import { PermitQueue } from './permit.queue.js';
 import { TabReset } from './tab-reset.service.js';
-import { resetNetwork, trackNetwork } from './settle-page.util.js';
 
 /**
  * A bounded pool of Chromium browsers (Playwright). `run(task, { deadline })` waits for a free page (bounded queue,
@@ -20,6 +19,11 @@ import { resetNetwork, trackNetwork } from './settle-page.util.js';
  * (UPSTREAM_TIMEOUT; the context is closed, which stops everything the task was doing). Every request the browser
  * makes passes the SSRF guard; blocked resource types are aborted. Browsers are retired after N tasks and replaced
  * when they crash. See README for the context reuse rule.
+ *
+ * The facade over its collaborators, which it wires and which share the pool's counters: BrowserLauncher (browsers),
+ * BrowserSessionStore (identities and upstream proxies), PageSlots with PageSlotFactory (page slots and tenants),
+ * PageRequestGuard (request routing and blocking) and TabReset (clean checks, emptying a tab between tenants). It
+ * keeps the permits, the deadline of each step of a task and the counts of tasks.
  */
 export class BrowserPool {
   private readonly opts: ResolvedPoolOptions;
@@ -27,9 +31,9 @@ export class BrowserPool {
   private readonly launcher: BrowserLauncher;
   private readonly sessions: BrowserSessionStore;
   private readonly requests: PageRequestGuard;
-  private readonly tabs: TabReset;
+  private readonly slots: PageSlots;
   private closed = false;
-  private readonly counters = {
+  private readonly counters: PoolCounters = {
     launched: 0,
     retired: 0,
     crashed: 0,
@@ -54,10 +58,11 @@ export class BrowserPool {
     this.sessions = new BrowserSessionStore(
       this.opts,
       () => this.launcher.identities(),
-      (ended) => this.dropIdle((slot) => slot.session === ended),
+      (ended) => this.slots.dropIdle((slot) => slot.session === ended),
     );
     this.requests = new PageRequestGuard(this.opts);
-    this.tabs = new TabReset(this.opts, this.counters);
+    const tabs = new TabReset(this.opts, this.counters);
+    this.slots = new PageSlots(this.opts, this.counters, this.launcher, new PageSlotFactory(this.requests), tabs);
   }
 
   stats(): BrowserPoolStats {
@@ -82,15 +87,7 @@ export class BrowserPool {
     const pb = this.launcher.launch();
     await pb.ready;
     if (!this.opts.reuseContexts) return;
-    const session = await this.sessions.sessionFor({});
-    const slots = await Promise.all(
-      Array.from({ length: this.opts.maxPagesPerBrowser }, () => this.takeSlot(pb, undefined, session)),
-    );
-    if (pb.dead || pb.closing) await Promise.all(slots.map((s) => s.context.close().catch(() => undefined)));
-    else {
-      for (const slot of slots) slot.uses = 0; // not reused yet: its first task counts as use 1
-      pb.idle.push(...slots);
-    }
+    await this.slots.warm(pb, await this.sessions.sessionFor({}));
   }
 
   async run<T>(task: (ctx: PageTaskContext) => Promise<T>, options: RunOptions): Promise<T> {
@@ -113,17 +110,11 @@ export class BrowserPool {
       );
       session.tasks++;
       const scoped = headers && options.headersFor ? options.headersFor : undefined;
-      const taking = this.takeSlot(
-        pb,
+      const taking = this.slots.take(pb, session, options.tenant, {
         headers,
-        session,
-        options.tenant,
-        fresh ? options.viewport : undefined,
+        viewport: fresh ? options.viewport : undefined,
         fresh,
-        scoped !== undefined,
-      ).then(async (s) => {
-        if (scoped && headers) await scopeHeaders(s.page, headers, scoped);
-        return s;
+        scopedTo: scoped,
       });
       slot = await raceDeadline(taking, deadline, 'the deadline passed while opening a browser page').catch(
         (e: unknown) => {
@@ -139,7 +130,7 @@ export class BrowserPool {
         deadline,
         'the deadline passed while loading the ad filters',
       );
-      const result = await this.runInSlot(pb, slot, task, deadline);
+      const result = await this.slots.runTask(pb, slot, task, deadline);
       ok = true;
       return result;
     } catch (e) {
@@ -166,125 +157,10 @@ export class BrowserPool {
     await this.launcher.close();
   }
 
-  private async runInSlot<T>(
-    pb: PooledBrowser,
-    slot: Slot,
-    task: (ctx: PageTaskContext) => Promise<T>,
-    deadline: number,
-  ): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      slot.task.abort = (e) => {
-        slot.task.abort = undefined;
-        reject(e);
-        void slot.context.close().catch(() => undefined); // stops whatever the task is still doing
-      };
-      timer = setTimeout(
-        () => slot.task.abort?.(new TrawlError('UPSTREAM_TIMEOUT', 'the page did not finish before the deadline')),
-        Math.max(1, deadline - Date.now()),
-      );
-    });
-    resetNetwork(slot.page);
-    const running = task({
-      page: slot.page,
-      deadline,
-      remainingMs: () => Math.max(1, deadline - Date.now()),
-      session: slot.session.key,
-      identity: slot.session.identity,
-      adsBlocked: () => slot.task.adsBlocked,
-    });
-    running.catch(() => undefined);
-    try {
-      const result = await Promise.race([running, aborted]);
-      await Promise.race([Promise.all(slot.task.checks), aborted]);
-      if (slot.task.refused) throw slot.task.refused;
-      if (pb.dead) throw new TrawlError('SERVICE_UNAVAILABLE', 'the browser crashed during the task');
-      return result;
-    } catch (e) {
-      throw slot.task.refused ?? e;
-    } finally {
-      clearTimeout(timer);
-      slot.task.abort = undefined;
-    }
-  }
-
   private explain(e: unknown, pb: PooledBrowser): unknown {
     if (e instanceof TrawlError) return e;
     if (pb.dead) return new TrawlError('SERVICE_UNAVAILABLE', 'the browser crashed during the task', { cause: e });
     return e;
-  }
-
-  private async takeSlot(
-    pb: PooledBrowser,
-    headers: Record<string, string> | undefined,
-    session: Session,
-    tenant?: string,
-    viewport?: { width: number; height: number },
-    fresh = headers !== undefined,
-    scoped = false,
-  ): Promise<Slot> {
-    const browser = await pb.ready;
-    if (!fresh && this.opts.reuseContexts) {
-      const at = this.idleSlotFor(pb, session, tenant);
-      const reused = at >= 0 ? pb.idle.splice(at, 1)[0] : undefined;
-      if (reused && (await this.tabs.readyFor(reused, tenant))) {
-        if (reused.uses > 0) this.counters.contextsReused++; // 0: opened ahead by warmUp, first task
-        reused.uses++;
-        reused.task = newTaskState();
-        return reused;
-      }
-      if (reused) void reused.context.close().catch(() => undefined);
-    }
-    // Other sessions' idle contexts beyond the page slots make room (oldest first).
-    while (pb.idle.length > 0 && pb.active + pb.idle.length > this.opts.maxPagesPerBrowser) {
-      void pb.idle
-        .shift()
-        ?.context.close()
-        .catch(() => undefined);
-    }
-    const identity = session.identity;
-    const context = await browser.newContext({
-      extraHTTPHeaders: scoped ? undefined : headers, // scoped: scopeHeaders, once the page is open
-      serviceWorkers: 'block',
-      acceptDownloads: false,
-      locale: identity.locale,
-      timezoneId: identity.timezoneId,
-      ...(identity.device ?? {}),
-      ...(viewport ? { viewport } : {}),
-      ...(identity.geolocation ? { geolocation: identity.geolocation, permissions: ['geolocation'] } : {}),
-      ...(session.lane ? { proxy: { server: session.lane, bypass: PROXY_LOOPBACK_TOO } } : {}),
-    });
-    const slot: Slot = {
-      context,
-      page: undefined as unknown as Page,
-      uses: 1,
-      withHeaders: fresh,
-      crashed: false,
-      task: newTaskState(),
-      session,
-    };
-    await this.requests.watchContext(slot);
-    slot.page = await context.newPage();
-    trackNetwork(slot.page);
-    slot.cdp = (await this.requests.interceptInBrowser(slot)) ?? (await context.newCDPSession(slot.page));
-    await applyIdentity(slot.cdp, identity, headers);
-    slot.page.on('crash', () => {
-      slot.crashed = true;
-      slot.task.abort?.(new TrawlError('UPSTREAM_ERROR', 'the page crashed the browser tab'));
-    });
-    return slot;
-  }
-
-  /**
-   * The idle tab of `session` that serves a task of `tenant` at the least cost (-1: none): one that still shows this
-   * tenant's last page (no reset), else an empty one, else another tenant's (reset first). Most recent first.
-   */
-  private idleSlotFor(pb: PooledBrowser, session: Session, tenant: string | undefined): number {
-    const mine = (s: Slot) => s.session === session;
-    const kept = tenant === undefined ? -1 : pb.idle.findLastIndex((s) => mine(s) && s.shownFor === tenant);
-    if (kept >= 0) return kept;
-    const empty = pb.idle.findLastIndex((s) => mine(s) && s.shownFor === undefined);
-    return empty >= 0 ? empty : pb.idle.findLastIndex(mine);
   }
 
   /**
@@ -296,66 +172,10 @@ export class BrowserPool {
   private async release(pb: PooledBrowser, slot: Slot | undefined, ok: boolean, tenant?: string): Promise<void> {
     try {
       if (!slot) return;
-      const reusable = ok && !pb.dead && !pb.retired && this.sessions.isCurrent(slot.session);
-      if (reusable && (await this.tabs.keepAfter(slot, tenant))) pb.idle.push(slot);
-      else await this.tabs.close(slot);
+      await this.slots.release(pb, slot, ok && this.sessions.isCurrent(slot.session), tenant);
     } finally {
       this.launcher.release(pb);
       this.permits.release();
     }
   }
-
-  private dropIdle(matches: (slot: Slot) => boolean): void {
-    for (const pb of this.launcher.all) {
-      const drop = pb.idle.filter(matches);
-      pb.idle = pb.idle.filter((slot) => !matches(slot));
-      for (const slot of drop) void slot.context.close().catch(() => undefined);
-    }
-  }
-}
-
-/**
- * `headers` for one page only: the `Cookie` header's pairs as host-only cookies of `url` (the browser's cookie rules
- * decide where they go), every other header on the main frame's navigations to `url`'s origin (a page route for that
- * origin only, so no other request passes through Node). `User-Agent` and `Accept-Language` are the identity's
- * (applyIdentity) and go with every request, as a browser's do.
- */
-async function scopeHeaders(page: Page, headers: Record<string, string>, url: string): Promise<void> {
-  const origin = new URL(url).origin;
-  const cookies: { name: string; value: string; url: string }[] = [];
-  const rest: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (lower === 'cookie') {
-      for (const pair of value.split(';')) {
-        const at = pair.indexOf('=');
-        if (at > 0) cookies.push({ name: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim(), url: origin });
-      }
-    } else if (lower !== 'user-agent' && lower !== 'accept-language') rest[lower] = value;
-  }
-  if (cookies.length > 0) await page.context().addCookies(cookies);
-  if (Object.keys(rest).length === 0) return;
-  await page.route(`${origin}/**`, async (route, request) => {
-    const main = request.isNavigationRequest() && request.frame() === page.mainFrame();
-    await route.fallback(main ? { headers: { ...request.headers(), ...rest } } : undefined).catch(() => undefined);
-  });
-}
-
-/**
- * The identity on a page, over CDP: user agent, Accept-Language list, `navigator.platform` and the client hints
- * (`navigator.userAgentData`, `Sec-CH-UA*`) that Playwright's own `userAgent` option would leave without brands.
- */
-async function applyIdentity(
-  cdp: CDPSession,
-  identity: BrowserIdentity,
-  headers?: Record<string, string>,
-): Promise<void> {
-  // A caller's own User-Agent or Accept-Language header wins (the emulation would replace extraHTTPHeaders' value).
-  const given = (name: string) => Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
-  await cdp.send('Emulation.setUserAgentOverride', {
-    userAgent: given('user-agent') ?? identity.userAgent,
-    acceptLanguage: given('accept-language') ?? identity.languages.join(','),
-    platform: identity.platform,
-    userAgentMetadata: identity.userAgentMetadata,
-  });
 }
