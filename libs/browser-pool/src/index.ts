@@ -1,4 +1,5 @@
 export * from './lib/browser.pool.js';
+export * from './lib/browser-pool.types.js';
 export * from './lib/browser-pool.options.js';
 export * from './lib/chromium-path.resolver.js';
 export * from './lib/permit.queue.js';

@@ -1,174 +1,17 @@
-import { BrowserIdentities, chromiumVersionOf, type BrowserIdentity } from '@trawl/browser-identity';
 import { TrawlError } from '@trawl/contracts';
-import {
-  chromium,
-  type Browser,
-  type BrowserContext,
-  type CDPSession,
-  type Page,
-  type Request,
-  type Route,
-} from 'playwright-core';
-import { CHROMIUM_ARGS, sandboxDecision } from './chromium-path.resolver.js';
+import { chromium } from 'playwright-core';
+import { BrowserLauncher } from './browser-launcher.service.js';
 import { DEFAULT_POOL_OPTIONS, type BrowserPoolOptions, type BrowserPoolStats } from './browser-pool.options.js';
+import type { PoolCounters, PooledBrowser, ResolvedPoolOptions, Slot } from './browser-pool-state.types.js';
+import type { PageTaskContext, RunOptions } from './browser-pool.types.js';
+import { BrowserSessionStore } from './browser-session.store.js';
+import { sandboxDecision } from './chromium-path.resolver.js';
+import { raceDeadline } from './deadline-bound.util.js';
+import { PageRequestGuard } from './page-request.guard.js';
+import { PageSlotFactory } from './page-slot.factory.js';
+import { PageSlots } from './page-slots.service.js';
 import { PermitQueue } from './permit.queue.js';
-import { resetNetwork, trackNetwork } from './settle-page.util.js';
-
-/**
- * Chromium's bypass rule that sends loopback through the proxy too (it bypasses it by default): written here, not left
- * to Playwright, which adds it only unless PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is set. Without it a
- * page could reach 127.0.0.1 around the guarding proxy.
- */
-const PROXY_LOOPBACK_TOO = '<-loopback>';
-
-/** What a task gets: its own page, and the deadline it must finish by. */
-export interface PageTaskContext {
-  page: Page;
-  /** Epoch milliseconds. */
-  deadline: number;
-  /** Milliseconds left before the deadline (at least 1). */
-  remainingMs(): number;
-  /** The session the task ran in (give it to `retireSession` when the upstream blocked it). */
-  session: string;
-  /** Who the browser is in this task. */
-  identity: BrowserIdentity;
-  /** Requests refused so far as ads or trackers (`blockAds`). */
-  adsBlocked(): number;
-}
-
-export interface RunOptions {
-  /** Epoch milliseconds by which the task (queueing and launch included) must be done. */
-  deadline: number;
-  /** Extra HTTP headers for every request of the task (a fresh context is always used then); see `headersFor`. */
-  headers?: Record<string, string>;
-  /**
-   * Scopes `headers` to one page instead of every request (issue 19, Medium 5): a `Cookie` header becomes cookies of
-   * the context for this URL (host-only, so the browser sends them only where that host's cookies go), and every
-   * other header is added only to the main frame's navigations to this URL's origin; third parties, frames and
-   * subresources never see them. Absent: `headers` go with every request (the render path's referer).
-   */
-  headersFor?: string;
-  /**
-   * Who the task browses as. Tasks of one named session share its identity, upstream proxy and context, cookies
-   * included (name sessions per tenant); other sessions never share them. Without it, the pool's own session for
-   * hl/gl, whose contexts are reused only when a task left them clean.
-   */
-  session?: string;
-  /** Host language and country: the identity's locale, Accept-Language and time zone. */
-  hl?: string;
-  gl?: string;
-  /**
-   * Who the task is for: an opaque id set by the platform (the API key id), never by a caller. A reused tab is emptied
-   * (about:blank, history reset) only before a task of another tenant, or when either task's tenant is unknown; tasks
-   * of one tenant may follow each other on it (they can see their own previous page, never another tenant's).
-   */
-  tenant?: string;
-  /**
-   * Where the page is asked from (a scrape's `location`): the identity's languages (Accept-Language, locale), the
-   * country's time zone and position (geolocation granted), and an upstream proxy of that country when the proxy
-   * list says which serve it. Instead of hl/gl.
-   */
-  location?: { country?: string; languages?: string[] };
-  /** A phone: the identity's mobile user agent and client hints, its screen, touch (a session of its own). */
-  mobile?: boolean;
-  /** The viewport of the task's page, CSS pixels (a fresh context that is not reused). */
-  viewport?: { width: number; height: number };
-  /**
-   * The host a new session's upstream proxy serves (an upstream render's host): the proxy is drawn skipping those
-   * resting for it, and a blocked `retireSession` rests it for that host only (ADR 0027). Absent: unscoped.
-   */
-  proxyScope?: string;
-  /**
-   * Refuse the requests of the task's page that the pool's `adBlocker` calls ads or trackers (ADR 0030). Per task: a
-   * reused tab follows the flag of the task it serves.
-   */
-  blockAds?: boolean;
-}
-
-/** A session: one identity and one upstream proxy, for up to sessionMaxTasks tasks and sessionMaxAgeMs. */
-interface Session {
-  key: string;
-  named: boolean;
-  identity: BrowserIdentity;
-  proxy?: string;
-  lane?: string;
-  /** The host its proxy was drawn for and is marked blocked for ('' = unscoped). */
-  proxyScope: string;
-  tasks: number;
-  startedAt: number;
-}
-
-/** Per-task state a context's route handler and listeners write to. */
-interface TaskState {
-  documentOrigins: Set<string>;
-  /** Guard checks still running for the task's requests; the outcome waits for them. */
-  checks: Promise<void>[];
-  refused?: TrawlError;
-  abort?: (e: TrawlError) => void;
-  /** `blockAds` for this task (and an adBlocker to ask). */
-  blockAds?: boolean;
-  /** Requests refused as ads or trackers. */
-  adsBlocked: number;
-  /** The URL of the tab's last main-frame navigation request seen: the page a request is made for. */
-  topUrl?: string;
-}
-
-interface Slot {
-  context: BrowserContext;
-  page: Page;
-  cdp?: CDPSession;
-  /** The context's id in the browser (CDP browserContextId), once asked for. */
-  contextId?: string;
-  /** The tab's target id (its main frame's CDP frame id), behind the proxy. */
-  targetId?: string;
-  /** Behind the proxy: every request pauses in the slot's CDP Fetch handler (a task with blockAds), not only blocked types. */
-  interceptsAll?: boolean;
-  uses: number;
-  withHeaders: boolean;
-  crashed: boolean;
-  task: TaskState;
-  session: Session;
-  /**
-   * The tenant of the task whose page the tab still shows, when it was kept for that tenant's next task; undefined
-   * when the tab is empty (a new tab, or reset after its last task).
-   */
-  shownFor?: string;
-}
-
-interface PooledBrowser {
-  id: number;
-  ready: Promise<Browser>;
-  browser?: Browser;
-  active: number;
-  served: number;
-  retired: boolean;
-  dead: boolean;
-  closing: boolean;
-  idle: Slot[];
-}
-
-/** A cleanup step whose bound ran out: the context is closed rather than waited for. */
-class CleanupTimeout extends Error {}
-
-/**
- * Races each step of one cleanup against what is left of its budget (epoch ms `until`). A step that does not settle in
- * time rejects with CleanupTimeout; its own promise is left to settle (or fail) on its own.
- */
-function cleanupBound(until: number): <T>(step: Promise<T>) => Promise<T> {
-  return <T>(step: Promise<T>) => {
-    step.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const out = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new CleanupTimeout('cleanup step ran out of time')),
-        Math.max(1, until - Date.now()),
-      );
-    });
-    return Promise.race([step, out]).finally(() => clearTimeout(timer));
-  };
-}
-
-type Bound = ReturnType<typeof cleanupBound>;
+import { TabReset } from './tab-reset.service.js';
 
 /**
  * A bounded pool of Chromium browsers (Playwright). `run(task, { deadline })` waits for a free page (bounded queue,
@@ -176,23 +19,21 @@ type Bound = ReturnType<typeof cleanupBound>;
  * (UPSTREAM_TIMEOUT; the context is closed, which stops everything the task was doing). Every request the browser
  * makes passes the SSRF guard; blocked resource types are aborted. Browsers are retired after N tasks and replaced
  * when they crash. See README for the context reuse rule.
+ *
+ * The facade over its collaborators, which it wires and which share the pool's counters: BrowserLauncher (browsers),
+ * BrowserSessionStore (identities and upstream proxies), PageSlots with PageSlotFactory (page slots and tenants),
+ * PageRequestGuard (request routing and blocking) and TabReset (clean checks, emptying a tab between tenants). It
+ * keeps the permits, the deadline of each step of a task and the counts of tasks.
  */
 export class BrowserPool {
-  private readonly opts: Required<
-    Omit<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies' | 'adBlocker'>
-  > &
-    Pick<BrowserPoolOptions, 'onEvent' | 'proxyServer' | 'upstreamProxies' | 'adBlocker'>;
+  private readonly opts: ResolvedPoolOptions;
   private readonly permits: PermitQueue;
-  private readonly browsers: PooledBrowser[] = [];
-  private readonly blocked: Set<string>;
-  /** The blocked types by their CDP names (Network.ResourceType). */
-  private readonly blockedCdp: Set<string>;
-  private readonly sessions = new Map<string, Session>();
-  private readonly opening = new Map<string, Promise<Session>>();
-  private identities?: BrowserIdentities;
-  private nextId = 1;
+  private readonly launcher: BrowserLauncher;
+  private readonly sessions: BrowserSessionStore;
+  private readonly requests: PageRequestGuard;
+  private readonly slots: PageSlots;
   private closed = false;
-  private readonly counters = {
+  private readonly counters: PoolCounters = {
     launched: 0,
     retired: 0,
     crashed: 0,
@@ -213,21 +54,24 @@ export class BrowserPool {
       sandbox: options.sandbox ?? sandboxDecision(false).sandbox,
     };
     this.permits = new PermitQueue(this.opts.maxBrowsers * this.opts.maxPagesPerBrowser, this.opts.queueLimit);
-    this.blocked = new Set(this.opts.blockResources);
-    this.blockedCdp = new Set(
-      [...this.blocked]
-        .filter((t) => t in CDP_RESOURCE_TYPES)
-        .map((t) => CDP_RESOURCE_TYPES[t as keyof typeof CDP_RESOURCE_TYPES]),
+    this.launcher = new BrowserLauncher(this.opts, this.counters);
+    this.sessions = new BrowserSessionStore(
+      this.opts,
+      () => this.launcher.identities(),
+      (ended) => this.slots.dropIdle((slot) => slot.session === ended),
     );
+    this.requests = new PageRequestGuard(this.opts);
+    const tabs = new TabReset(this.opts, this.counters);
+    this.slots = new PageSlots(this.opts, this.counters, this.launcher, new PageSlotFactory(this.requests), tabs);
   }
 
   stats(): BrowserPoolStats {
     return {
-      browsers: this.browsers.filter((b) => !b.dead).length,
+      browsers: this.launcher.all.filter((b) => !b.dead).length,
       busyPages: this.permits.busy,
       slots: this.opts.maxBrowsers * this.opts.maxPagesPerBrowser,
       stuckPages: [...this.holds].filter((h) => h.until < Date.now()).length,
-      idleContexts: this.browsers.reduce((n, b) => n + b.idle.length, 0),
+      idleContexts: this.launcher.all.reduce((n, b) => n + b.idle.length, 0),
       queueLength: this.permits.queued,
       ...this.counters,
     };
@@ -239,19 +83,11 @@ export class BrowserPool {
    * seconds, whatever it loads (BENCHMARKS.md, Scrape).
    */
   async warmUp(): Promise<void> {
-    if (this.browsers.length > 0) return;
-    const pb = this.launch();
+    if (this.launcher.all.length > 0) return;
+    const pb = this.launcher.launch();
     await pb.ready;
     if (!this.opts.reuseContexts) return;
-    const session = await this.session({});
-    const slots = await Promise.all(
-      Array.from({ length: this.opts.maxPagesPerBrowser }, () => this.takeSlot(pb, undefined, session)),
-    );
-    if (pb.dead || pb.closing) await Promise.all(slots.map((s) => s.context.close().catch(() => undefined)));
-    else {
-      for (const slot of slots) slot.uses = 0; // not reused yet: its first task counts as use 1
-      pb.idle.push(...slots);
-    }
+    await this.slots.warm(pb, await this.sessions.sessionFor({}));
   }
 
   async run<T>(task: (ctx: PageTaskContext) => Promise<T>, options: RunOptions): Promise<T> {
@@ -262,29 +98,23 @@ export class BrowserPool {
     await this.permits.acquire(deadline);
     const hold = { until: deadline + 2 * this.opts.cleanupTimeoutMs };
     this.holds.add(hold);
-    const pb = this.pickBrowser();
+    const pb = this.launcher.pick();
     let slot: Slot | undefined;
     let ok = false;
     try {
       await raceDeadline(pb.ready, deadline, 'the deadline passed while launching a browser');
       const session = await raceDeadline(
-        this.session(options),
+        this.sessions.sessionFor(options),
         deadline,
         'the deadline passed while opening a session',
       );
       session.tasks++;
       const scoped = headers && options.headersFor ? options.headersFor : undefined;
-      const taking = this.takeSlot(
-        pb,
+      const taking = this.slots.take(pb, session, options.tenant, {
         headers,
-        session,
-        options.tenant,
-        fresh ? options.viewport : undefined,
+        viewport: fresh ? options.viewport : undefined,
         fresh,
-        scoped !== undefined,
-      ).then(async (s) => {
-        if (scoped && headers) await scopeHeaders(s.page, headers, scoped);
-        return s;
+        scopedTo: scoped,
       });
       slot = await raceDeadline(taking, deadline, 'the deadline passed while opening a browser page').catch(
         (e: unknown) => {
@@ -296,11 +126,11 @@ export class BrowserPool {
         },
       );
       await raceDeadline(
-        this.blockAdsFor(slot, options.blockAds === true),
+        this.requests.blockAdsFor(slot, options.blockAds === true),
         deadline,
         'the deadline passed while loading the ad filters',
       );
-      const result = await this.runInSlot(pb, slot, task, deadline);
+      const result = await this.slots.runTask(pb, slot, task, deadline);
       ok = true;
       return result;
     } catch (e) {
@@ -318,59 +148,13 @@ export class BrowserPool {
    * caller whose upstream answered the session with a block page or a challenge.
    */
   retireSession(session: string, options: { blocked?: boolean } = {}): void {
-    const s = this.sessions.get(session);
-    if (!s) return;
-    this.sessions.delete(session);
-    if (options.blocked && s.proxy) this.opts.upstreamProxies?.markBlocked(s.proxy, s.proxyScope || undefined);
-    this.dropIdle((slot) => slot.session === s);
+    this.sessions.retire(session, options);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.permits.close(new TrawlError('SERVICE_UNAVAILABLE', 'browser pool is shutting down'));
-    await Promise.all(this.browsers.map((b) => this.closeBrowser(b)));
-  }
-
-  private async runInSlot<T>(
-    pb: PooledBrowser,
-    slot: Slot,
-    task: (ctx: PageTaskContext) => Promise<T>,
-    deadline: number,
-  ): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      slot.task.abort = (e) => {
-        slot.task.abort = undefined;
-        reject(e);
-        void slot.context.close().catch(() => undefined); // stops whatever the task is still doing
-      };
-      timer = setTimeout(
-        () => slot.task.abort?.(new TrawlError('UPSTREAM_TIMEOUT', 'the page did not finish before the deadline')),
-        Math.max(1, deadline - Date.now()),
-      );
-    });
-    resetNetwork(slot.page);
-    const running = task({
-      page: slot.page,
-      deadline,
-      remainingMs: () => Math.max(1, deadline - Date.now()),
-      session: slot.session.key,
-      identity: slot.session.identity,
-      adsBlocked: () => slot.task.adsBlocked,
-    });
-    running.catch(() => undefined);
-    try {
-      const result = await Promise.race([running, aborted]);
-      await Promise.race([Promise.all(slot.task.checks), aborted]);
-      if (slot.task.refused) throw slot.task.refused;
-      if (pb.dead) throw new TrawlError('SERVICE_UNAVAILABLE', 'the browser crashed during the task');
-      return result;
-    } catch (e) {
-      throw slot.task.refused ?? e;
-    } finally {
-      clearTimeout(timer);
-      slot.task.abort = undefined;
-    }
+    await this.launcher.close();
   }
 
   private explain(e: unknown, pb: PooledBrowser): unknown {
@@ -379,625 +163,19 @@ export class BrowserPool {
     return e;
   }
 
-  private pickBrowser(): PooledBrowser {
-    const usable = this.browsers.filter((b) => !b.retired && !b.dead && b.active < this.opts.maxPagesPerBrowser);
-    usable.sort((a, b) => b.idle.length - a.idle.length || b.active - a.active);
-    const pb = usable[0] ?? this.launch();
-    pb.active++;
-    pb.served++;
-    if (pb.served >= this.opts.retireAfterPages && !pb.retired) {
-      pb.retired = true;
-      this.counters.retired++;
-      this.opts.onEvent?.({ type: 'retired', browserId: pb.id, pages: pb.served });
-    }
-    return pb;
-  }
-
-  private launch(): PooledBrowser {
-    const pb: PooledBrowser = {
-      id: this.nextId++,
-      ready: undefined as unknown as Promise<Browser>,
-      active: 0,
-      served: 0,
-      retired: false,
-      dead: false,
-      closing: false,
-      idle: [],
-    };
-    // The identity's user agent for every target of the browser (workers and cross-site frames included), so none
-    // says HeadlessChrome; each context's page also gets the full override with client hints (applyIdentity).
-    if (!this.identities) {
-      const version = chromiumVersionOf(this.opts.executablePath);
-      if (version) this.identities = new BrowserIdentities({ version });
-    }
-    const userAgent = this.identities ? [`--user-agent=${this.identities.create().userAgent}`] : [];
-    pb.ready = this.opts.launcher
-      .launch({
-        executablePath: this.opts.executablePath,
-        headless: true,
-        chromiumSandbox: this.opts.sandbox,
-        args: [...CHROMIUM_ARGS, ...userAgent],
-        timeout: this.opts.launchTimeoutMs,
-        ...(this.opts.proxyServer ? { proxy: { server: this.opts.proxyServer, bypass: PROXY_LOOPBACK_TOO } } : {}),
-      })
-      .then(
-        (browser) => {
-          pb.browser = browser;
-          if (this.identities?.version !== browser.version())
-            this.identities = new BrowserIdentities({ version: browser.version() });
-          this.counters.launched++;
-          this.opts.onEvent?.({ type: 'launched', browserId: pb.id });
-          browser.on('disconnected', () => this.onDisconnected(pb));
-          if (this.closed) void this.closeBrowser(pb);
-          return browser;
-        },
-        (e: unknown) => {
-          pb.dead = true;
-          this.forget(pb);
-          throw new TrawlError(
-            'SERVICE_UNAVAILABLE',
-            `could not launch Chromium at ${this.opts.executablePath}: ${(e as Error).message}`,
-            {
-              cause: e,
-            },
-          );
-        },
-      );
-    pb.ready.catch(() => undefined);
-    this.browsers.push(pb);
-    return pb;
-  }
-
-  private onDisconnected(pb: PooledBrowser): void {
-    const expected = pb.closing;
-    pb.dead = true;
-    pb.idle = [];
-    if (!expected) this.counters.crashed++;
-    this.opts.onEvent?.({ type: 'disconnected', browserId: pb.id, expected });
-    this.forget(pb);
-  }
-
-  private forget(pb: PooledBrowser): void {
-    const i = this.browsers.indexOf(pb);
-    if (i >= 0) this.browsers.splice(i, 1);
-  }
-
-  private async takeSlot(
-    pb: PooledBrowser,
-    headers: Record<string, string> | undefined,
-    session: Session,
-    tenant?: string,
-    viewport?: { width: number; height: number },
-    fresh = headers !== undefined,
-    scoped = false,
-  ): Promise<Slot> {
-    const browser = await pb.ready;
-    if (!fresh && this.opts.reuseContexts) {
-      const at = this.idleSlotFor(pb, session, tenant);
-      const reused = at >= 0 ? pb.idle.splice(at, 1)[0] : undefined;
-      if (reused && (await this.readyFor(reused, tenant))) {
-        if (reused.uses > 0) this.counters.contextsReused++; // 0: opened ahead by warmUp, first task
-        reused.uses++;
-        reused.task = { documentOrigins: new Set(), checks: [], adsBlocked: 0 };
-        return reused;
-      }
-      if (reused) void reused.context.close().catch(() => undefined);
-    }
-    // Other sessions' idle contexts beyond the page slots make room (oldest first).
-    while (pb.idle.length > 0 && pb.active + pb.idle.length > this.opts.maxPagesPerBrowser) {
-      void pb.idle
-        .shift()
-        ?.context.close()
-        .catch(() => undefined);
-    }
-    const identity = session.identity;
-    const context = await browser.newContext({
-      extraHTTPHeaders: scoped ? undefined : headers, // scoped: scopeHeaders, once the page is open
-      serviceWorkers: 'block',
-      acceptDownloads: false,
-      locale: identity.locale,
-      timezoneId: identity.timezoneId,
-      ...(identity.device ?? {}),
-      ...(viewport ? { viewport } : {}),
-      ...(identity.geolocation ? { geolocation: identity.geolocation, permissions: ['geolocation'] } : {}),
-      ...(session.lane ? { proxy: { server: session.lane, bypass: PROXY_LOOPBACK_TOO } } : {}),
-    });
-    const slot: Slot = {
-      context,
-      page: undefined as unknown as Page,
-      uses: 1,
-      withHeaders: fresh,
-      crashed: false,
-      task: { documentOrigins: new Set(), checks: [], adsBlocked: 0 },
-      session,
-    };
-    // Behind the guarding proxy no request is routed through Node (each would cost a round trip over CDP): the proxy
-    // is the SSRF guard for every request, and resource types are refused in the browser (blockInBrowser).
-    if (!this.opts.proxyServer) await context.route('**/*', (route) => this.onRoute(slot, route));
-    context.on('request', (request) => this.onRequest(slot, request));
-    slot.page = await context.newPage();
-    trackNetwork(slot.page);
-    if (this.opts.proxyServer && (this.blocked.size > 0 || this.opts.adBlocker))
-      slot.cdp = await this.blockInBrowser(slot);
-    slot.cdp ??= await context.newCDPSession(slot.page);
-    await applyIdentity(slot.cdp, identity, headers);
-    slot.page.on('crash', () => {
-      slot.crashed = true;
-      slot.task.abort?.(new TrawlError('UPSTREAM_ERROR', 'the page crashed the browser tab'));
-    });
-    return slot;
-  }
-
-  /**
-   * The idle tab of `session` that serves a task of `tenant` at the least cost (-1: none): one that still shows this
-   * tenant's last page (no reset), else an empty one, else another tenant's (reset first). Most recent first.
-   */
-  private idleSlotFor(pb: PooledBrowser, session: Session, tenant: string | undefined): number {
-    const mine = (s: Slot) => s.session === session;
-    const kept = tenant === undefined ? -1 : pb.idle.findLastIndex((s) => mine(s) && s.shownFor === tenant);
-    if (kept >= 0) return kept;
-    const empty = pb.idle.findLastIndex((s) => mine(s) && s.shownFor === undefined);
-    return empty >= 0 ? empty : pb.idle.findLastIndex(mine);
-  }
-
-  /** Every request of the context: blocked types are aborted, the rest must pass the SSRF guard. */
-  private async onRoute(slot: Slot, route: Route): Promise<void> {
-    const request = route.request();
-    const task = slot.task;
-    try {
-      if (this.blocked.has(request.resourceType())) {
-        await route.abort('blockedbyclient');
-        return;
-      }
-      const url = request.url();
-      if (task.blockAds) {
-        const mainFrame = isMainNavigation(slot.page, request);
-        if (mainFrame) task.topUrl = url;
-        const sourceUrl = task.topUrl ?? slot.page.url();
-        if (this.opts.adBlocker?.blocks({ url, sourceUrl, type: request.resourceType(), mainFrame })) {
-          task.adsBlocked++;
-          await route.abort('blockedbyclient');
-          return;
-        }
-      }
-      if (url.startsWith('http:') || url.startsWith('https:')) {
-        try {
-          await this.opts.guard(url);
-        } catch (e) {
-          const refusal = e instanceof TrawlError ? e : new TrawlError('URL_NOT_ALLOWED', `request to ${url} refused`);
-          if (request.isNavigationRequest() && request.frame() === slot.page.mainFrame()) task.refused ??= refusal;
-          await route.abort('blockedbyclient');
-          return;
-        }
-        if (request.resourceType() === 'document') task.documentOrigins.add(new URL(url).origin);
-      }
-      await route.continue();
-    } catch {
-      // the context closed under us (deadline, shutdown): nothing left to route
-    }
-  }
-
-  /**
-   * Refuses the blocked resource types inside the browser: CDP Fetch interception limited to those types, so only
-   * they pause (and are failed at once); documents, scripts and data requests are never held. Covers the page and
-   * its same-process frames (a cross-site iframe's images still load; the proxy guards them like everything else).
-   * A task with `blockAds` widens the interception to every request (`blockAdsFor`): each one pauses and is failed
-   * when it is of a blocked type or the ad blocker refuses it, else continued.
-   */
-  private async blockInBrowser(slot: Slot): Promise<CDPSession> {
-    const cdp = await slot.context.newCDPSession(slot.page);
-    cdp.on('Fetch.requestPaused', (event: FetchPaused) => {
-      // Narrowed, only blocked types pause (all refused); widened, every request does and is decided one by one.
-      const reply = this.refusedInBrowser(slot, event)
-        ? cdp.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' })
-        : cdp.send('Fetch.continueRequest', { requestId: event.requestId });
-      reply.catch(() => undefined);
-    });
-    slot.targetId = (await cdp.send('Target.getTargetInfo')).targetInfo.targetId;
-    const patterns = this.blockedPatterns();
-    if (patterns.length > 0) await cdp.send('Fetch.enable', { patterns });
-    slot.interceptsAll = false;
-    return cdp;
-  }
-
-  /** The CDP Fetch patterns of the blocked resource types. */
-  private blockedPatterns(): FetchPattern[] {
-    const patterns: FetchPattern[] = [...this.blocked]
-      .filter((type): type is keyof typeof CDP_RESOURCE_TYPES => type in CDP_RESOURCE_TYPES)
-      .map((type) => ({ urlPattern: '*', resourceType: CDP_RESOURCE_TYPES[type], requestStage: 'Request' as const }));
-    // With images blocked, the browser's own request for the tab icon (type Other, after every load) is refused too:
-    // a request through the network service and the proxy per page for nothing (~3 ms of CPU a page).
-    if (this.blocked.has('image'))
-      patterns.push({ urlPattern: '*/favicon.ico', resourceType: 'Other', requestStage: 'Request' });
-    return patterns;
-  }
-
-  /** A request paused in the browser: refused when of a blocked type or, for a task with blockAds, an ad or tracker. */
-  private refusedInBrowser(slot: Slot, event: FetchPaused): boolean {
-    const { url } = event.request;
-    if (this.blockedCdp.has(event.resourceType)) return true;
-    if (this.blocked.has('image') && event.resourceType === 'Other' && /\/favicon\.ico$/.test(url)) return true;
-    const task = slot.task;
-    if (!task.blockAds) return false;
-    const mainFrame = event.resourceType === 'Document' && event.frameId === slot.targetId;
-    if (mainFrame) task.topUrl = url;
-    const sourceUrl = task.topUrl ?? slot.page.url();
-    if (!this.opts.adBlocker?.blocks({ url, sourceUrl, type: event.resourceType, mainFrame })) return false;
-    task.adsBlocked++;
-    return true;
-  }
-
-  /**
-   * Sets the slot up for a task with or without `blockAds` (no ad blocker: without): the blocker's engine built (once
-   * per process; the service builds it at start-up), and behind the proxy the Fetch interception widened to every
-   * request or narrowed back to the blocked types, only when it changes from the slot's last task.
-   */
-  private async blockAdsFor(slot: Slot, blockAds: boolean): Promise<void> {
-    const blocker = this.opts.adBlocker;
-    const on = blockAds && blocker !== undefined;
-    slot.task.blockAds = on;
-    if (on && !blocker.isReady) {
-      await blocker.ready().catch((e: unknown) => {
-        throw new TrawlError('SERVICE_UNAVAILABLE', 'the ad and tracker filters could not be loaded', { cause: e });
-      });
-    }
-    if (!this.opts.proxyServer || !slot.cdp || slot.interceptsAll === undefined || slot.interceptsAll === on) return;
-    const patterns = on ? [{ urlPattern: '*', requestStage: 'Request' as const }] : this.blockedPatterns();
-    if (patterns.length > 0) await slot.cdp.send('Fetch.enable', { patterns });
-    else await slot.cdp.send('Fetch.disable');
-    slot.interceptsAll = on;
-  }
-
-  /**
-   * Watches the requests the route handler does not see: redirect hops (Playwright does not route them) and, behind
-   * the proxy, every request. They cannot be held back here (the proxy refuses them before they leave), but the
-   * guard is applied to each redirect hop and to the main frame's navigation, and a refusal fails the task with
-   * URL_NOT_ALLOWED and closes the context, so nothing it returned reaches the caller. The task's outcome waits for
-   * these checks (`checks`). A refused subresource only fails to load, as with the route handler.
-   */
-  private onRequest(slot: Slot, request: Request): void {
-    const redirected = request.redirectedFrom() !== null;
-    if (!redirected && !this.opts.proxyServer) return; // the route handler saw it
-    const task = slot.task;
-    const url = request.url();
-    if (!url.startsWith('http:') && !url.startsWith('https:')) return;
-    if (request.resourceType() === 'document') task.documentOrigins.add(new URL(url).origin);
-    if (!redirected && !isMainNavigation(slot.page, request)) return;
-    task.checks.push(
-      this.opts.guard(url).catch((e: unknown) => {
-        const refusal = e instanceof TrawlError ? e : new TrawlError('URL_NOT_ALLOWED', `request to ${url} refused`);
-        task.refused ??= refusal;
-        task.abort?.(refusal);
-      }),
-    );
-  }
-
   /**
    * After a task: keep the context for reuse when it is provably clean, else close it. Every step is bounded by the
    * cleanup's budget (cleanupTimeoutMs): a page that makes a step hang (a busy loop, a renderer that never answers)
    * only gets its context closed. The permit is freed whatever the cleanup and the close do, within that budget and
-   * one more for the close.
-   * A task with a tenant leaves its page in the tab (popups closed) for that tenant's next task; `readyFor` empties
-   * the tab before anyone else's. Without a tenant the tab is emptied now, as before tenants were known.
+   * one more for the close (TabReset decides and bounds both).
    */
   private async release(pb: PooledBrowser, slot: Slot | undefined, ok: boolean, tenant?: string): Promise<void> {
     try {
       if (!slot) return;
-      const within = cleanupBound(Date.now() + this.opts.cleanupTimeoutMs);
-      let kept = false;
-      try {
-        if (ok && !pb.dead && !pb.retired && this.sessions.get(slot.session.key) === slot.session) {
-          kept = await this.isClean(slot, within);
-          if (kept && tenant === undefined) kept = await this.forgetTask(slot, within);
-          else if (kept) {
-            kept = await this.closePopups(slot, within);
-            slot.shownFor = tenant;
-          }
-          if (kept && slot.uses % this.opts.gcEveryTasks === 0) {
-            const cdp = await within(this.cdpOf(slot));
-            await within(cdp.send('HeapProfiler.collectGarbage'));
-          }
-        }
-      } catch (e) {
-        if (e instanceof CleanupTimeout) this.counters.cleanupsTimedOut++;
-        kept = false;
-      }
-      if (kept) pb.idle.push(slot);
-      else await this.closeContext(slot);
+      await this.slots.release(pb, slot, ok && this.sessions.isCurrent(slot.session), tenant);
     } finally {
-      pb.active--;
+      this.launcher.release(pb);
       this.permits.release();
-      if (pb.retired && pb.active === 0) void this.closeBrowser(pb);
     }
   }
-
-  /** Closes a slot's context, waiting for it at most cleanupTimeoutMs (the browser goes on closing it). */
-  private async closeContext(slot: Slot): Promise<void> {
-    await cleanupBound(Date.now() + this.opts.cleanupTimeoutMs)(slot.context.close()).catch(() => undefined);
-  }
-
-  private async cdpOf(slot: Slot): Promise<CDPSession> {
-    slot.cdp ??= await slot.context.newCDPSession(slot.page);
-    return slot.cdp;
-  }
-
-  /**
-   * Before a context serves the next task: the task's document replaced by about:blank (its scripts, timers and
-   * connections stop, so it can open no more popups), then every other page (popups) closed, the tab's history
-   * cleared (`history.back()` or `history.length` tells the next task nothing of this one), then verified: one page,
-   * showing about:blank, one frame. False: the tab is not provably empty (the caller closes the context).
-   */
-  private async forgetTask(slot: Slot, within: Bound): Promise<boolean> {
-    await within(slot.page.goto('about:blank'));
-    if (!(await this.closePopups(slot, within))) return false;
-    const cdp = await within(this.cdpOf(slot));
-    await within(cdp.send('Page.resetNavigationHistory'));
-    if (slot.page.url() !== 'about:blank' || !(await this.alone(slot, within))) return false;
-    slot.shownFor = undefined;
-    this.counters.tabsReset++;
-    return true;
-  }
-
-  /** Closes every page of the context but the tab, then checks that none is left (a popup may open another). */
-  private async closePopups(slot: Slot, within: Bound): Promise<boolean> {
-    await within(
-      Promise.all(
-        slot.context
-          .pages()
-          .filter((p) => p !== slot.page)
-          .map((p) => p.close()),
-      ),
-    );
-    return this.alone(slot, within);
-  }
-
-  /**
-   * The tab is the context's only page and shows one frame, as the browser itself counts pages (CDP Target.getTargets):
-   * a popup opened a moment ago (by a popup as it closed, say) exists there before Playwright lists it.
-   */
-  private async alone(slot: Slot, within: Bound): Promise<boolean> {
-    const pages = slot.context.pages();
-    if (pages.length !== 1 || pages[0] !== slot.page || slot.page.isClosed() || slot.page.frames().length !== 1)
-      return false;
-    const cdp = await within(this.cdpOf(slot));
-    slot.contextId ??= (await within(cdp.send('Target.getTargetInfo'))).targetInfo.browserContextId;
-    const { targetInfos } = await within(cdp.send('Target.getTargets'));
-    return targetInfos.filter((t) => t.type === 'page' && t.browserContextId === slot.contextId).length === 1;
-  }
-
-  /**
-   * Whether an idle context may serve a task of `tenant`. A tab kept showing a tenant's last page serves that tenant's
-   * next task as it is (no navigation: ~35 ms of CPU a page, BENCHMARKS.md, Scrape, run 4), once popups it opened
-   * while idle are closed. Anyone else's task, or a task without a tenant, gets it emptied first (forgetTask) after the
-   * clean check has run again, on the kept page: that page went on running after its task's check, and what it stored
-   * since must not reach another tenant. Bounded as the cleanup after a task is.
-   * False: the context is not fit for the task (the caller closes it and opens a new one).
-   */
-  private async readyFor(slot: Slot, tenant: string | undefined): Promise<boolean> {
-    if (slot.crashed || slot.page.isClosed()) return false; // the tab died while idle
-    const within = cleanupBound(Date.now() + this.opts.cleanupTimeoutMs);
-    try {
-      if (slot.shownFor === undefined) return await this.alone(slot, within); // a new tab, or emptied after its task
-      if (tenant !== undefined && slot.shownFor === tenant) return await this.closePopups(slot, within);
-      if (slot.task.refused) return false;
-      // The kept task's state still collects the tab's requests: a document of another origin loaded since, a frame
-      // added or anything stored since its check, and the context is not handed to anyone else.
-      if (!(await this.isClean(slot, within, true))) return false;
-      return await this.forgetTask(slot, within);
-    } catch (e) {
-      if (e instanceof CleanupTimeout) this.counters.cleanupsTimedOut++;
-      return false;
-    }
-  }
-
-  /**
-   * A context may serve the session's next task: a named session keeps its cookies and storage (they are the
-   * session), the pool's own none; both must be down to their one tab and frame, with no refused request.
-   * `again`: the re-check of an idle kept tab (the per-context limits were checked when the task ended).
-   */
-  private async isClean(slot: Slot, within: Bound, again = false): Promise<boolean> {
-    if (!this.opts.reuseContexts || slot.withHeaders || slot.crashed || slot.task.refused) return false;
-    if (!again && slot.uses >= this.opts.maxTasksPerContext) return false;
-    if (slot.page.isClosed()) return false;
-    if (slot.session.named) return true; // popups and frames: closed and checked before the tab is kept or emptied
-    if (slot.task.documentOrigins.size > 1) return false;
-    if (slot.context.pages().length !== 1 || slot.page.frames().length !== 1) return false;
-    return this.holdsNothing(slot, within);
-  }
-
-  /**
-   * No cookies in the context and no storage in the page's origin (local, session, IndexedDB, CacheStorage), read
-   * from outside the page: the browser's cookie store, and CDP's DOMStorage, IndexedDB and CacheStorage domains,
-   * which no script of the page can override (a page that redefines `indexedDB.databases` or `Storage.length` only
-   * changes what it sees itself). Each read is bounded (`within`): a renderer busy in a loop answers none of them.
-   * The one document origin the task loaded must be the tab's own now (else its storage cannot be read: not clean).
-   */
-  private async holdsNothing(slot: Slot, within: Bound): Promise<boolean> {
-    if (slot.page.isClosed()) return false;
-    const cookies = await within(slot.context.cookies());
-    if (cookies.length > 0) return false;
-    const origin = httpOrigin(slot.page.url());
-    const loaded = [...slot.task.documentOrigins];
-    if (!origin) return loaded.length === 0; // about:blank and the like, with no document of the web loaded
-    if (loaded.some((o) => o !== origin)) return false;
-    const cdp = await within(this.cdpOf(slot));
-    const storageKey = `${origin}/`;
-    const [local, session, databases, caches] = await within(
-      Promise.all([
-        cdp.send('DOMStorage.getDOMStorageItems', { storageId: { storageKey, isLocalStorage: true } }),
-        cdp.send('DOMStorage.getDOMStorageItems', { storageId: { storageKey, isLocalStorage: false } }),
-        cdp.send('IndexedDB.requestDatabaseNames', { storageKey }),
-        cdp.send('CacheStorage.requestCacheNames', { storageKey }),
-      ]),
-    );
-    return (
-      local.entries.length === 0 &&
-      session.entries.length === 0 &&
-      databases.databaseNames.length === 0 &&
-      caches.caches.length === 0
-    );
-  }
-
-  /** The task's session: the live one for its key, else a new one (identity drawn, next upstream proxy). */
-  private async session(
-    options: Pick<RunOptions, 'session' | 'hl' | 'gl' | 'location' | 'mobile' | 'proxyScope'>,
-  ): Promise<Session> {
-    const { location, mobile } = options;
-    const hl = location ? undefined : options.hl;
-    const gl = location ? location.country?.toUpperCase() : options.gl;
-    const variant = `${location ? `|loc:${location.languages?.join(',') ?? ''}` : ''}${mobile ? '|mobile' : ''}`;
-    const key = options.session ?? `pool:${hl ?? ''}|${gl ?? ''}${variant}`;
-    const live = this.sessions.get(key);
-    if (live && live.tasks < this.opts.sessionMaxTasks && Date.now() - live.startedAt < this.opts.sessionMaxAgeMs)
-      return live;
-    const pending = this.opening.get(key);
-    if (pending) return pending;
-    const opening = (async () => {
-      const identities = this.identities ?? new BrowserIdentities({ version: (await this.anyBrowser()).version() });
-      this.identities ??= identities;
-      const proxyScope = options.proxyScope ?? '';
-      const proxy = this.opts.upstreamProxies?.next(location?.country?.toUpperCase(), proxyScope || undefined);
-      const lane = proxy ? await this.opts.upstreamProxies?.laneFor(proxy) : undefined;
-      const fresh: Session = {
-        key,
-        named: options.session !== undefined,
-        identity: identities.create({
-          hl,
-          gl,
-          mobile,
-          ...(location ? { languages: location.languages, geolocate: true } : {}),
-        }),
-        proxy,
-        lane,
-        proxyScope,
-        tasks: 0,
-        startedAt: Date.now(),
-      };
-      if (live) this.dropIdle((slot) => slot.session === live);
-      this.sessions.set(key, fresh);
-      return fresh;
-    })().finally(() => this.opening.delete(key));
-    this.opening.set(key, opening);
-    return opening;
-  }
-
-  private async anyBrowser(): Promise<Browser> {
-    const pb = this.browsers.find((b) => !b.dead) ?? this.launch();
-    return pb.ready;
-  }
-
-  private dropIdle(matches: (slot: Slot) => boolean): void {
-    for (const pb of this.browsers) {
-      const drop = pb.idle.filter(matches);
-      pb.idle = pb.idle.filter((slot) => !matches(slot));
-      for (const slot of drop) void slot.context.close().catch(() => undefined);
-    }
-  }
-
-  private async closeBrowser(pb: PooledBrowser): Promise<void> {
-    if (pb.closing) return;
-    pb.closing = true;
-    pb.idle = [];
-    const browser = pb.browser ?? (await pb.ready.catch(() => undefined));
-    await browser?.close().catch(() => undefined);
-    this.forget(pb);
-  }
-}
-
-/**
- * `headers` for one page only: the `Cookie` header's pairs as host-only cookies of `url` (the browser's cookie rules
- * decide where they go), every other header on the main frame's navigations to `url`'s origin (a page route for that
- * origin only, so no other request passes through Node). `User-Agent` and `Accept-Language` are the identity's
- * (applyIdentity) and go with every request, as a browser's do.
- */
-async function scopeHeaders(page: Page, headers: Record<string, string>, url: string): Promise<void> {
-  const origin = new URL(url).origin;
-  const cookies: { name: string; value: string; url: string }[] = [];
-  const rest: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (lower === 'cookie') {
-      for (const pair of value.split(';')) {
-        const at = pair.indexOf('=');
-        if (at > 0) cookies.push({ name: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim(), url: origin });
-      }
-    } else if (lower !== 'user-agent' && lower !== 'accept-language') rest[lower] = value;
-  }
-  if (cookies.length > 0) await page.context().addCookies(cookies);
-  if (Object.keys(rest).length === 0) return;
-  await page.route(`${origin}/**`, async (route, request) => {
-    const main = request.isNavigationRequest() && request.frame() === page.mainFrame();
-    await route.fallback(main ? { headers: { ...request.headers(), ...rest } } : undefined).catch(() => undefined);
-  });
-}
-
-/**
- * The identity on a page, over CDP: user agent, Accept-Language list, `navigator.platform` and the client hints
- * (`navigator.userAgentData`, `Sec-CH-UA*`) that Playwright's own `userAgent` option would leave without brands.
- */
-async function applyIdentity(
-  cdp: CDPSession,
-  identity: BrowserIdentity,
-  headers?: Record<string, string>,
-): Promise<void> {
-  // A caller's own User-Agent or Accept-Language header wins (the emulation would replace extraHTTPHeaders' value).
-  const given = (name: string) => Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1];
-  await cdp.send('Emulation.setUserAgentOverride', {
-    userAgent: given('user-agent') ?? identity.userAgent,
-    acceptLanguage: given('accept-language') ?? identity.languages.join(','),
-    platform: identity.platform,
-    userAgentMetadata: identity.userAgentMetadata,
-  });
-}
-
-/** `scheme://host[:port]` of an http(s) URL, else undefined (about:blank, data:, a bad URL). */
-function httpOrigin(url: string): string | undefined {
-  if (!url.startsWith('http:') && !url.startsWith('https:')) return undefined;
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-function isMainNavigation(page: Page, request: Request): boolean {
-  try {
-    return request.isNavigationRequest() && request.frame() === page.mainFrame();
-  } catch {
-    return false; // a worker's request has no frame
-  }
-}
-
-/** A CDP Fetch.enable pattern of the pool's. */
-interface FetchPattern {
-  urlPattern: string;
-  resourceType?: (typeof CDP_RESOURCE_TYPES)[keyof typeof CDP_RESOURCE_TYPES];
-  requestStage: 'Request';
-}
-
-/** What CDP's Fetch.requestPaused says of a request (the fields the pool reads). */
-interface FetchPaused {
-  requestId: string;
-  request: { url: string };
-  frameId: string;
-  resourceType: string;
-}
-
-/** Playwright's resource type names to CDP's (Network.ResourceType), for in-browser blocking. */
-const CDP_RESOURCE_TYPES = {
-  image: 'Image',
-  media: 'Media',
-  font: 'Font',
-  stylesheet: 'Stylesheet',
-  texttrack: 'TextTrack',
-  manifest: 'Manifest',
-  other: 'Other',
-} as const;
-
-function raceDeadline<T>(promise: Promise<T>, deadline: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TrawlError('UPSTREAM_TIMEOUT', message)), Math.max(1, deadline - Date.now()));
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
