@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { ResultCacheModule } from '../cache/result-cache.module.js';
+import { NativeOperations } from '../compat/native-operations.service.js';
+import { CrawlController } from './crawl.controller.js';
+import { ExtractController } from './extract.controller.js';
+import { ScrapeController } from './scrape.controller.js';
+import { SearchController } from './search.controller.js';
+import { TasksController } from './tasks.controller.js';
+
+/**
+ * The native API (/api/openapi/v1): its routes and NativeOperations, which they and the peers' APIs call (exported:
+ * the compat modules translate to it). NATS comes from the global MessagingModule.
+ */
+@Module({
+  imports: [ResultCacheModule],
+  controllers: [SearchController, ExtractController, ScrapeController, TasksController, CrawlController],
+  providers: [NativeOperations],
+  exports: [NativeOperations],
+})
+export class NativeRoutesModule {}
