@@ -7,13 +7,22 @@ import { ScrapeController } from './scrape.controller.js';
 import { SearchController } from './search.controller.js';
 import { TasksController } from './tasks.controller.js';
 
+/** The native API's controllers: served here, and described by the OpenAPI document (openapi/api-docs.renderer.ts). */
+export const NATIVE_CONTROLLERS = [
+  SearchController,
+  ExtractController,
+  ScrapeController,
+  TasksController,
+  CrawlController,
+];
+
 /**
  * The native API (/api/openapi/v1): its routes and NativeOperations, which they and the peers' APIs call (exported:
  * the compat modules translate to it). NATS comes from the global MessagingModule.
  */
 @Module({
   imports: [ResultCacheModule],
-  controllers: [SearchController, ExtractController, ScrapeController, TasksController, CrawlController],
+  controllers: NATIVE_CONTROLLERS,
   providers: [NativeOperations],
   exports: [NativeOperations],
 })
