@@ -2,11 +2,7 @@ import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { NativeOperations } from '../compat/native-operations.service.js';
-import { CrawlController } from '../routes/crawl.controller.js';
-import { ExtractController } from '../routes/extract.controller.js';
-import { ScrapeController } from '../routes/scrape.controller.js';
-import { SearchController } from '../routes/search.controller.js';
-import { TasksController } from '../routes/tasks.controller.js';
+import { NATIVE_CONTROLLERS } from '../routes/native-routes.module.js';
 import { renderClientTypes } from './client-types.renderer.js';
 import { API_PREFIX, buildOpenApiDocument, serializeOpenApi } from './openapi-document.builder.js';
 
@@ -15,7 +11,7 @@ import { API_PREFIX, buildOpenApiDocument, serializeOpenApi } from './openapi-do
  * controllers' routes, DTOs and decorators are what the document is made of; their dependencies are never called.
  */
 @Module({
-  controllers: [SearchController, ExtractController, ScrapeController, TasksController, CrawlController],
+  controllers: NATIVE_CONTROLLERS,
   providers: [{ provide: NativeOperations, useValue: {} }],
 })
 class ApiDocsModule {}

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { JsonSchema } from './response.schema.js';
+import type { JsonSchema } from '@trawl/contracts';
 
 /**
  * TypeScript types for the client package (libs/client), generated from the OpenAPI document's named schemas so the

@@ -8,4 +8,3 @@ export {
 } from './openapi-document.builder.js';
 export { renderApiDocs, renderOpenApiJson, type RenderedApiDocs } from './api-docs.renderer.js';
 export { renderClientTypes } from './client-types.renderer.js';
-export { RESPONSE_SCHEMAS, type JsonSchema } from './response.schema.js';

@@ -1,10 +1,34 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import * as contracts from '@trawl/contracts';
-import { ERROR_HTTP_STATUS, ERROR_RETRYABLE, LIMITS, type ErrorCode } from '@trawl/contracts';
+import {
+  arr,
+  CRAWL_START_REPLY,
+  CRAWL_STATUS,
+  ERROR_DATA,
+  ERROR_HTTP_STATUS,
+  ERROR_RETRYABLE,
+  envelopeSchema,
+  EXTRACT_RESPONSE,
+  LIMITS,
+  MAP_SITE_REPLY,
+  MAPS_BATCH_JOB,
+  MAPS_SEARCH_RESPONSE,
+  ref,
+  RESPONSE_SCHEMAS,
+  SCRAPE_RESULT,
+  SEARCH_BATCH_JOB,
+  TASK_RECORD,
+  URL_BATCH_JOB,
+  WEB_SEARCH_RESULT,
+  WEBHOOK_PAYLOAD,
+  type ErrorCode,
+  type ErrorData,
+  type JsonSchema,
+  type Schema,
+} from '@trawl/contracts';
 import { getMetadataStorage } from 'class-validator';
 import { MAX_JSON_DEPTH } from '../validation/json-body.parser.js';
-import { envelopeOf, ref, RESPONSE_SCHEMAS, type JsonSchema } from './response.schema.js';
 
 export const API_PREFIX = 'api/openapi/v1';
 
@@ -49,7 +73,7 @@ const BY_ID: ErrorCode[] = [
 
 interface OperationDoc {
   /** Schema of `data` on 200. */
-  data: JsonSchema;
+  data: Schema<unknown>;
   /** Error codes the operation can answer (docs/errors.md). */
   errors: ErrorCode[];
   /** Answered through the result cache (`maxAge`): the 200 response documents its headers. */
@@ -71,36 +95,36 @@ const CACHE_HEADERS = {
 
 /** The operations: `data` and the error codes of each. The test checks every path here is served. */
 export const OPERATIONS: Record<string, OperationDoc> = {
-  'post /extract/search': { data: ref('WebSearchResult'), errors: [...COMMON, ...UPSTREAM], cached: true },
-  'post /extract/search/maps': { data: ref('MapsSearchResponse'), errors: [...COMMON, ...UPSTREAM], cached: true },
+  'post /extract/search': { data: ref(WEB_SEARCH_RESULT), errors: [...COMMON, ...UPSTREAM], cached: true },
+  'post /extract/search/maps': { data: ref(MAPS_SEARCH_RESPONSE), errors: [...COMMON, ...UPSTREAM], cached: true },
   'post /extract': {
-    data: ref('ExtractResponse'),
+    data: ref(EXTRACT_RESPONSE),
     errors: [...COMMON, 'URL_NOT_ALLOWED', 'PAGE_NOT_RECOGNISED', ...PAGE, ...UPSTREAM],
     cached: true,
   },
   'post /scrape': {
-    data: ref('ScrapeResult'),
+    data: ref(SCRAPE_RESULT),
     errors: [...COMMON, 'URL_NOT_ALLOWED', ...PAGE, ...UPSTREAM],
     cached: true,
   },
   'post /extractTask/batch/maps': {
-    data: { type: 'array', items: ref('MapsBatchJob') },
+    data: arr(ref(MAPS_BATCH_JOB)),
     errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY, ...TASK_SERVICE],
   },
   'post /extractTask/batch/search': {
-    data: { type: 'array', items: ref('SearchBatchJob') },
+    data: arr(ref(SEARCH_BATCH_JOB)),
     errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY, ...TASK_SERVICE],
   },
   'post /extractTask/batch': {
-    data: { type: 'array', items: ref('UrlBatchJob') },
+    data: arr(ref(URL_BATCH_JOB)),
     errors: [...COMMON, 'URL_NOT_ALLOWED', ...IDEMPOTENCY, ...TASK_SERVICE],
   },
-  'get /extractTask/{jobId}': { data: ref('TaskRecord'), errors: BY_ID },
-  'delete /extractTask/{jobId}': { data: ref('TaskRecord'), errors: [...BY_ID, 'TASK_FINISHED'] },
-  'post /crawl': { data: ref('CrawlStartReply'), errors: [...COMMON, 'URL_NOT_ALLOWED', ...TASK_SERVICE] },
-  'get /crawl/{id}': { data: ref('CrawlStatus'), errors: BY_ID },
-  'delete /crawl/{id}': { data: ref('CrawlStatus'), errors: BY_ID },
-  'post /map': { data: ref('MapSiteReply'), errors: [...COMMON, 'URL_NOT_ALLOWED', ...UPSTREAM] },
+  'get /extractTask/{jobId}': { data: ref(TASK_RECORD), errors: BY_ID },
+  'delete /extractTask/{jobId}': { data: ref(TASK_RECORD), errors: [...BY_ID, 'TASK_FINISHED'] },
+  'post /crawl': { data: ref(CRAWL_START_REPLY), errors: [...COMMON, 'URL_NOT_ALLOWED', ...TASK_SERVICE] },
+  'get /crawl/{id}': { data: ref(CRAWL_STATUS), errors: BY_ID },
+  'delete /crawl/{id}': { data: ref(CRAWL_STATUS), errors: BY_ID },
+  'post /map': { data: ref(MAP_SITE_REPLY), errors: [...COMMON, 'URL_NOT_ALLOWED', ...UPSTREAM] },
 };
 
 /** Every bound the API enforces and what happens beyond it: the README's table, and the document's description. */
@@ -225,8 +249,11 @@ function applyDtoConstraints(schemas: Record<string, JsonSchema>): void {
 /** One error response: the envelope with ErrorData restricted to the codes of this status. */
 function errorResponse(codes: ErrorCode[]): Record<string, unknown> {
   const description = codes.map((c) => `${c}${ERROR_RETRYABLE[c] ? ' (retryable)' : ''}`).join(', ');
-  const data = { allOf: [ref('ErrorData'), { properties: { error: { enum: codes } } }] };
-  return { description, content: { 'application/json': { schema: envelopeOf(data, false) } } };
+  // ErrorData with `error` narrowed to these codes.
+  const data = {
+    allOf: [ref(ERROR_DATA), { properties: { error: { enum: codes } } }],
+  } as JsonSchema as Schema<ErrorData>;
+  return { description, content: { 'application/json': { schema: envelopeSchema(data, false) } } };
 }
 
 function sortKeys(value: unknown): unknown {
@@ -274,7 +301,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     const responses: Record<string, unknown> = {
       '200': {
         description: 'Success',
-        content: { 'application/json': { schema: envelopeOf(op.data, true) } },
+        content: { 'application/json': { schema: envelopeSchema(op.data, true) } },
         ...(op.cached ? { headers: CACHE_HEADERS } : {}),
       },
     };
@@ -296,7 +323,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           required: true,
           schema: { type: 'string' },
         })),
-        requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPayload') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: ref(WEBHOOK_PAYLOAD) } } },
         responses: { '200': { description: 'Received (any 2xx).' } },
       },
     },

@@ -628,7 +628,7 @@ export type UrlJobData = {
   timeout: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   url: string;
-  webhook: string;
+  webhook?: string;
 };
 
 export type WebSearchRequest = {

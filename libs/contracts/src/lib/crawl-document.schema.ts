@@ -1,5 +1,18 @@
-import type { CrawlDocument } from './crawl.types.js';
 import { TrawlError } from './error-codes.constants.js';
+import { SCRAPE_METADATA, SCRAPE_RESULT } from './results/scrape-result.schema.js';
+import * as s from './schema/json-schema.builder.js';
+
+/** One page of a crawl: what POST /scrape answers for it, with the URL the crawl asked for and the page's status set. */
+export const CRAWL_DOCUMENT = s.named(
+  'CrawlDocument',
+  s.extend(SCRAPE_RESULT, {
+    metadata: s.extend(SCRAPE_METADATA, {
+      sourceURL: s.str('The URL the crawl found and asked for (normalised).'),
+      statusCode: s.int('HTTP status of the page.'),
+    }),
+  }),
+);
+export type CrawlDocument = s.Infer<typeof CRAWL_DOCUMENT>;
 
 /**
  * Checks a message of the crawl documents stream (`crawl.document.v1.<id>`) where it is read back: an object whose

@@ -1,6 +1,7 @@
 import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
-import type { ScrapeResult } from './results/scrape-result.types.js';
+import type { CrawlDocument } from './crawl-document.schema.js';
+import type { CrawlStatusResult } from './crawl-response.schema.js';
 import type { TaskFinishedEvent, TraceCarrier } from './task.types.js';
 
 /** A crawl's state: `scraping` until its frontier is empty, then `completed`; `failed` (its fleet stayed away, its
@@ -11,27 +12,12 @@ export type CrawlStatus = (typeof CRAWL_STATUSES)[number];
 /** A crawl's id: 32 lower-case hex digits (random). */
 export const CRAWL_ID_PATTERN = /^[0-9a-f]{32}$/;
 
-/** One page of a crawl: what POST /scrape answers for it, with the URL the crawl asked for as `metadata.sourceURL`. */
-export interface CrawlDocument extends Omit<ScrapeResult, 'metadata'> {
-  metadata: ScrapeResult['metadata'] & {
-    /** The URL the crawl found and asked for (normalised). */
-    sourceURL: string;
-    /** HTTP status of the page. */
-    statusCode: number;
-  };
-}
-
 /** NATS payload of `crawl.start.v1`. */
 export interface CrawlStartRequest {
   request: CrawlRequestDto;
   /** The key that starts the crawl: its owner (another key gets 404) and the tenant of its scrapes. */
   apiKeyId?: string;
   trace?: TraceCarrier;
-}
-
-/** Reply of `crawl.start.v1` and `data` of POST /crawl. */
-export interface CrawlStartReply {
-  id: string;
 }
 
 /** NATS payload of `crawl.get.v1`. */
@@ -42,27 +28,11 @@ export interface CrawlGetRequest {
   cursor?: number;
 }
 
-/** Reply of `crawl.get.v1`: the crawl and one page of its documents. */
-export interface CrawlStatusReply {
-  id: string;
-  status: CrawlStatus;
-  /** URLs the crawl took in (at most its `limit`). */
-  total: number;
-  /** URLs settled: scraped into a document, found a duplicate of one, or failed. */
-  completed: number;
-  /** Documents stored so far. */
-  documents: number;
-  /** Why the crawl failed, when it did. */
-  error?: { code: string; message: string };
-  data: CrawlDocument[];
+/** Reply of `crawl.get.v1`: the crawl and one page of its documents, `cursor` where GET /crawl/{id} has `next`. */
+export type CrawlStatusReply = Omit<CrawlStatusResult, 'next'> & {
   /** The cursor of the next page of documents; null when none remain and the crawl has ended. */
   cursor: number | null;
-}
-
-/** `data` of GET /crawl/{id}: the status reply with `next` as a URL of the same server. */
-export interface CrawlStatusResult extends Omit<CrawlStatusReply, 'cursor'> {
-  next: string | null;
-}
+};
 
 /** NATS payload of `crawl.cancel.v1`. */
 export interface CrawlCancelRequest {
@@ -74,16 +44,6 @@ export interface CrawlCancelRequest {
 export interface MapSiteRequest {
   request: MapRequestDto;
   apiKeyId?: string;
-}
-
-export interface MapLink {
-  url: string;
-  title?: string;
-}
-
-/** Reply of `map.site.v1` and `data` of POST /map. */
-export interface MapSiteReply {
-  links: MapLink[];
 }
 
 /** A crawl's webhook events (Firecrawl's names): started, one per document, and its end. */

@@ -1,3 +1,4 @@
+import type { WireError } from './envelope.schema.js';
 /**
  * Every error code that crosses a boundary (NATS reply or HTTP envelope). The gateway answers each with exactly one
  * HTTP status, from ERROR_HTTP_STATUS below: a `Record` over the union, so a code added here without a status does
@@ -108,15 +109,6 @@ export const ERROR_RETRYABLE: Record<ErrorCode, boolean> = {
   LLM_ANSWER_INVALID: false,
   INTERNAL: false,
 };
-
-/** An error as it crosses NATS: in an RPC reply's `err`, and in a failed task's outcome. */
-export interface WireError {
-  code: ErrorCode;
-  message: string;
-  retryable: boolean;
-  /** The request field the error is about, where there is one. */
-  field?: string;
-}
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);

@@ -1,5 +1,6 @@
 import { parseCrawlDocument } from './crawl-document.schema.js';
-import type { CrawlStartReply, CrawlStatusReply, MapSiteReply } from './crawl.types.js';
+import type { CrawlStatusReply } from './crawl.types.js';
+import type { CrawlStartReply, MapSiteReply } from './crawl-response.schema.js';
 import { CrawlGetRequestDto, CrawlLookupRequestDto } from './dto/crawl-lookup-request.dto.js';
 import { CrawlStartRequestDto } from './dto/crawl-start-request.dto.js';
 import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
@@ -10,13 +11,14 @@ import { ScrapePageRequestDto } from './dto/scrape-page-request.dto.js';
 import { TaskLookupRequestDto } from './dto/task-lookup-request.dto.js';
 import { WebSearchRequestDto } from './dto/web-search-request.dto.js';
 import { WebhookDeadLetterDto } from './dto/webhook-dead-letter.dto.js';
-import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/maps-result.types.js';
-import type { RetailRecord } from './results/retail-result.types.js';
-import type { ScrapeResult } from './results/scrape-result.types.js';
-import type { WebSearchResult } from './results/web-search-result.types.js';
+import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/maps-result.schema.js';
+import type { RetailRecord } from './results/retail-result.schema.js';
+import type { ScrapeResult } from './results/scrape-result.schema.js';
+import type { WebSearchResult } from './results/web-search-result.schema.js';
 import { parseOutcomeEvent } from './outcome-event.parser.js';
 import { parseTaskSubmitRequest } from './task-submit-request.parser.js';
-import type { TaskRecord, TaskSubmitReply } from './task.types.js';
+import type { TaskSubmitReply } from './task.types.js';
+import type { TaskRecord } from './task-response.schema.js';
 import { dtoPayload, parsedPayload, replyOf, type ReplyType, type WirePayload } from './wire-payload.schema.js';
 
 /*

@@ -1,12 +1,9 @@
 import type { OutcomeEvent } from './crawl.types.js';
-import type { ScrapeOptions } from './dto/scrape-browser.types.js';
-import type { ExtractType } from './extract-type.constants.js';
-import type { WireError } from './error-codes.constants.js';
+import type { WireError } from './envelope.schema.js';
 import type { MapsBatchRequestDto } from './dto/maps-batch-request.dto.js';
 import type { SearchBatchRequestDto } from './dto/search-batch-request.dto.js';
 import type { UrlBatchRequestDto } from './dto/url-batch-request.dto.js';
-import type { UrlParams } from './dto/url-params.validator.js';
-import type { UpstreamEngine } from './upstream-engine.constants.js';
+import type { BatchJob, TaskRecord } from './task-response.schema.js';
 
 /** Task states: BullMQ's. */
 export const TASK_STATUSES = [
@@ -19,93 +16,6 @@ export const TASK_STATUSES = [
   'unknown',
 ] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
-
-/** The job options every batch job carries (the spec's values). */
-export interface BatchJobOpts {
-  attempts: number;
-  removeOnComplete: number;
-  removeOnFail: number;
-  backoff: { type: string; delay: number };
-}
-
-/** Echo of a maps batch (one job per call). */
-export interface MapsBatchJobData {
-  kind: 'maps';
-  querys: string[];
-  ll: string;
-  hl: string;
-  start: number;
-  num: number;
-  timeout: number;
-  webhook: string;
-  /** Extension of the spec: the engine asked for (absent: the service's configuration). */
-  engine?: UpstreamEngine;
-}
-
-/** Echo of a search batch (one job per call). */
-export interface SearchBatchJobData {
-  kind: 'search';
-  querys: string[];
-  start: number;
-  num: number;
-  hl: string;
-  gl: string;
-  cr?: string;
-  lr?: string;
-  timeout: number;
-  webhook: string;
-  /** Extension of the spec: the engine asked for (absent: the service's configuration). */
-  engine?: UpstreamEngine;
-}
-
-/** Echo of one URL of a URL batch (one job per URL); `url` has `params` appended. */
-export interface UrlJobData {
-  kind: 'url';
-  url: string;
-  timeout: number;
-  /** Absent for a batch submitted without one (through a peer's API): lookup only. */
-  webhook?: string;
-  type: ExtractType;
-  params?: UrlParams;
-  /** Extension of the spec: the engine asked for (absent: the service's configuration). */
-  engine?: UpstreamEngine;
-  /** Type `scrape`: formats and browser options (ADR 0019). */
-  scrapeOptions?: ScrapeOptions;
-}
-
-export type BatchJobData = MapsBatchJobData | SearchBatchJobData | UrlJobData;
-
-/** An element of `data` in a batch submission's response: BullMQ's Job.toJSON() shape. */
-export interface BatchJob {
-  name: string;
-  data: BatchJobData;
-  opts: BatchJobOpts;
-  id: string;
-  progress: number;
-  returnvalue: unknown;
-  stacktrace: string[] | null;
-  priority: number;
-  attemptsStarted: number;
-  attemptsMade: number;
-  timestamp: number;
-  queueQualifiedName: string;
-}
-
-/** `data` of GET /extractTask/{jobId}. */
-export interface TaskRecord {
-  taskId: string;
-  status: TaskStatus;
-  params: Record<string, unknown>;
-  /** The task's result; null until it completes. */
-  data: unknown;
-  /** Error of the last failed attempt, when there is one. */
-  error?: WireError | null;
-  progress: number;
-  attemptsMade: number;
-  finishedOn: number | null;
-  processedOn: number | null;
-  stacktrace: string[];
-}
 
 /**
  * What a submission carries beside its request: the submitting key's id (the task's owner; selects its webhook secret)

@@ -22,13 +22,13 @@ import {
   type BatchWebhookEvent,
   CRAWL_ID_PATTERN,
   CRAWL_STATUSES,
-  type CrawlDocument,
   type CrawlEventBody,
   type CrawlEventName,
   type CrawlStatus,
   type CrawlWebhookEvent,
 } from '../crawl.types.js';
 import type { TraceCarrier } from '../task.types.js';
+import type { CrawlDocument } from '../crawl-document.schema.js';
 import { IsWebhookMetadata } from './crawl-request.dto.js';
 import { IsTraceCarrier } from './trace-carrier.validator.js';
 import { IsHeaderMap } from './url-params.validator.js';

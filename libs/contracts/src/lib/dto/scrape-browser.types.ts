@@ -48,16 +48,6 @@ export interface ScrapeLocation {
   languages?: string[];
 }
 
-/** `actions` of a scrape's answer: what the actions produced, in the order they ran (Firecrawl's shape). */
-export interface ScrapeActionsResult {
-  /** One per `screenshot` action: a data URL (`data:image/png;base64,…` or `image/jpeg`). */
-  screenshots: string[];
-  /** One per `scrape` action: the page's URL and rendered HTML at that moment. */
-  scrapes: { url: string; html: string }[];
-  /** One per `executeJavascript` action: the type and the JSON value of what the script returned. */
-  javascriptReturns: { type: string; value: unknown }[];
-}
-
 /** Bounds of the browser options (checked at the gateway; the whole scrape stays within its `timeout`). */
 export const BROWSER_SCRAPE_LIMITS = {
   maxActions: 50,

@@ -16,16 +16,17 @@ import {
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { isWireError, type WireError } from '../error-codes.constants.js';
+import type { WireError } from '../envelope.schema.js';
+import { isWireError } from '../error-codes.constants.js';
 import {
   TASK_EVENTS,
   TASK_STATUSES,
   type TaskEventName,
   type TaskFinishedEvent,
-  type TaskRecord,
   type TaskStatus,
   type TraceCarrier,
 } from '../task.types.js';
+import type { TaskRecord } from '../task-response.schema.js';
 import { IsTraceCarrier } from './trace-carrier.validator.js';
 
 /** `error` of a task record: a WireError, or null. */
