@@ -59,6 +59,16 @@ describe('the vote between our main content and Readability', () => {
     expect(merge(both, both)).toBe([body[0], quote, ...body.slice(1)].join('\n\n'));
   });
 
+  it('drops a credit note in parentheses at the end, and a short call to subscribe, both having kept them', () => {
+    const credit = '(_Reporting by Jane Doe and John Roe, editing by Ann Poe_)';
+    const call = 'Let our news meet your inbox. The stories that matter, delivered weekday mornings.';
+    const both = [body[0], call, ...body.slice(1), credit].join('\n\n');
+    expect(merge(both, both)).toBe(body.join('\n\n'));
+    // Running text that speaks of a newsletter is kept.
+    const story = `${sentence(9)} The council's newsletter said so, and residents who subscribe read it first.`;
+    expect(merge([story, ...body].join('\n\n'), body.join('\n\n'))).toBe([story, ...body].join('\n\n'));
+  });
+
   it('keeps a fenced code block whole', () => {
     const code = '```\nconst a = 1;\n\nconst b = 2;\n```';
     const ours = [...body, code].join('\n\n');
