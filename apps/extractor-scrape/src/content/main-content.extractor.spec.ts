@@ -16,6 +16,9 @@ const page = `<html><body><main>
   <div class="story">${story}
     <div class="photo"><img src="/a.jpg"><span class="caption">The town hall at night (Image: Agency)</span></div>
     <p><strong><a href="/other">ANOTHER STORY, IN CAPITALS: READ IT</a></strong></p>
+    <p><strong>DON'T MISS</strong><br>${[1, 2, 3]
+      .map((i) => `<a href="/more/${i}">Another long headline of the paper, number ${i}, in capitals too</a> [MORE]`)
+      .join('<br>')}</p>
   </div>
   ${beside}
 </main></body></html>`;
@@ -26,13 +29,14 @@ function contentText(html: string, declaredArticle: boolean): { text: string; ar
 }
 
 describe('main content, by the kind of page', () => {
-  it('a page that says it is an article loses captions and one-link teasers where our reading fell back', () => {
+  it('a page that says it is an article loses captions and paragraphs of links where our reading fell back', () => {
     const declared = contentText(page, true);
     expect(declared.article).toBe(false); // the scored block did not hold 40 % of the landmark: the column it is
     expect(declared.text).toContain(sentence(6));
     expect(declared.text).toContain('Timetable line 109');
     expect(declared.text).not.toContain('The town hall at night');
     expect(declared.text).not.toContain('ANOTHER STORY');
+    expect(declared.text).not.toContain("DON'T MISS");
   });
 
   it('a page that says nothing keeps its captions there (a product picture keeps its legend)', () => {

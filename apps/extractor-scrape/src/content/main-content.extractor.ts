@@ -611,8 +611,9 @@ function isLinkBlock(el: Element, s: Stats, container: Stats): boolean {
   if (!LINK_BLOCK_TAGS.has(el.name) || s.text === 0) return false;
   if (s.text > container.text * 0.3) return false;
   const density = s.links / s.text;
-  // A short paragraph that is one link and nothing else ("READ MORE: ..." in capitals, commas or not) is a teaser.
-  if (el.name === 'p') return density > 0.8 && s.text < 200 && (s.commas === 0 || density >= 0.98);
+  // A paragraph of links: a short one that is one link and nothing else ("READ MORE: ..." in capitals, commas or
+  // not), or a longer one that is mostly links ("DON'T MISS" and three headlines), is a teaser.
+  if (el.name === 'p') return density > 0.8 && (s.text >= 200 || s.commas === 0 || density >= 0.98);
   return density > 0.5;
 }
 
