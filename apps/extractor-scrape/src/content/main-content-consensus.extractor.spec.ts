@@ -69,6 +69,14 @@ describe('the vote between our main content and Readability', () => {
     expect(merge([story, ...body].join('\n\n'), body.join('\n\n'))).toBe([story, ...body].join('\n\n'));
   });
 
+  it('drops a short line all in emphasis right under a picture (its caption), and keeps one elsewhere', () => {
+    const picture = '![The new keyboard](https://example.com/k.jpg)';
+    const caption = "_The new keyboard's scissor switches, seen from above_";
+    const both = [body[0], picture, caption, body[1], caption, ...body.slice(2)].join('\n\n');
+    // (A picture alone has no words: the vote keeps none, as before.)
+    expect(merge(both, both)).toBe([body[0], body[1], caption, ...body.slice(2)].join('\n\n'));
+  });
+
   it('keeps a fenced code block whole', () => {
     const code = '```\nconst a = 1;\n\nconst b = 2;\n```';
     const ours = [...body, code].join('\n\n');

@@ -150,6 +150,8 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
     const length = wordLength(text);
     if (length === 0) return false;
     if (i >= all.length - TRAILING_NOTES && length < MAX_NOTE_CHARS && isEmphasisOnly(block)) return false;
+    // A short line all in emphasis right under a picture is its caption.
+    if (i > 0 && length < MAX_NOTE_CHARS && isImageOnly(all[i - 1]) && isEmphasisOnly(block)) return false;
     if (length >= KEEP_ALONE_CHARS) return true;
     if (block === headline) return true;
     if (isDateLine(text) || isCallToSubscribe(text)) return false;
@@ -199,6 +201,11 @@ const MAX_NOTE_CHARS = 300;
 /** A block wholly in emphasis (`_..._`, `**_..._**`), link targets aside: an editor's note, an author's bio. */
 function isEmphasisOnly(block: string): boolean {
   return /^\s*[([]?(?:\*\*)?_[^_]+_(?:\*\*)?[)\]]?\s*$/.test(block.replace(/\]\([^)\n]*\)/g, ']'));
+}
+
+/** A block that is one or more pictures and nothing else (linked or not). */
+function isImageOnly(block: string): boolean {
+  return /^\s*(?:\[?!\[[^\]\n]*\]\([^)\n]*\)(?:\]\([^)\n]*\))?\s*)+$/.test(block);
 }
 
 /**
