@@ -59,6 +59,24 @@ describe('the vote between our main content and Readability', () => {
     expect(merge(both, both)).toBe([body[0], quote, ...body.slice(1)].join('\n\n'));
   });
 
+  it('drops a credit note in parentheses at the end, and a short call to subscribe, both having kept them', () => {
+    const credit = '(_Reporting by Jane Doe and John Roe, editing by Ann Poe_)';
+    const call = 'Let our news meet your inbox. The stories that matter, delivered weekday mornings.';
+    const both = [body[0], call, ...body.slice(1), credit].join('\n\n');
+    expect(merge(both, both)).toBe(body.join('\n\n'));
+    // Running text that speaks of a newsletter is kept.
+    const story = `${sentence(9)} The council's newsletter said so, and residents who subscribe read it first.`;
+    expect(merge([story, ...body].join('\n\n'), body.join('\n\n'))).toBe([story, ...body].join('\n\n'));
+  });
+
+  it('drops a short line all in emphasis right under a picture (its caption), and keeps one elsewhere', () => {
+    const picture = '![The new keyboard](https://example.com/k.jpg)';
+    const caption = "_The new keyboard's scissor switches, seen from above_";
+    const both = [body[0], picture, caption, body[1], caption, ...body.slice(2)].join('\n\n');
+    // (A picture alone has no words: the vote keeps none, as before.)
+    expect(merge(both, both)).toBe([body[0], body[1], caption, ...body.slice(2)].join('\n\n'));
+  });
+
   it('keeps a fenced code block whole', () => {
     const code = '```\nconst a = 1;\n\nconst b = 2;\n```';
     const ours = [...body, code].join('\n\n');

@@ -150,9 +150,11 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
     const length = wordLength(text);
     if (length === 0) return false;
     if (i >= all.length - TRAILING_NOTES && length < MAX_NOTE_CHARS && isEmphasisOnly(block)) return false;
+    // A short line all in emphasis right under a picture is its caption.
+    if (i > 0 && length < MAX_NOTE_CHARS && isImageOnly(all[i - 1]) && isEmphasisOnly(block)) return false;
     if (length >= KEEP_ALONE_CHARS) return true;
     if (block === headline) return true;
-    if (isDateLine(text)) return false;
+    if (isDateLine(text) || isCallToSubscribe(text)) return false;
     otherWords ??= words(other);
     const w = words(text);
     const own = shingles(w);
@@ -178,6 +180,17 @@ function isDateLine(text: string): boolean {
   return t.length <= 100 && DATE_LINE.test(t);
 }
 
+/**
+ * A short block that asks the reader to subscribe or sign up ("Subscribe to X and stay smart ...", "Let our news
+ * meet your inbox"): a promo inside the article's column, kept by both methods at times.
+ */
+function isCallToSubscribe(text: string): boolean {
+  return text.length <= MAX_CALL_CHARS && CALL_TO_SUBSCRIBE.test(text);
+}
+
+const MAX_CALL_CHARS = 200;
+const CALL_TO_SUBSCRIBE = /\b(?:subscribe|sign up|newsletters?|your inbox)\b/i;
+
 const DATE_LINE =
   /^(?:(?:posted|updated|published|last updated|modified)(?: on| at)?\b[\s:]*|by [\p{Lu}][\p{L}.'-]+(?: [\p{Lu}][\p{L}.'-]+){0,3}\s*[|,·•-]\s*).{0,60}(?:\b(?:19|20)\d{2}\b|\d{1,2}:\d{2}|\bago\b)/iu;
 
@@ -187,7 +200,12 @@ const MAX_NOTE_CHARS = 300;
 
 /** A block wholly in emphasis (`_..._`, `**_..._**`), link targets aside: an editor's note, an author's bio. */
 function isEmphasisOnly(block: string): boolean {
-  return /^\s*(?:\*\*)?_[^_]+_(?:\*\*)?\s*$/.test(block.replace(/\]\([^)\n]*\)/g, ']'));
+  return /^\s*[([]?(?:\*\*)?_[^_]+_(?:\*\*)?[)\]]?\s*$/.test(block.replace(/\]\([^)\n]*\)/g, ']'));
+}
+
+/** A block that is one or more pictures and nothing else (linked or not). */
+function isImageOnly(block: string): boolean {
+  return /^\s*(?:\[?!\[[^\]\n]*\]\([^)\n]*\)(?:\]\([^)\n]*\))?\s*)+$/.test(block);
 }
 
 /**

@@ -21,7 +21,7 @@ import { Document, Element, isTag, isText, type AnyNode, type ParentNode } from 
  * The answer for a page that reads as an article, or says it is one, is then put to a vote with Readability's
  * (main-content-consensus.extractor.ts).
  */
-export function extractMainContent(root: ParentNode): MainContent {
+export function extractMainContent(root: ParentNode, options: { declaredArticle?: boolean } = {}): MainContent {
   const body = findFirst(root, (e) => e.name === 'body') ?? root;
   removeAll(body, isNeverContent);
   const before = measure(body);
@@ -60,9 +60,15 @@ export function extractMainContent(root: ParentNode): MainContent {
   }
   // Not an article. In the page's own main landmark everything is content (a home page's lists of headlines too);
   // without one, the content is the column that holds most of the page's text, less its link blocks.
-  if (landmark) return { content: landmark, article: false };
+  // A page that says it is an article (og:type, schema.org) loses what is around an article's body there too
+  // (figures, captions, bylines, teaser lists): only the choice of the block fell back, not the kind of page.
+  const declared = options.declaredArticle === true;
+  if (landmark) {
+    if (declared) prune(landmark, stats, stats.get(landmark) as Stats, true);
+    return { content: landmark, article: false };
+  }
   const column = contentColumn(body, stats);
-  prune(column, stats, stats.get(column) as Stats);
+  prune(column, stats, stats.get(column) as Stats, declared);
   return { content: column, article: false };
 }
 
@@ -605,7 +611,9 @@ function isLinkBlock(el: Element, s: Stats, container: Stats): boolean {
   if (!LINK_BLOCK_TAGS.has(el.name) || s.text === 0) return false;
   if (s.text > container.text * 0.3) return false;
   const density = s.links / s.text;
-  if (el.name === 'p') return density > 0.8 && s.text < 200 && s.commas === 0;
+  // A paragraph of links: a short one that is one link and nothing else ("READ MORE: ..." in capitals, commas or
+  // not), or a longer one that is mostly links ("DON'T MISS" and three headlines), is a teaser.
+  if (el.name === 'p') return density > 0.8 && (s.text >= 200 || s.commas === 0 || density >= 0.98);
   return density > 0.5;
 }
 

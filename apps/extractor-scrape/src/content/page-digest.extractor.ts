@@ -107,7 +107,7 @@ function digestHtml(task: HtmlDigestTask): PageDigest {
   // Readability reads the page as the selectors left it (before main content changes the tree).
   const page = selecting ? htmlOf(content) : task.html;
   const hints = articleHints(content);
-  const main = extractMainContent(content);
+  const main = extractMainContent(content, { declaredArticle: hints.declared });
   digest.markdown = markdownOf(htmlOf(main.content));
   // An article (by our reading, or by the page's own word) is put to a vote with Readability's answer (ADR 0023);
   // any other page keeps ours.
