@@ -1,7 +1,7 @@
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { QUEUES } from '@trawl/contracts';
 import { runService } from '@trawl/service-runtime';
-import { hasLegacyQueueKeys, TaskQueues } from '@trawl/tasks';
+import { TaskQueues } from '@trawl/tasks';
 import type { OpsMount, Telemetry } from '@trawl/telemetry';
 import { closeTaskServiceApp, createTaskServiceApp } from './task-service-app.factory.js';
 import { TaskRuntimeService } from './task-runtime.service.js';
@@ -19,12 +19,6 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
       app.status.subscribe((status) => (natsStatus = status));
       await app.listen();
       const queues = app.get(TaskQueues);
-      // Jobs of a previous version under the legacy prefix are not run until moved (ADR 0014): say so at once.
-      if (await hasLegacyQueueKeys(queues.connection).catch(() => false)) {
-        logger.warn(
-          'queues of the previous key layout (bull:<queue>:…) are in Redis: stop the services and run `npm run redis:migrate`',
-        );
-      }
       const runtime = app.get(TaskRuntimeService);
       const mounts: OpsMount[] = [];
       if (env.ADMIN_API_KEY && env.METRICS_PORT > 0) {
