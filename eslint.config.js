@@ -172,8 +172,6 @@ export default tseslint.config(
       'apps/task-service/**/*.ts',
       'apps/system-e2e/test/**/*.ts',
       'tools/deploy/test/**/*.ts',
-      // The one-time move of the queues' keys to their hash-tagged prefixes (ADR 0014).
-      'tools/redis-migrate/**/*.ts',
     ],
     rules: { 'no-restricted-imports': 'off' },
   },

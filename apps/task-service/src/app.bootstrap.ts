@@ -1,63 +1,56 @@
+import type { INestMicroservice } from '@nestjs/common';
 import { loadEnv, TaskServiceEnv } from '@trawl/config';
 import { QUEUES } from '@trawl/contracts';
-import { runService } from '@trawl/service-runtime';
-import { hasLegacyQueueKeys, TaskQueues } from '@trawl/tasks';
-import type { OpsMount, Telemetry } from '@trawl/telemetry';
-import { closeTaskServiceApp, createTaskServiceApp } from './task-service-app.factory.js';
+import { runNatsService } from '@trawl/service-runtime';
+import { TaskQueues } from '@trawl/tasks';
+import { TrawlMetrics, type Logger, type OpsMount, type Telemetry } from '@trawl/telemetry';
+import { closeTaskServiceApp, taskServiceMicroservice } from './task-service-app.factory.js';
 import { TaskRuntimeService } from './task-runtime.service.js';
 
-/** Starts task-service (NATS microservice, workers, outcome publishing) on the service runtime. */
+/** Starts task-service (NATS microservice, workers, outcome publishing) on the shared NATS service runtime. */
 export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promise<void> {
   const env = loadEnv(TaskServiceEnv);
-  await runService({
+  // One registry for the ops server's /metrics and the workers' and NATS requests' metrics.
+  const metrics = new TrawlMetrics({ service: 'task-service' });
+
+  /** The queue dashboard at /admin/queues on the ops server, when it is on. */
+  const queueBoard = async (app: INestMicroservice, logger: Logger): Promise<OpsMount[]> => {
+    if (!env.ADMIN_API_KEY || env.METRICS_PORT <= 0) {
+      logger.info('queue dashboard /admin/queues is off (it needs ADMIN_API_KEY and METRICS_PORT)');
+      return [];
+    }
+    // Loaded only when on: Bull Board brings @fastify/static along.
+    const { queueBoardMount } = await import('./queue-board.factory.js');
+    const queues = app.get(TaskQueues);
+    return [
+      await queueBoardMount({
+        queues: Object.values(QUEUES).map((name) => queues.queue(name)),
+        adminKey: env.ADMIN_API_KEY,
+        readOnly: env.BULL_BOARD_READ_ONLY,
+      }),
+    ];
+  };
+
+  await runNatsService({
     service: 'task-service',
-    env,
+    ...taskServiceMicroservice(env, metrics),
     telemetry,
-    start: async ({ logger, nestLogger, metrics }) => {
-      const app = await createTaskServiceApp(env, { logger: nestLogger, metrics });
-      let natsStatus = 'disconnected';
-      app.status.subscribe((status) => (natsStatus = status));
-      await app.listen();
+    metrics,
+    ready: (app) => {
       const queues = app.get(TaskQueues);
-      // Jobs of a previous version under the legacy prefix are not run until moved (ADR 0014): say so at once.
-      if (await hasLegacyQueueKeys(queues.connection).catch(() => false)) {
-        logger.warn(
-          'queues of the previous key layout (bull:<queue>:…) are in Redis: stop the services and run `npm run redis:migrate`',
-        );
-      }
       const runtime = app.get(TaskRuntimeService);
-      const mounts: OpsMount[] = [];
-      if (env.ADMIN_API_KEY && env.METRICS_PORT > 0) {
-        // Loaded only when on: Bull Board brings @fastify/static along.
-        const { queueBoardMount } = await import('./queue-board.factory.js');
-        mounts.push(
-          await queueBoardMount({
-            queues: Object.values(QUEUES).map((name) => queues.queue(name)),
-            adminKey: env.ADMIN_API_KEY,
-            readOnly: env.BULL_BOARD_READ_ONLY,
-          }),
-        );
-      } else {
-        logger.info('queue dashboard /admin/queues is off (it needs ADMIN_API_KEY and METRICS_PORT)');
-      }
+      const workers = runtime.workerStates();
       return {
-        ready: () => {
-          const workers = runtime.workerStates();
-          return {
-            // A worker being rebuilt (it took no jobs: its connection ended, or it sat on a demoted master) is not
-            // ready until its replacement is (ADR 0015).
-            ok:
-              natsStatus === 'connected' &&
-              queues.connection.status === 'ready' &&
-              Object.values(workers).every((w) => w.state === 'taking-jobs'),
-            // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
-            details: { nats: natsStatus, redis: queues.connection.status, fleets: runtime.fleetStates(), workers },
-          };
-        },
-        mounts,
-        stop: () => closeTaskServiceApp(app),
-        started: { message: 'task-service listening on NATS', fields: { workers: env.TASK_WORKERS_ENABLED } },
+        // A worker being rebuilt (it took no jobs: its connection ended, or it sat on a demoted master) is not
+        // ready until its replacement is (ADR 0015).
+        ok: queues.connection.status === 'ready' && Object.values(workers).every((w) => w.state === 'taking-jobs'),
+        // A paused queue (its extractors away) is not this service's fault: shown, but still ready.
+        details: { redis: queues.connection.status, fleets: runtime.fleetStates(), workers },
       };
     },
+    mounts: queueBoard,
+    // Workers stop taking jobs first, while the NATS handlers drain.
+    close: closeTaskServiceApp,
+    startedFields: { workers: env.TASK_WORKERS_ENABLED },
   });
 }

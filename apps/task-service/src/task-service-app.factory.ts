@@ -1,9 +1,7 @@
-import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice, LoggerService } from '@nestjs/common';
 import type { TaskServiceEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
-import { natsAuth, natsServerOptions } from '@trawl/messaging';
-import { NEST_LOG_LEVELS } from '@trawl/service-runtime';
+import { createNatsMicroservice, NEST_LOG_LEVELS, type NatsMicroserviceOptions } from '@trawl/service-runtime';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { AppModule } from './app.module.js';
 import { CrawlRuntimeService } from './crawl-runtime.service.js';
@@ -15,21 +13,30 @@ export interface TaskServiceAppOptions {
   metrics?: TrawlMetrics;
 }
 
-/** The task-service microservice (not yet listening): NATS handlers in the task-service queue group. */
+/**
+ * How the task-service microservice is built (`runNatsService` in app.bootstrap.ts, `createTaskServiceApp` in tests):
+ * NATS handlers in the task-service queue group, a connection named after the instance, handlers in flight given
+ * TASK_SHUTDOWN_GRACE_MS on shutdown.
+ */
+export function taskServiceMicroservice(env: TaskServiceEnv, metrics: TrawlMetrics | null): NatsMicroserviceOptions {
+  return {
+    queue: QUEUE_GROUPS.taskService,
+    env,
+    module: AppModule.forRoot(env, metrics),
+    natsName: `task-service-${env.INSTANCE_ID}`,
+    gracePeriodMs: env.TASK_SHUTDOWN_GRACE_MS,
+  };
+}
+
+/** The task-service microservice (not yet listening), for in-process tests; the service starts in app.bootstrap.ts. */
 export async function createTaskServiceApp(
   env: TaskServiceEnv,
   options: TaskServiceAppOptions = {},
 ): Promise<INestMicroservice> {
-  const app = await NestFactory.createMicroservice(AppModule.forRoot(env, options.metrics ?? null), {
-    ...natsServerOptions(env.NATS_URL, QUEUE_GROUPS.taskService, {
-      name: `task-service-${env.INSTANCE_ID}`,
-      gracePeriodMs: env.TASK_SHUTDOWN_GRACE_MS,
-      auth: natsAuth(env),
-      maxInFlight: env.NATS_MAX_IN_FLIGHT,
-    }),
+  return createNatsMicroservice({
+    ...taskServiceMicroservice(env, options.metrics ?? null),
     logger: options.logger ?? NEST_LOG_LEVELS[env.LOG_LEVEL],
   });
-  return app;
 }
 
 /**

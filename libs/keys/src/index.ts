@@ -7,4 +7,3 @@ export * from './lib/key-rate.limiter.js';
 export * from './lib/concurrency.limiter.js';
 export * from './lib/secret-cipher.service.js';
 export * from './lib/webhook-secret.util.js';
-export * from './lib/legacy-key-store.migration.js';

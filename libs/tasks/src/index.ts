@@ -4,7 +4,6 @@ export * from './lib/task-error.mapper.js';
 export * from './lib/task-views.mapper.js';
 export * from './lib/task-queues.service.js';
 export * from './lib/task-redis-keys.constants.js';
-export * from './lib/legacy-queue.migration.js';
 export * from './lib/task-admission.service.js';
 export * from './lib/replica-acks.service.js';
 export * from './lib/task-submitter.service.js';

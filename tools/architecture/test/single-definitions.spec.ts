@@ -87,6 +87,14 @@ describe('each rule defined once', () => {
       'webhook-dispatcher',
     ]);
     for (const f of services) expect(f.text).toMatch(/\brun(Nats)?Service\(/);
+    // Every NATS service (all but the gateway's HTTP and the webhook dispatcher) on the NATS runtime.
+    expect(services.filter((f) => /\brunNatsService\(/.test(f.text)).map((f) => f.path.split('/')[1])).toEqual([
+      'extractor-maps',
+      'extractor-retail',
+      'extractor-scrape',
+      'extractor-search',
+      'task-service',
+    ]);
     const apps = (paths: string[]) => paths.filter((path) => path.startsWith('apps/') || path.startsWith('libs/'));
     expect(apps(filesMatching(/process\.(once|on)\('SIGTERM'/))).toEqual([
       'libs/service-runtime/src/lib/service.runtime.ts',
@@ -97,7 +105,6 @@ describe('each rule defined once', () => {
       'libs/service-runtime/src/lib/nest-log-levels.constants.ts',
     ]);
     expect(filesMatching(/NestFactory\.createMicroservice/)).toEqual([
-      'apps/task-service/src/task-service-app.factory.ts',
       'libs/service-runtime/src/lib/nats-service.runtime.ts',
     ]);
   });

@@ -41,16 +41,16 @@ export const QUEUE_HASH_TAGS: Readonly<Record<QueueName, string>> = {
 export const IDEMPOTENCY_KEYS = 'trawl:idempotency:';
 export const PUBLISHED_OUTCOMES_KEY = 'trawl:{outcomes}:published';
 
-/** The BullMQ prefix every Trawl queue had before hash tags (BullMQ's default); see libs/tasks' migration. */
-export const LEGACY_QUEUE_PREFIX = 'bull';
+/** BullMQ's default prefix, which every Trawl queue prefix starts with. */
+export const BULLMQ_PREFIX = 'bull';
 
 /**
  * The BullMQ prefix of a queue: `bull:{<tag>}`, so its keys are `bull:{<tag>}:<queue>:…` (e.g.
  * `bull:{scrape}:trawl-scrape:wait`). It still starts with `bull:`, so Redis ACL key patterns written for `bull:*`
- * keep matching; the keys differ from the legacy `bull:<queue>:…` ones, which libs/tasks' migration moves.
+ * keep matching.
  */
 export function queuePrefix(name: QueueName): string {
-  return `${LEGACY_QUEUE_PREFIX}:{${QUEUE_HASH_TAGS[name]}}`;
+  return `${BULLMQ_PREFIX}:{${QUEUE_HASH_TAGS[name]}}`;
 }
 
 /** The queue that runs one URL task of each `type`. */

@@ -38,8 +38,6 @@ export const KEY_STORE_PREFIX = 'trawl:apikey:';
  * Cluster slot and the MULTIs and the script below that touch several of them stay legal on a Cluster.
  */
 export const KEY_STORE_KEYS = `${KEY_STORE_PREFIX}{store}:`;
-/** Where the store's keys were before the hash tag (see `migrateLegacyKeyStore`). */
-export const LEGACY_KEY_STORE_KEYS = KEY_STORE_PREFIX;
 const recordKey = (id: string): string => `${KEY_STORE_KEYS}id:${id}`;
 const digestIndexKey = (digest: string): string => `${KEY_STORE_KEYS}digest:${digest}`;
 const ID_SET = `${KEY_STORE_KEYS}ids`;

@@ -2,7 +2,7 @@ import { QUEUES, queuePrefix } from '@trawl/contracts';
 import { queueOfJobId } from './task-job-id.util.js';
 
 // The key layout of queues is a contract (the deploy's autoscalers read it): defined in @trawl/contracts.
-export { LEGACY_QUEUE_PREFIX, QUEUE_HASH_TAGS, queuePrefix } from '@trawl/contracts';
+export { BULLMQ_PREFIX, QUEUE_HASH_TAGS, queuePrefix } from '@trawl/contracts';
 
 /** The distinct queue prefixes (one per hash tag), in QUEUES order. */
 export const QUEUE_PREFIXES: readonly string[] = [...new Set(Object.values(QUEUES).map(queuePrefix))];

@@ -1,4 +1,4 @@
-import { LEGACY_QUEUE_PREFIX, queuePrefix, type QueueName } from '@trawl/contracts';
+import { BULLMQ_PREFIX, queuePrefix, type QueueName } from '@trawl/contracts';
 
 /**
  * Where BullMQ keeps a queue's keys in Redis, for the KEDA triggers and the Redis ACL patterns: under the queue's
@@ -6,7 +6,7 @@ import { LEGACY_QUEUE_PREFIX, queuePrefix, type QueueName } from '@trawl/contrac
  */
 
 /** BullMQ's prefix, which every Trawl queue prefix starts with. */
-const BULL = LEGACY_QUEUE_PREFIX;
+const BULL = BULLMQ_PREFIX;
 
 /** The waiting list of a queue: its jobs without a priority (what KEDA's list triggers read). */
 export function waitListKey(queue: QueueName): string {
