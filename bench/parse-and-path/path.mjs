@@ -4,6 +4,7 @@
 //
 //   node bench/parse-and-path/path.mjs [--requests 400] [--concurrency 8] [--latency-requests 200] [--queries 50]
 //        [--dist <dir>]      (the build to run, default dist/: a copy of an older build compares before and after)
+//        [--parse-threads <n>] (extractor-search's PARSE_THREADS; its default otherwise)
 //        [--profile <dir>]   (writes the CPU profiles of the gateway and of extractor-search's threads, over the
 //                             whole run, under Node's default names; the JSON line gives the two pids)
 import { spawn } from 'node:child_process';
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '50' },
     dist: { type: 'string', default: join(root, 'dist') },
     profile: { type: 'string' },
+    'parse-threads': { type: 'string' },
   },
 });
 const dist = resolve(values.dist);
@@ -159,6 +161,7 @@ try {
       SSRF_ALLOW_HOSTS: '127.0.0.1',
       METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
+      ...(values['parse-threads'] ? { PARSE_THREADS: values['parse-threads'] } : {}),
     },
   );
   const gw = start('gateway', process.execPath, [...prof(), join(dist, 'apps/gateway/src/main.js')], {
