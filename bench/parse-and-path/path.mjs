@@ -3,24 +3,35 @@
 // and concurrency. Reads dist/ (npm run build). Prints one JSON line.
 //
 //   node bench/parse-and-path/path.mjs [--requests 400] [--concurrency 8] [--latency-requests 200] [--queries 50]
+//        [--dist <dir>]      (the build to run, default dist/: a copy of an older build compares before and after)
+//        [--parse-threads <n>] (extractor-search's PARSE_THREADS; its default otherwise)
+//        [--profile <dir>]   (writes the CPU profiles of the gateway and of extractor-search's threads, over the
+//                             whole run, under Node's default names; the JSON line gives the two pids)
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const { parseSearchPage, buildSearchUrl } = await import(join(root, 'dist/libs/parsers/src/index.js'));
-const { renderSearchPage } = await import(join(root, 'dist/tools/upstream-simulator/src/pages/search.page.js'));
-const { connectNats, MessagingClient } = await import(join(root, 'dist/libs/messaging/src/index.js'));
 const { values } = parseArgs({
   options: {
     requests: { type: 'string', default: '400' },
     concurrency: { type: 'string', default: '8' },
     'latency-requests': { type: 'string', default: '200' },
     queries: { type: 'string', default: '50' },
+    dist: { type: 'string', default: join(root, 'dist') },
+    profile: { type: 'string' },
+    'parse-threads': { type: 'string' },
   },
 });
+const dist = resolve(values.dist);
+// Node's default profile names (pid and thread id) keep the extractor's parse threads apart from its main thread.
+const prof = () => (values.profile ? ['--cpu-prof', '--cpu-prof-dir', resolve(values.profile)] : []);
+const { parseSearchPage, buildSearchUrl } = await import(join(dist, 'libs/parsers/src/index.js'));
+const { renderSearchPage } = await import(join(dist, 'tools/upstream-simulator/src/pages/search.page.js'));
+const { connectNats, MessagingClient } = await import(join(dist, 'libs/messaging/src/index.js'));
 const REQUESTS = Number(values.requests);
 const CONCURRENCY = Number(values.concurrency);
 const LATENCY_REQUESTS = Number(values['latency-requests']);
@@ -73,6 +84,39 @@ async function stopAll() {
   );
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc/<pid>/stat (every thread). */
+const cpuMs = (pid) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, at USER_HZ 100
+  } catch {
+    return NaN;
+  }
+};
+
+/** CPU ms of each thread of a process so far, by thread name (`comm`: node's main thread, libuv/V8 helpers, workers). */
+const threadCpuMs = (pid) => {
+  const out = {};
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const comm = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[comm] = (out[comm] ?? 0) + ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+};
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -101,7 +145,7 @@ async function load(count, concurrency, fn) {
 try {
   const [natsPort, simPort, gwPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const nats = start('nats-server', 'nats-server', ['-a', '127.0.0.1', '-p', String(natsPort)], {});
-  const sim = start('simulator', process.execPath, [join(root, 'dist/tools/upstream-simulator/src/main.js')], {
+  const sim = start('simulator', process.execPath, [join(dist, 'tools/upstream-simulator/src/main.js')], {
     SIMULATOR_PORT: String(simPort),
   });
   await Promise.all([waitPort(natsPort, nats, 'nats-server'), waitPort(simPort, sim, 'simulator')]);
@@ -110,16 +154,17 @@ try {
   const extractor = start(
     'extractor-search',
     process.execPath,
-    [join(root, 'dist/apps/extractor-search/src/main.js')],
+    [...prof(), join(dist, 'apps/extractor-search/src/main.js')],
     {
       NATS_URL: natsUrl,
       SEARCH_BASE_URL: simUrl,
       SSRF_ALLOW_HOSTS: '127.0.0.1',
       METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
+      ...(values['parse-threads'] ? { PARSE_THREADS: values['parse-threads'] } : {}),
     },
   );
-  const gw = start('gateway', process.execPath, [join(root, 'dist/apps/gateway/src/main.js')], {
+  const gw = start('gateway', process.execPath, [...prof(), join(dist, 'apps/gateway/src/main.js')], {
     NATS_URL: natsUrl,
     PORT: String(gwPort),
     HOST: '127.0.0.1',
@@ -182,7 +227,20 @@ try {
   await load(30, 1, fetchAndParse);
 
   // Throughput.
+  const cpuOf = () => Object.fromEntries(procs.map((p, i) => [names[i], cpuMs(p.pid)]));
+  const names = ['nats-server', 'simulator', 'extractor-search', 'gateway'];
+  const cpuBefore = cpuOf();
+  const threadsBefore = threadCpuMs(extractor.pid);
   const path = await load(REQUESTS, CONCURRENCY, viaGateway);
+  const cpuAfter = cpuOf();
+  const threadsAfter = threadCpuMs(extractor.pid);
+  // The extractor's CPU per request by thread (its main thread: NATS, validation, fetch, serialisation; the parse
+  // pool's threads; V8's and libuv's helpers), ms.
+  const extractorThreadsMs = Object.fromEntries(
+    Object.keys(threadsAfter).map((k) => [k, round((threadsAfter[k] - (threadsBefore[k] ?? 0)) / REQUESTS, 3)]),
+  );
+  // CPU each process spent per request in the throughput phase, ms (the bench process's own is not counted).
+  const cpuPerRequestMs = Object.fromEntries(names.map((n) => [n, round((cpuAfter[n] - cpuBefore[n]) / REQUESTS, 3)]));
   const inProcess = await load(REQUESTS, 1, async (i) => parseOnly(i));
   const render = await load(REQUESTS, 1, async (i) => renderOnly(i));
   const pathRps = (REQUESTS * 1000) / path.wallMs;
@@ -211,7 +269,8 @@ try {
   const cached = await messaging.send('extract.search.v1', { q: QUERIES[0], timeout: 20000 }, { timeoutMs: 20000 });
   await new Promise((r) => {
     extractor.once('exit', r);
-    extractor.kill('SIGKILL');
+    // SIGTERM when profiling: a killed process writes no profile.
+    extractor.kill(values.profile ? 'SIGTERM' : 'SIGKILL');
   });
   const reply = (id) => JSON.stringify({ id, response: cached, isDisposed: true });
   nc.subscribe('extract.search.v1', {
@@ -238,6 +297,7 @@ try {
   console.log(
     JSON.stringify({
       bench: 'search-path',
+      ...(values.profile ? { pids: { gateway: gw.pid, extractor: extractor.pid } } : {}),
       requests: REQUESTS,
       concurrency: CONCURRENCY,
       queries: QUERIES.length,
@@ -247,6 +307,9 @@ try {
       ratio: round(pathRps / parseRps),
       simulatorRendersPerSecond: round(renderRps, 1),
       ratioWithRenderInBaseline: round(pathRps / (1000 / (1000 / parseRps + 1000 / renderRps))),
+      cpuPerRequestMs,
+      extractorThreadsMs,
+      loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
       pathLatencyMs: { p50: round(median(path.latencies)), p95: round(pct(path.latencies, 95)) },
       sequential: {
         gatewayMedianMs: round(median(gwLat)),

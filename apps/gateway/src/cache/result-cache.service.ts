@@ -5,6 +5,7 @@ import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@t
 import type { FastifyReply } from 'fastify';
 import { GATEWAY_ENV } from '../gateway.tokens.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import type { RawJson } from '../validation/raw-json.serializer.js';
 import { cacheKey, ResultCache, type CachedOperation } from './result.cache.js';
 import { cacheUse, carriesCredentials, type CacheAsk } from './result-cache.policy.js';
 
@@ -120,6 +121,29 @@ export class ResultCacheService implements OnModuleInit, OnApplicationShutdown {
     if (ageMs === null) void res.header('x-trawl-cache', 'miss');
     else void res.headers({ 'x-trawl-cache': 'hit', age: Math.floor(ageMs / 1000), 'x-trawl-cache-age-ms': ageMs });
     return value;
+  }
+
+  /**
+   * As `serve`, for a route that can forward the upstream's answer as the JSON text it came in: when the call neither
+   * reads nor keeps a cached answer, `loadRaw()` is answered as it is (never parsed, never serialised again by the
+   * gateway); otherwise the call goes through the cache with `load()`, exactly as `serve`.
+   */
+  async serveRaw<T>(
+    operation: CachedOperation,
+    req: AuthenticatedRequest,
+    res: FastifyReply,
+    request: object,
+    ask: CacheAsk,
+    load: () => Promise<T>,
+    loadRaw: () => Promise<RawJson>,
+  ): Promise<T | RawJson> {
+    if (!this.cache) return loadRaw();
+    const use = cacheUse(ask, this.defaults[operation], carriesCredentials(request));
+    if (use.readMaxAgeMs === 0 && !use.store) {
+      void res.header('x-trawl-cache', 'miss');
+      return loadRaw();
+    }
+    return this.serve(operation, req, res, request, ask, load);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -30,6 +30,7 @@ import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { RawJson } from '../validation/raw-json.serializer.js';
 
 /** A batch submission of one kind: the kind and its validated request. */
 type BatchSubmission =
@@ -99,6 +100,28 @@ export class NativeOperations {
     const { maxAge, storeInCache, ...request } = body;
     return this.cache.serve('search', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.searchWeb, request, { timeoutMs: request.timeout }),
+    );
+  }
+
+  /**
+   * POST /extract/search as the native route answers it: the extractor's reply forwarded as the JSON text it came in
+   * (RawJson) when the cache is not consulted, the same value as `searchValidated` otherwise.
+   */
+  searchForRoute(
+    body: WebSearchRequestDto,
+    req: AuthenticatedRequest,
+    res: FastifyReply,
+  ): Promise<WebSearchResult | RawJson> {
+    const { maxAge, storeInCache, ...request } = body;
+    const options = { timeoutMs: request.timeout };
+    return this.cache.serveRaw(
+      'search',
+      req,
+      res,
+      request,
+      { maxAge, storeInCache },
+      () => this.messaging.send(SUBJECTS.searchWeb, request, options),
+      async () => new RawJson(await this.messaging.sendRaw(SUBJECTS.searchWeb, request, options)),
     );
   }
 

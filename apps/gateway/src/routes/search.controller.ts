@@ -9,6 +9,7 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { NativeOperations } from '../compat/native-operations.service.js';
+import type { RawJson } from '../validation/raw-json.serializer.js';
 import { ApiOperationDoc } from './api-operation-doc.decorator.js';
 
 /**
@@ -27,8 +28,9 @@ export class SearchController {
     @Body() body: WebSearchRequestDto,
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: FastifyReply,
-  ): Promise<WebSearchResult> {
-    return this.operations.searchValidated(body, req, res);
+  ): Promise<WebSearchResult | RawJson> {
+    // The extractor's reply goes into the envelope as the JSON text it came in (RawJson) unless the cache is asked.
+    return this.operations.searchForRoute(body, req, res);
   }
 
   @Post('maps')

@@ -6,7 +6,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { SUBJECTS, TrawlError, type ScrapeRequestDto, type ScrapeResult } from '@trawl/contracts';
 import { startNats, type TestServer } from '@trawl/testing';
-import { FleetUnavailableError, MessagingClient } from './messaging.client.js';
+import { FleetUnavailableError, MessagingClient, responseJsonOf } from './messaging.client.js';
 import { connectNats } from './nats-connection.factory.js';
 import { natsServerOptions } from './nats-server.options.js';
 import { WireErrorFilter } from './wire-error.filter.js';
@@ -146,6 +146,22 @@ describe('MessagingClient against a Nest NATS server (real nats-server)', () => 
     const text = await client.sendRaw(SUBJECTS.scrapePage, req('http://raw.test/'), { timeoutMs: 2000 });
     const reply = await client.send(SUBJECTS.scrapePage, req('http://raw.test/'), { timeoutMs: 2000 });
     expect(JSON.parse(text)).toEqual(reply);
+  });
+
+  it("responseJsonOf cuts the response out of the Nest server's own reply text, and refuses its error replies", async () => {
+    const ask = async (url: string, id: string) => {
+      const packet = JSON.stringify({ pattern: SUBJECTS.scrapePage, data: req(url), id });
+      return new TextDecoder().decode((await nc.request(SUBJECTS.scrapePage, packet, { timeout: 2000 })).data);
+    };
+    const ok = await ask('http://raw.test/"quoted"', 'id-1');
+    const cut = responseJsonOf(ok, 'id-1');
+    expect(cut).toBeDefined();
+    expect(JSON.parse(cut as string)).toEqual((JSON.parse(ok) as { response: unknown }).response);
+    expect(responseJsonOf(ok, 'id-2')).toBeUndefined(); // another request's reply
+    const failed = await ask('http://blocked.test/', 'id-3');
+    expect((JSON.parse(failed) as { err?: unknown }).err).toBeDefined();
+    expect(responseJsonOf(failed, 'id-3')).toBeUndefined();
+    expect(responseJsonOf('{"isDisposed":true,"id":"id-4"}', 'id-4')).toBeUndefined();
   });
 
   it('sendRaw turns a WireError reply into a TrawlError, as send does', async () => {

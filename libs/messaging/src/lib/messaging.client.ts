@@ -117,13 +117,15 @@ export class MessagingClient {
 
   /**
    * Like `send`, but resolves to the reply as JSON text, for a reply the caller forwards as it is (a batch
-   * submission's 4.7 MB job list). The reply packet is read as `send` reads it (`{ response | err }`, whatever the
-   * layout of the text), and `response` serialised again: nothing depends on how Nest lays the frame out.
+   * submission's 4.7 MB job list, a search's results). A reply laid out as Nest's NATS server lays a success out
+   * (`responseJsonOf`) has its `response` cut out of the text, neither parsed nor serialised again; any other
+   * layout is read as `send` reads it (`{ response | err }`) and `response` serialised again, so the outcome does not
+   * depend on the layout.
    */
   async sendRaw<S extends RpcSubject>(subject: S, payload: RpcRequest<S>, options: SendOptions): Promise<string> {
     this.checkCaller(subject);
     return this.traced(subject, () =>
-      this.request(subject, payload, options, (frame) => JSON.stringify(frame.response ?? null)),
+      this.request(subject, payload, options, (frame) => JSON.stringify(frame.response ?? null), responseJsonOf),
     );
   }
 
@@ -161,6 +163,7 @@ export class MessagingClient {
     payload: RpcRequest<S>,
     options: SendOptions,
     read: (frame: NatsReplyPacket<RpcReply<S>>) => T,
+    readText?: (text: string, id: string) => T | undefined,
   ): Promise<T> {
     const packet: NatsRequestPacket<RpcRequest<S>> = { pattern: subject, data: payload, id: randomUUID() };
     // W3C trace context of the caller travels in the NATS headers (none when tracing is off: a message without
@@ -207,6 +210,11 @@ export class MessagingClient {
     }
     const text = this.decoder.decode(reply.data);
     const ms = performance.now() - started;
+    const fast = readText?.(text, packet.id);
+    if (fast !== undefined) {
+      this.observe(subject, 'ok', ms);
+      return fast;
+    }
     const frame = JSON.parse(text) as NatsReplyPacket<RpcReply<S>>;
     if (frame.err !== undefined && frame.err !== null) {
       this.observe(subject, 'error', ms);
@@ -259,6 +267,20 @@ export class MessagingClient {
     if (isConnectionGone(e)) return new FleetUnavailableError(subject, 'disconnected', message, e);
     return new TrawlError('SERVICE_UNAVAILABLE', message, { cause: e });
   }
+}
+
+const RESPONSE_PREFIX = '{"response":';
+
+/**
+ * The `response` member of a reply frame laid out as Nest's NATS server lays out a success,
+ * `{"response":…,"isDisposed":true,"id":"<the request's id>"}`, cut out of the text without parsing; undefined for
+ * any other layout (an error, `{"err":…}`, included). Nest's publisher sends either `response` or `err`, never both.
+ */
+export function responseJsonOf(text: string, id: string): string | undefined {
+  const suffix = `,"isDisposed":true,"id":${JSON.stringify(id)}}`;
+  if (text.length <= RESPONSE_PREFIX.length + suffix.length) return undefined;
+  if (!text.startsWith(RESPONSE_PREFIX) || !text.endsWith(suffix)) return undefined;
+  return text.slice(RESPONSE_PREFIX.length, -suffix.length);
 }
 
 function isNoResponders(e: unknown): boolean {
