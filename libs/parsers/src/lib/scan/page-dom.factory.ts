@@ -2,7 +2,18 @@
 // kind of nesting cap and a linear `.find()`, so no crafted page makes a selector or an ancestor walk quadratic.
 import { load, type Cheerio, type CheerioAPI } from 'cheerio';
 import { select } from 'cheerio-select';
+import { isTag } from 'domhandler';
 import { DomHandler, Parser } from 'htmlparser2';
+import {
+  childrenWith,
+  closestWith,
+  compiledSelector,
+  filterWith,
+  findUnder,
+  isWith,
+  parentsWith,
+  type CompiledSelector,
+} from './compiled-selector.util.js';
 import type { ScanMeter } from './scan-meter.types.js';
 
 /**
@@ -169,15 +180,39 @@ const findBySelector: FindBySelector = function (selector, limit) {
   } as Parameters<typeof select>[2];
   type Root = Parameters<typeof select>[1];
   if (CONTEXT_SELECTOR.test(selector)) return this._make(select(selector, context as Root, options, limit));
+  // Compiled once: a selector of compounds only means the same from any start; one that walks up (`a h3`) does
+  // when cheerio does not scope it (a start element whose parent is not an element, such as the document).
+  const q = compiledSelector(selector);
+  const fast = q !== null && (!q.traverses || !context.every((e) => isTag(e) && e.parent && isTag(e.parent)));
+  const under = (root: AnyNode, max: number): AnyNode[] =>
+    fast ? findUnder(root, q, max) : (select(selector, root as Root, options, max) as AnyNode[]);
   const roots = removeSubsets(context);
-  if (roots.length === 1) return this._make(select(selector, roots[0] as Root, options, limit));
+  if (roots.length === 1) return this._make(under(roots[0], limit));
   const found = new Set<AnyNode>();
   for (const root of roots) {
     if (found.size >= limit) break;
-    for (const el of select(selector, root as Root, options, limit - found.size)) found.add(el as AnyNode);
+    for (const el of under(root, limit - found.size)) found.add(el);
   }
   return this._make([...found]);
 };
+
+type Method = (this: Cheerio<AnyNode>, selector?: unknown) => unknown;
+
+/**
+ * Replaces a selection method of the loaded document by one that runs a compiled selector (`compiledSelector`) with
+ * cheerio's semantics; other arguments and selectors cheerio must answer go to cheerio's own method.
+ */
+function withCompiled(
+  fn: Record<string, unknown>,
+  name: string,
+  fast: (self: Cheerio<AnyNode>, q: CompiledSelector) => unknown,
+): void {
+  const own = fn[name] as Method;
+  fn[name] = function (this: Cheerio<AnyNode>, selector?: unknown) {
+    const q = typeof selector === 'string' ? compiledSelector(selector) : null;
+    return q ? fast(this, q) : own.call(this, selector);
+  };
+}
 
 /** Loads a page once, htmlparser2 in HTML mode, nesting capped at MAX_DOM_DEPTH; `meter` counts the work
  * (characters, nodes, and every read of the tree afterwards). */
@@ -186,6 +221,12 @@ export function loadPageDom(html: string, meter?: ScanMeter): CheerioAPI {
   new Parser(handler, { xmlMode: false, decodeEntities: true }).end(html);
   if (meter) meter.chars += html.length;
   const $ = load(handler.root, { xml: { xmlMode: false, decodeEntities: true } });
-  ($.fn as unknown as { _findBySelector: FindBySelector })._findBySelector = findBySelector;
+  const fn = $.fn as unknown as Record<string, unknown>;
+  fn._findBySelector = findBySelector;
+  withCompiled(fn, 'is', isWith);
+  withCompiled(fn, 'closest', closestWith);
+  withCompiled(fn, 'filter', filterWith);
+  withCompiled(fn, 'children', childrenWith);
+  withCompiled(fn, 'parents', parentsWith);
   return $;
 }
