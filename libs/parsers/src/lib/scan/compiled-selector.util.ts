@@ -14,6 +14,8 @@ import { find as findNodes, getChildren, uniqueSort } from 'domutils';
 export interface CompiledSelector {
   test: (el: AnyNode) => boolean;
   traverses: boolean;
+  /** The tag names the matched elements can have (each alternative names one), or null: any element may match. */
+  tags: string[] | null;
 }
 
 /** Token types a context-free compiled selector may hold. */
@@ -30,7 +32,7 @@ function isPlainNot(t: Selector): boolean {
 }
 
 /** null: the selector's meaning may depend on its context, or it does not parse: cheerio answers it. */
-function analyse(selector: string): { traverses: boolean } | null {
+function analyse(selector: string): { traverses: boolean; tags: string[] | null } | null {
   let parsed: Selector[][];
   try {
     parsed = parse(selector);
@@ -38,14 +40,21 @@ function analyse(selector: string): { traverses: boolean } | null {
     return null;
   }
   let traverses = false;
+  let tags: Set<string> | null = new Set();
   for (const tokens of parsed) {
     if (tokens.length === 0 || WALKS.has(tokens[0].type) || WALKS.has(tokens[tokens.length - 1].type)) return null;
+    let tag: string | undefined;
     for (const t of tokens) {
-      if (WALKS.has(t.type)) traverses = true;
+      if (WALKS.has(t.type)) {
+        traverses = true;
+        tag = undefined;
+      } else if (t.type === 'tag' && t.namespace == null) tag = t.name.toLowerCase();
       else if (!SIMPLE.has(t.type) && !isPlainNot(t)) return null;
     }
+    if (tag === undefined) tags = null;
+    else tags?.add(tag);
   }
-  return { traverses };
+  return { traverses, tags: tags ? [...tags] : null };
 }
 
 const cache = new Map<string, CompiledSelector | null>();
@@ -134,4 +143,88 @@ export function parentsWith(self: Sel, q: CompiledSelector): Sel {
  */
 export function findUnder(root: AnyNode, q: CompiledSelector, limit: number): AnyNode[] {
   return findNodes((n) => isTag(n) && q.test(n), getChildren(root), true, limit) as AnyNode[];
+}
+
+/**
+ * The elements of a loaded tree in document order, each with the end of its subtree, so a find from any element is a
+ * scan of one contiguous range (no walk of text nodes, no stack of child lists). Built on the first find; the caller
+ * drops it when the tree changes.
+ */
+export class ElementOrder {
+  private readonly order: AnyNode[] = [];
+  private readonly at = new Map<AnyNode, number>();
+  private readonly ends: number[] = [];
+  /** Positions in `order` of the elements of each tag name, ascending. */
+  private readonly byTag = new Map<string, number[]>();
+
+  constructor(private readonly root: AnyNode) {
+    this.visit(root);
+  }
+
+  /** Depth-first; the tree's depth is capped (MAX_DOM_DEPTH), so the recursion is bounded. */
+  private visit(node: AnyNode): void {
+    for (const child of getChildren(node)) {
+      if (!isTag(child)) continue;
+      const i = this.order.length;
+      this.order.push(child);
+      this.at.set(child, i);
+      const same = this.byTag.get(child.name);
+      if (same) same.push(i);
+      else this.byTag.set(child.name, [i]);
+      this.ends.push(0);
+      this.visit(child);
+      this.ends[i] = this.order.length;
+    }
+  }
+
+  /** As `findUnder`, or undefined for a start outside this tree. */
+  find(from: AnyNode, q: CompiledSelector, limit: number): AnyNode[] | undefined {
+    let lo = 0;
+    let hi = this.order.length;
+    if (from !== this.root) {
+      const i = this.at.get(from);
+      if (i === undefined) return undefined;
+      lo = i + 1;
+      hi = this.ends[i];
+    }
+    const out: AnyNode[] = [];
+    if (q.tags) {
+      // Only elements of the selector's tag names can match: their positions inside the range, in order.
+      let at: number[] = [];
+      for (const tag of q.tags) {
+        const all = this.byTag.get(tag);
+        if (!all) continue;
+        for (let k = firstAtOrAfter(all, lo); k < all.length && all[k] < hi; k++) at.push(all[k]);
+      }
+      if (q.tags.length > 1) at = at.sort((a, b) => a - b);
+      for (const k of at) {
+        const el = this.order[k];
+        if (q.test(el)) {
+          out.push(el);
+          if (--limit <= 0) break;
+        }
+      }
+      return out;
+    }
+    for (let k = lo; k < hi; k++) {
+      const el = this.order[k];
+      if (q.test(el)) {
+        out.push(el);
+        if (--limit <= 0) break;
+      }
+    }
+    return out;
+  }
+}
+
+/** Index of the first value of an ascending list that is at least `min` (binary search). */
+function firstAtOrAfter(list: number[], min: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < min) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -8,6 +8,7 @@ import {
   childrenWith,
   closestWith,
   compiledSelector,
+  ElementOrder,
   filterWith,
   findUnder,
   isWith,
@@ -167,34 +168,58 @@ type FindBySelector = (this: Cheerio<AnyNode>, selector: string, limit: number) 
  * its length (a page with a hundred thousand siblings made every `$('body').find(…)` quadratic). Here each start
  * element (nested ones dropped first, in one pass) is handed over alone, so css-select reads its children itself.
  */
-const findBySelector: FindBySelector = function (selector, limit) {
-  const context = this.toArray();
-  const options = {
-    context,
-    root: (this as unknown as { _root?: Cheerio<AnyNode> })._root?.[0],
-    xmlMode: false,
-    lowerCaseTags: this.options.lowerCaseTags,
-    lowerCaseAttributeNames: this.options.lowerCaseAttributeNames,
-    pseudos: this.options.pseudos,
-    quirksMode: this.options.quirksMode,
-  } as Parameters<typeof select>[2];
-  type Root = Parameters<typeof select>[1];
-  if (CONTEXT_SELECTOR.test(selector)) return this._make(select(selector, context as Root, options, limit));
-  // Compiled once: a selector of compounds only means the same from any start; one that walks up (`a h3`) does
-  // when cheerio does not scope it (a start element whose parent is not an element, such as the document).
-  const q = compiledSelector(selector);
-  const fast = q !== null && (!q.traverses || !context.every((e) => isTag(e) && e.parent && isTag(e.parent)));
-  const under = (root: AnyNode, max: number): AnyNode[] =>
-    fast ? findUnder(root, q, max) : (select(selector, root as Root, options, max) as AnyNode[]);
-  const roots = removeSubsets(context);
-  if (roots.length === 1) return this._make(under(roots[0], limit));
-  const found = new Set<AnyNode>();
-  for (const root of roots) {
-    if (found.size >= limit) break;
-    for (const el of under(root, limit - found.size)) found.add(el);
-  }
-  return this._make([...found]);
-};
+const findBySelector = (order: () => ElementOrder): FindBySelector =>
+  function (selector, limit) {
+    const context = this.toArray();
+    const options = {
+      context,
+      root: (this as unknown as { _root?: Cheerio<AnyNode> })._root?.[0],
+      xmlMode: false,
+      lowerCaseTags: this.options.lowerCaseTags,
+      lowerCaseAttributeNames: this.options.lowerCaseAttributeNames,
+      pseudos: this.options.pseudos,
+      quirksMode: this.options.quirksMode,
+    } as Parameters<typeof select>[2];
+    type Root = Parameters<typeof select>[1];
+    if (CONTEXT_SELECTOR.test(selector)) return this._make(select(selector, context as Root, options, limit));
+    // Compiled once: a selector of compounds only means the same from any start; one that walks up (`a h3`) does
+    // when cheerio does not scope it (a start element whose parent is not an element, such as the document).
+    const q = compiledSelector(selector);
+    const fast = q !== null && (!q.traverses || !context.every((e) => isTag(e) && e.parent && isTag(e.parent)));
+    const under = (root: AnyNode, max: number): AnyNode[] =>
+      fast
+        ? (order().find(root, q, max) ?? findUnder(root, q, max))
+        : (select(selector, root as Root, options, max) as AnyNode[]);
+    const roots = removeSubsets(context);
+    if (roots.length === 1) return this._make(under(roots[0], limit));
+    const found = new Set<AnyNode>();
+    for (const root of roots) {
+      if (found.size >= limit) break;
+      for (const el of under(root, limit - found.size)) found.add(el);
+    }
+    return this._make([...found]);
+  };
+
+/** cheerio methods that change the tree's structure. */
+const MUTATIONS = [
+  'append',
+  'appendTo',
+  'prepend',
+  'prependTo',
+  'after',
+  'insertAfter',
+  'before',
+  'insertBefore',
+  'remove',
+  'replaceWith',
+  'empty',
+  'html',
+  'text',
+  'wrap',
+  'wrapInner',
+  'unwrap',
+  'wrapAll',
+] as const;
 
 type Method = (this: Cheerio<AnyNode>, selector?: unknown) => unknown;
 
@@ -222,7 +247,17 @@ export function loadPageDom(html: string, meter?: ScanMeter): CheerioAPI {
   if (meter) meter.chars += html.length;
   const $ = load(handler.root, { xml: { xmlMode: false, decodeEntities: true } });
   const fn = $.fn as unknown as Record<string, unknown>;
-  fn._findBySelector = findBySelector;
+  let order: ElementOrder | undefined;
+  fn._findBySelector = findBySelector(() => (order ??= new ElementOrder(handler.root)));
+  // A find reads the element order built on first use: a change to the tree drops it.
+  for (const name of MUTATIONS) {
+    const own = fn[name] as (...args: unknown[]) => unknown;
+    fn[name] = function (this: unknown, ...args: unknown[]) {
+      // `.text()` and `.html()` without an argument only read.
+      if (args.length > 0 || (name !== 'text' && name !== 'html')) order = undefined;
+      return own.apply(this, args);
+    };
+  }
   withCompiled(fn, 'is', isWith);
   withCompiled(fn, 'closest', closestWith);
   withCompiled(fn, 'filter', filterWith);
