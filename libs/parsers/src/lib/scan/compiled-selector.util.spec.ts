@@ -70,6 +70,19 @@ describe('compiled selectors', () => {
     expect(answers(loaded, selector)).toEqual(answers(reference, selector));
   });
 
+  it('answer as cheerio does after elements are removed, and after the tree is changed otherwise', () => {
+    const ref = load(PAGE, { xml: { xmlMode: false, decodeEntities: true } });
+    const ours = loadPageDom(PAGE);
+    for (const $ of [ref, ours]) {
+      expect($('h3').length).toBeGreaterThan(0); // the element order is built before the removals
+      $('div').remove('[data-sncf], [style]');
+      $('cite, table').remove();
+    }
+    for (const selector of SELECTORS) expect(answers(ours, selector)).toEqual(answers(ref, selector));
+    for (const $ of [ref, ours]) $('#rhs').append('<div data-hveid="9"><h3>E</h3><span>e</span></div>');
+    for (const selector of SELECTORS) expect(answers(ours, selector)).toEqual(answers(ref, selector));
+  });
+
   it('compile once the selectors that mean the same from any start, and leave the others to cheerio', () => {
     expect(compiledSelector('a[href] h3')).toBe(compiledSelector('a[href] h3'));
     expect(compiledSelector('a[href] h3')?.traverses).toBe(true);

@@ -147,8 +147,8 @@ export function findUnder(root: AnyNode, q: CompiledSelector, limit: number): An
 
 /**
  * The elements of a loaded tree in document order, each with the end of its subtree, so a find from any element is a
- * scan of one contiguous range (no walk of text nodes, no stack of child lists). Built on the first find; the caller
- * drops it when the tree changes.
+ * scan of one contiguous range (no walk of text nodes, no stack of child lists). Built on the first find; elements
+ * removed from the tree are marked (`drop`), any other change of the tree makes the caller build it again.
  */
 export class ElementOrder {
   private readonly order: AnyNode[] = [];
@@ -156,6 +156,8 @@ export class ElementOrder {
   private readonly ends: number[] = [];
   /** Positions in `order` of the elements of each tag name, ascending. */
   private readonly byTag = new Map<string, number[]>();
+  /** 1 for an element removed from the tree, or inside one. */
+  private dead: Uint8Array | undefined;
 
   constructor(private readonly root: AnyNode) {
     this.visit(root);
@@ -177,13 +179,22 @@ export class ElementOrder {
     }
   }
 
-  /** As `findUnder`, or undefined for a start outside this tree. */
+  /** Marks an element that was removed from the tree, with everything inside it. */
+  drop(el: AnyNode): void {
+    const i = this.at.get(el);
+    if (i === undefined) return;
+    const dead = (this.dead ??= new Uint8Array(this.order.length));
+    dead.fill(1, i, this.ends[i]);
+  }
+
+  /** As `findUnder`, or undefined for a start outside this tree (or removed from it). */
   find(from: AnyNode, q: CompiledSelector, limit: number): AnyNode[] | undefined {
     let lo = 0;
     let hi = this.order.length;
+    const dead = this.dead;
     if (from !== this.root) {
       const i = this.at.get(from);
-      if (i === undefined) return undefined;
+      if (i === undefined || dead?.[i]) return undefined;
       lo = i + 1;
       hi = this.ends[i];
     }
@@ -198,6 +209,7 @@ export class ElementOrder {
       }
       if (q.tags.length > 1) at = at.sort((a, b) => a - b);
       for (const k of at) {
+        if (dead?.[k]) continue;
         const el = this.order[k];
         if (q.test(el)) {
           out.push(el);
@@ -207,6 +219,7 @@ export class ElementOrder {
       return out;
     }
     for (let k = lo; k < hi; k++) {
+      if (dead?.[k]) continue;
       const el = this.order[k];
       if (q.test(el)) {
         out.push(el);

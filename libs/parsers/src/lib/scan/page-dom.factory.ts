@@ -210,7 +210,6 @@ const MUTATIONS = [
   'insertAfter',
   'before',
   'insertBefore',
-  'remove',
   'replaceWith',
   'empty',
   'html',
@@ -249,7 +248,15 @@ export function loadPageDom(html: string, meter?: ScanMeter): CheerioAPI {
   const fn = $.fn as unknown as Record<string, unknown>;
   let order: ElementOrder | undefined;
   fn._findBySelector = findBySelector(() => (order ??= new ElementOrder(handler.root)));
-  // A find reads the element order built on first use: a change to the tree drops it.
+  // A find reads the element order built on first use: a removal marks the removed elements in it, any other change
+  // of the tree drops it.
+  const remove = fn.remove as (this: Cheerio<AnyNode>, selector?: string) => Cheerio<AnyNode>;
+  fn.remove = function (this: Cheerio<AnyNode>, selector?: string) {
+    const removed = (selector ? this.filter(selector) : this).toArray();
+    const result = remove.call(this, selector);
+    if (order) for (const el of removed) order.drop(el);
+    return result;
+  };
   for (const name of MUTATIONS) {
     const own = fn[name] as (...args: unknown[]) => unknown;
     fn[name] = function (this: unknown, ...args: unknown[]) {
