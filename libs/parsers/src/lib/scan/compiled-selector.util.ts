@@ -14,8 +14,11 @@ import { find as findNodes, getChildren, uniqueSort } from 'domutils';
 export interface CompiledSelector {
   test: (el: AnyNode) => boolean;
   traverses: boolean;
-  /** The tag names the matched elements can have (each alternative names one), or null: any element may match. */
-  tags: string[] | null;
+  /**
+   * Keys every matched element has, one per alternative: `<name` a tag name, `@name` an attribute the element
+   * carries; null when an alternative names neither (any element may match).
+   */
+  keys: string[] | null;
 }
 
 /** Token types a context-free compiled selector may hold. */
@@ -32,7 +35,10 @@ function isPlainNot(t: Selector): boolean {
 }
 
 /** null: the selector's meaning may depend on its context, or it does not parse: cheerio answers it. */
-function analyse(selector: string): { traverses: boolean; tags: string[] | null } | null {
+/** Attribute actions a match cannot meet without the attribute (`[a!=b]` can). */
+const NEEDS_ATTRIBUTE = new Set(['exists', 'equals', 'element', 'start', 'end', 'any', 'hyphen']);
+
+function analyse(selector: string): { traverses: boolean; keys: string[] | null } | null {
   let parsed: Selector[][];
   try {
     parsed = parse(selector);
@@ -40,21 +46,31 @@ function analyse(selector: string): { traverses: boolean; tags: string[] | null 
     return null;
   }
   let traverses = false;
-  let tags: Set<string> | null = new Set();
+  let keys: Set<string> | null = new Set();
   for (const tokens of parsed) {
     if (tokens.length === 0 || WALKS.has(tokens[0].type) || WALKS.has(tokens[tokens.length - 1].type)) return null;
+    // The key of the last compound (the element matched): an attribute it needs, else (or for a class) its tag.
     let tag: string | undefined;
+    let attribute: string | undefined;
     for (const t of tokens) {
       if (WALKS.has(t.type)) {
         traverses = true;
-        tag = undefined;
+        tag = attribute = undefined;
       } else if (t.type === 'tag' && t.namespace == null) tag = t.name.toLowerCase();
-      else if (!SIMPLE.has(t.type) && !isPlainNot(t)) return null;
+      else if (t.type === 'attribute' && t.namespace == null && NEEDS_ATTRIBUTE.has(t.action)) {
+        if (attribute === undefined || attribute === 'class') attribute = t.name.toLowerCase();
+      } else if (!SIMPLE.has(t.type) && !isPlainNot(t)) return null;
     }
-    if (tag === undefined) tags = null;
-    else tags?.add(tag);
+    const key =
+      attribute !== undefined && (attribute !== 'class' || tag === undefined)
+        ? `@${attribute}`
+        : tag !== undefined
+          ? `<${tag}`
+          : undefined;
+    if (key === undefined) keys = null;
+    else keys?.add(key);
   }
-  return { traverses, tags: tags ? [...tags] : null };
+  return { traverses, keys: keys ? [...keys] : null };
 }
 
 const cache = new Map<string, CompiledSelector | null>();
@@ -154,8 +170,8 @@ export class ElementOrder {
   private readonly order: AnyNode[] = [];
   private readonly at = new Map<AnyNode, number>();
   private readonly ends: number[] = [];
-  /** Positions in `order` of the elements of each tag name, ascending. */
-  private readonly byTag = new Map<string, number[]>();
+  /** Positions in `order` of the elements of each key (`<tag`, `@attribute`), ascending. */
+  private readonly byKey = new Map<string, number[]>();
   /** 1 for an element removed from the tree, or inside one. */
   private dead: Uint8Array | undefined;
 
@@ -170,13 +186,18 @@ export class ElementOrder {
       const i = this.order.length;
       this.order.push(child);
       this.at.set(child, i);
-      const same = this.byTag.get(child.name);
-      if (same) same.push(i);
-      else this.byTag.set(child.name, [i]);
+      this.index(`<${child.name}`, i);
+      for (const name in child.attribs) this.index(`@${name}`, i);
       this.ends.push(0);
       this.visit(child);
       this.ends[i] = this.order.length;
     }
+  }
+
+  private index(key: string, i: number): void {
+    const same = this.byKey.get(key);
+    if (same) same.push(i);
+    else this.byKey.set(key, [i]);
   }
 
   /** Marks an element that was removed from the tree, with everything inside it. */
@@ -199,17 +220,18 @@ export class ElementOrder {
       hi = this.ends[i];
     }
     const out: AnyNode[] = [];
-    if (q.tags) {
-      // Only elements of the selector's tag names can match: their positions inside the range, in order.
+    if (q.keys) {
+      // Only elements with one of the selector's keys can match: their positions inside the range, in order.
       let at: number[] = [];
-      for (const tag of q.tags) {
-        const all = this.byTag.get(tag);
+      for (const key of q.keys) {
+        const all = this.byKey.get(key);
         if (!all) continue;
         for (let k = firstAtOrAfter(all, lo); k < all.length && all[k] < hi; k++) at.push(all[k]);
       }
-      if (q.tags.length > 1) at = at.sort((a, b) => a - b);
-      for (const k of at) {
-        if (dead?.[k]) continue;
+      if (q.keys.length > 1) at = at.sort((a, b) => a - b);
+      for (let j = 0; j < at.length; j++) {
+        const k = at[j];
+        if (dead?.[k] || (j > 0 && at[j - 1] === k)) continue;
         const el = this.order[k];
         if (q.test(el)) {
           out.push(el);
