@@ -8,13 +8,13 @@ import {
   childrenWith,
   closestWith,
   compiledSelector,
-  ElementOrder,
   filterWith,
   findUnder,
   isWith,
   parentsWith,
   type CompiledSelector,
 } from './compiled-selector.util.js';
+import { ElementOrder } from './element-order.util.js';
 import type { ScanMeter } from './scan-meter.types.js';
 
 /**
