@@ -74,6 +74,7 @@ function analyse(selector: string): { traverses: boolean; keys: string[] | null 
 }
 
 const cache = new Map<string, CompiledSelector | null>();
+const MAX_CACHED = 2000;
 
 /**
  * The selector compiled in HTML mode without a context (as cheerio's `.is()`, `.closest()` and `.filter()` compile
@@ -87,7 +88,8 @@ export function compiledSelector(selector: string): CompiledSelector | null {
   hit = shape
     ? { test: compile<AnyNode, Element>(selector, { xmlMode: false }) as (el: AnyNode) => boolean, ...shape }
     : null;
-  cache.set(selector, hit);
+  // The parsers' selectors are constants; the bound only keeps a caller with made-up selectors from growing it.
+  if (cache.size < MAX_CACHED) cache.set(selector, hit);
   return hit;
 }
 
