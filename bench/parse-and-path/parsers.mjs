@@ -44,24 +44,38 @@ const parsers = [
   { name: 'retail', pages: html('retail', /./), parse: now[3], before: then[3] },
 ];
 
+/** CPU time of this process so far (user + system, ms): on a loaded machine, unlike wall time, it does not count
+ * the time the process waited for a core. */
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
 /**
- * Pages per second of each function over the same pages, measured in alternating rounds (each round: every page
- * once through each function in turn) for about `seconds`, after a warm-up, so both see the same machine load.
+ * Pages per second of each function over the same pages, measured in alternating rounds (each page through each
+ * function in turn) for about `seconds`, after a warm-up, so all see the same machine load: by wall time, and by CPU
+ * time (`cpu`, what a loaded machine distorts least).
  */
 function rates(pages, ...fns) {
   for (let i = 0; i < 3; i++) for (const p of pages) for (const fn of fns) fn(p.text);
   const spent = fns.map(() => 0);
+  const cpu = fns.map(() => 0);
   let n = 0;
   const until = performance.now() + seconds * 1000;
   while (performance.now() < until) {
-    fns.forEach((fn, k) => {
-      const t = performance.now();
-      for (const p of pages) fn(p.text);
-      spent[k] += performance.now() - t;
-    });
+    for (const p of pages) {
+      fns.forEach((fn, k) => {
+        const t = performance.now();
+        const c = cpuMs();
+        fn(p.text);
+        cpu[k] += cpuMs() - c;
+        spent[k] += performance.now() - t;
+      });
+    }
     n += pages.length;
   }
-  return spent.map((ms) => (n * 1000) / ms);
+  const perSecond = (ms) => (n * 1000) / ms;
+  return Object.assign(spent.map(perSecond), { cpu: cpu.map(perSecond) });
 }
 
 const results = [];
@@ -77,13 +91,15 @@ for (const p of parsers) {
   });
   if (ok.length === 0) continue;
   // cheerio.load as is (parse5), and with htmlparser2 (what a parser may choose for speed).
-  const [parse, cheerio, cheerioHp2, parseBefore] = rates(
+  const measured = rates(
     ok,
     p.parse,
     (t) => load(t),
     (t) => load(t, { xml: { xmlMode: false, decodeEntities: true } }),
     ...(p.before ? [p.before] : []),
   );
+  const [parse, cheerio, cheerioHp2, parseBefore] = measured;
+  const [cpuParse, , cpuHp2, cpuBefore] = measured.cpu;
   const kb = ok.reduce((s, x) => s + x.text.length, 0) / ok.length / 1024;
   results.push({
     parser: p.name,
@@ -94,10 +110,12 @@ for (const p of parsers) {
     ratioToCheerioLoad: Math.round((parse / cheerio) * 100) / 100,
     cheerioLoadHtmlparser2PagesPerSecond: Math.round(cheerioHp2 * 10) / 10,
     ratioToCheerioLoadHtmlparser2: Math.round((parse / cheerioHp2) * 100) / 100,
+    cpuRatioToCheerioLoadHtmlparser2: Math.round((cpuParse / cpuHp2) * 100) / 100,
     ...(parseBefore
       ? {
           beforePagesPerSecond: Math.round(parseBefore * 10) / 10,
           beforeRatioToCheerioLoadHtmlparser2: Math.round((parseBefore / cheerioHp2) * 100) / 100,
+          beforeCpuRatioToCheerioLoadHtmlparser2: Math.round((cpuBefore / cpuHp2) * 100) / 100,
         }
       : {}),
   });

@@ -7,7 +7,7 @@ import { UpstreamWallError, WALL_NAMES, type WallKind } from '../wall/upstream-w
 
 /**
  * Wall markers, each with the literals (lower case) one of which it needs: a marker's pattern runs only on a page
- * that holds one of them (a plain substring search), over the lower-cased head of the page.
+ * that holds one of them (a case-insensitive literal search), over the lower-cased head of the page.
  */
 const BLOCK_MARKERS: [string[], RegExp, WallKind, string][] = [
   [
@@ -37,22 +37,46 @@ const MAPS_MARKUP = /role=["']?(feed|article)\b|<h1[\s>]|data-item-id=/i;
 /** …or an embedded payload (the `)]}'`-prefixed JSON strings of APP_INITIALIZATION_STATE). */
 const MAPS_PAYLOAD = /\)\]\}'/;
 
-function hasMapsContent(html: string, meter?: ScanMeter): boolean {
-  if (MAPS_PAYLOAD.test(html)) return true;
+/** Rendered content in the markup (not in scripts). */
+function hasMapsMarkup(html: string, meter?: ScanMeter): boolean {
   // Markup only: a script that builds the feed names it too, and a shell is not content.
   return MAPS_MARKUP.test(withoutScripts(html, meter));
 }
 
+/**
+ * A case-insensitive search for a lower-case ASCII literal: the same answer as `text.toLowerCase().includes(needle)`
+ * (no character outside ASCII lower-cases into these needles), without lower-casing the page first.
+ */
+function literalSearch(needle: string): (text: string) => boolean {
+  const re = new RegExp(needle.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'i');
+  return (text) => re.test(text);
+}
+
+const BLOCK_NEEDS = BLOCK_MARKERS.map(([needs]) => needs.map(literalSearch));
+/** Every literal of the first marker holds this one: a page without it skips that marker's three searches. */
+const ANY_CAPTCHA = literalSearch('captcha');
+const ENABLE_JS_NEEDS = ENABLE_JS.map(literalSearch);
+
 /** The wall a maps answer is, with the message that names it. */
 function mapsWallOf(input: string, meter?: ScanMeter): { wall: WallKind; message: string } | undefined {
-  const head = (input.length > 400_000 ? input.slice(0, 200_000) + input.slice(-200_000) : input).toLowerCase();
-  for (const [needs, re, wall, what] of BLOCK_MARKERS) {
-    if (needs.some((n) => head.includes(n)) && re.test(head)) {
+  const head = input.length > 400_000 ? input.slice(0, 200_000) + input.slice(-200_000) : input;
+  // Most pages hold none of a marker's literals: the page is lower-cased only for a marker's pattern.
+  let lower: string | undefined;
+  for (let i = 0; i < BLOCK_MARKERS.length; i++) {
+    if (i === 0 && !ANY_CAPTCHA(head)) continue;
+    const [, re, wall, what] = BLOCK_MARKERS[i];
+    if (BLOCK_NEEDS[i].some((holds) => holds(head)) && re.test((lower ??= head.toLowerCase()))) {
       return { wall, message: `The maps upstream answered with ${what}` };
     }
   }
-  // Every real maps page carries the <noscript> line; only a page without any content is the wall itself.
-  if (!isJsonInput(input) && ENABLE_JS.some((n) => head.includes(n)) && !hasMapsContent(input, meter)) {
+  // Every real maps page carries the <noscript> line; only a page without any content (no embedded payload, no
+  // rendered markup) is the wall itself. The payload is looked for first: it is one search, and most pages have it.
+  if (
+    !isJsonInput(input) &&
+    !MAPS_PAYLOAD.test(input) &&
+    ENABLE_JS_NEEDS.some((holds) => holds(head)) &&
+    !hasMapsMarkup(input, meter)
+  ) {
     return {
       wall: 'enable-javascript',
       message: `The maps upstream answered with its ${WALL_NAMES['enable-javascript']} (a page without content that asks for JavaScript)`,

@@ -2,7 +2,19 @@
 // kind of nesting cap and a linear `.find()`, so no crafted page makes a selector or an ancestor walk quadratic.
 import { load, type Cheerio, type CheerioAPI } from 'cheerio';
 import { select } from 'cheerio-select';
+import { isTag } from 'domhandler';
 import { DomHandler, Parser } from 'htmlparser2';
+import {
+  childrenWith,
+  closestWith,
+  compiledSelector,
+  filterWith,
+  findUnder,
+  isWith,
+  parentsWith,
+  type CompiledSelector,
+} from './compiled-selector.util.js';
+import { ElementOrder } from './element-order.util.js';
 import type { ScanMeter } from './scan-meter.types.js';
 
 /**
@@ -156,28 +168,75 @@ type FindBySelector = (this: Cheerio<AnyNode>, selector: string, limit: number) 
  * its length (a page with a hundred thousand siblings made every `$('body').find(…)` quadratic). Here each start
  * element (nested ones dropped first, in one pass) is handed over alone, so css-select reads its children itself.
  */
-const findBySelector: FindBySelector = function (selector, limit) {
-  const context = this.toArray();
-  const options = {
-    context,
-    root: (this as unknown as { _root?: Cheerio<AnyNode> })._root?.[0],
-    xmlMode: false,
-    lowerCaseTags: this.options.lowerCaseTags,
-    lowerCaseAttributeNames: this.options.lowerCaseAttributeNames,
-    pseudos: this.options.pseudos,
-    quirksMode: this.options.quirksMode,
-  } as Parameters<typeof select>[2];
-  type Root = Parameters<typeof select>[1];
-  if (CONTEXT_SELECTOR.test(selector)) return this._make(select(selector, context as Root, options, limit));
-  const roots = removeSubsets(context);
-  if (roots.length === 1) return this._make(select(selector, roots[0] as Root, options, limit));
-  const found = new Set<AnyNode>();
-  for (const root of roots) {
-    if (found.size >= limit) break;
-    for (const el of select(selector, root as Root, options, limit - found.size)) found.add(el as AnyNode);
-  }
-  return this._make([...found]);
-};
+const findBySelector = (order: () => ElementOrder): FindBySelector =>
+  function (selector, limit) {
+    const context = this.toArray();
+    const options = {
+      context,
+      root: (this as unknown as { _root?: Cheerio<AnyNode> })._root?.[0],
+      xmlMode: false,
+      lowerCaseTags: this.options.lowerCaseTags,
+      lowerCaseAttributeNames: this.options.lowerCaseAttributeNames,
+      pseudos: this.options.pseudos,
+      quirksMode: this.options.quirksMode,
+    } as Parameters<typeof select>[2];
+    type Root = Parameters<typeof select>[1];
+    if (CONTEXT_SELECTOR.test(selector)) return this._make(select(selector, context as Root, options, limit));
+    // Compiled once: a selector of compounds only means the same from any start; one that walks up (`a h3`) does
+    // when cheerio does not scope it (a start element whose parent is not an element, such as the document).
+    const q = compiledSelector(selector);
+    const fast = q !== null && (!q.traverses || !context.every((e) => isTag(e) && e.parent && isTag(e.parent)));
+    const under = (root: AnyNode, max: number): AnyNode[] =>
+      fast
+        ? (order().find(root, q, max) ?? findUnder(root, q, max))
+        : (select(selector, root as Root, options, max) as AnyNode[]);
+    const roots = removeSubsets(context);
+    if (roots.length === 1) return this._make(under(roots[0], limit));
+    const found = new Set<AnyNode>();
+    for (const root of roots) {
+      if (found.size >= limit) break;
+      for (const el of under(root, limit - found.size)) found.add(el);
+    }
+    return this._make([...found]);
+  };
+
+/** cheerio methods that change the tree's structure. */
+const MUTATIONS = [
+  'append',
+  'appendTo',
+  'prepend',
+  'prependTo',
+  'after',
+  'insertAfter',
+  'before',
+  'insertBefore',
+  'replaceWith',
+  'empty',
+  'html',
+  'text',
+  'wrap',
+  'wrapInner',
+  'unwrap',
+  'wrapAll',
+] as const;
+
+type Method = (this: Cheerio<AnyNode>, selector?: unknown) => unknown;
+
+/**
+ * Replaces a selection method of the loaded document by one that runs a compiled selector (`compiledSelector`) with
+ * cheerio's semantics; other arguments and selectors cheerio must answer go to cheerio's own method.
+ */
+function withCompiled(
+  fn: Record<string, unknown>,
+  name: string,
+  fast: (self: Cheerio<AnyNode>, q: CompiledSelector) => unknown,
+): void {
+  const own = fn[name] as Method;
+  fn[name] = function (this: Cheerio<AnyNode>, selector?: unknown) {
+    const q = typeof selector === 'string' ? compiledSelector(selector) : null;
+    return q ? fast(this, q) : own.call(this, selector);
+  };
+}
 
 /** Loads a page once, htmlparser2 in HTML mode, nesting capped at MAX_DOM_DEPTH; `meter` counts the work
  * (characters, nodes, and every read of the tree afterwards). */
@@ -186,6 +245,30 @@ export function loadPageDom(html: string, meter?: ScanMeter): CheerioAPI {
   new Parser(handler, { xmlMode: false, decodeEntities: true }).end(html);
   if (meter) meter.chars += html.length;
   const $ = load(handler.root, { xml: { xmlMode: false, decodeEntities: true } });
-  ($.fn as unknown as { _findBySelector: FindBySelector })._findBySelector = findBySelector;
+  const fn = $.fn as unknown as Record<string, unknown>;
+  let order: ElementOrder | undefined;
+  fn._findBySelector = findBySelector(() => (order ??= new ElementOrder(handler.root)));
+  // A find reads the element order built on first use: a removal marks the removed elements in it, any other change
+  // of the tree drops it.
+  const remove = fn.remove as (this: Cheerio<AnyNode>, selector?: string) => Cheerio<AnyNode>;
+  fn.remove = function (this: Cheerio<AnyNode>, selector?: string) {
+    const removed = (selector ? this.filter(selector) : this).toArray();
+    const result = remove.call(this, selector);
+    if (order) for (const el of removed) order.drop(el);
+    return result;
+  };
+  for (const name of MUTATIONS) {
+    const own = fn[name] as (...args: unknown[]) => unknown;
+    fn[name] = function (this: unknown, ...args: unknown[]) {
+      // `.text()` and `.html()` without an argument only read.
+      if (args.length > 0 || (name !== 'text' && name !== 'html')) order = undefined;
+      return own.apply(this, args);
+    };
+  }
+  withCompiled(fn, 'is', isWith);
+  withCompiled(fn, 'closest', closestWith);
+  withCompiled(fn, 'filter', filterWith);
+  withCompiled(fn, 'children', childrenWith);
+  withCompiled(fn, 'parents', parentsWith);
   return $;
 }

@@ -1,0 +1,108 @@
+// The elements of a loaded document in document order, indexed by tag and attribute name: what the loaded document's
+// `.find()` scans instead of walking the tree (see compiled-selector.util.ts).
+import { isTag, type AnyNode } from 'domhandler';
+import { getChildren } from 'domutils';
+import type { CompiledSelector } from './compiled-selector.util.js';
+
+/**
+ * The elements of a loaded tree in document order, each with the end of its subtree, so a find from any element is a
+ * scan of one contiguous range (no walk of text nodes, no stack of child lists). Built on the first find; elements
+ * removed from the tree are marked (`drop`), any other change of the tree makes the caller build it again.
+ */
+export class ElementOrder {
+  private readonly order: AnyNode[] = [];
+  private readonly at = new Map<AnyNode, number>();
+  private readonly ends: number[] = [];
+  /** Positions in `order` of the elements of each key (`<tag`, `@attribute`), ascending. */
+  private readonly byKey = new Map<string, number[]>();
+  /** 1 for an element removed from the tree, or inside one. */
+  private dead: Uint8Array | undefined;
+
+  constructor(private readonly root: AnyNode) {
+    this.visit(root);
+  }
+
+  /** Depth-first; the tree's depth is capped (MAX_DOM_DEPTH), so the recursion is bounded. */
+  private visit(node: AnyNode): void {
+    for (const child of getChildren(node)) {
+      if (!isTag(child)) continue;
+      const i = this.order.length;
+      this.order.push(child);
+      this.at.set(child, i);
+      this.index(`<${child.name}`, i);
+      for (const name in child.attribs) this.index(`@${name}`, i);
+      this.ends.push(0);
+      this.visit(child);
+      this.ends[i] = this.order.length;
+    }
+  }
+
+  private index(key: string, i: number): void {
+    const same = this.byKey.get(key);
+    if (same) same.push(i);
+    else this.byKey.set(key, [i]);
+  }
+
+  /** Marks an element that was removed from the tree, with everything inside it. */
+  drop(el: AnyNode): void {
+    const i = this.at.get(el);
+    if (i === undefined) return;
+    const dead = (this.dead ??= new Uint8Array(this.order.length));
+    dead.fill(1, i, this.ends[i]);
+  }
+
+  /** As `findUnder`, or undefined for a start outside this tree (or removed from it). */
+  find(from: AnyNode, q: CompiledSelector, limit: number): AnyNode[] | undefined {
+    let lo = 0;
+    let hi = this.order.length;
+    const dead = this.dead;
+    if (from !== this.root) {
+      const i = this.at.get(from);
+      if (i === undefined || dead?.[i]) return undefined;
+      lo = i + 1;
+      hi = this.ends[i];
+    }
+    const out: AnyNode[] = [];
+    if (q.keys) {
+      // Only elements with one of the selector's keys can match: their positions inside the range, in order.
+      let at: number[] = [];
+      for (const key of q.keys) {
+        const all = this.byKey.get(key);
+        if (!all) continue;
+        for (let k = firstAtOrAfter(all, lo); k < all.length && all[k] < hi; k++) at.push(all[k]);
+      }
+      if (q.keys.length > 1) at = at.sort((a, b) => a - b);
+      for (let j = 0; j < at.length; j++) {
+        const k = at[j];
+        if (dead?.[k] || (j > 0 && at[j - 1] === k)) continue;
+        const el = this.order[k];
+        if (q.test(el)) {
+          out.push(el);
+          if (--limit <= 0) break;
+        }
+      }
+      return out;
+    }
+    for (let k = lo; k < hi; k++) {
+      if (dead?.[k]) continue;
+      const el = this.order[k];
+      if (q.test(el)) {
+        out.push(el);
+        if (--limit <= 0) break;
+      }
+    }
+    return out;
+  }
+}
+
+/** Index of the first value of an ascending list that is at least `min` (binary search). */
+function firstAtOrAfter(list: number[], min: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < min) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
