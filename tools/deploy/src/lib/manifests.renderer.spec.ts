@@ -154,10 +154,60 @@ describe('Kubernetes manifests', () => {
       'REDIS_PASSWORD',
     ]);
     expect(secretKeys('extractor-maps')).toEqual(['PROXY_URLS', 'NATS_PASSWORD']);
+    expect(secretKeys('extractor-scrape')).toEqual(['PROXY_URLS', 'LLM_API_KEY', 'NATS_PASSWORD']);
     // Redis's address and credentials go to the services that use it, never into the shared ConfigMap.
     expect(Object.keys(named(objects, 'ConfigMap', 'trawl-config')?.data ?? {}).filter((k) => /REDIS/.test(k))).toEqual(
       [],
     );
+  });
+
+  it("gives the json and summary formats' endpoint (llm) to extractor-scrape only, its key from the Secret", async () => {
+    const envOf = (objects: KubeObject[], service: string) =>
+      deploymentOf(objects, service).spec?.template.spec?.containers[0]?.env ?? [];
+    const llmNames = (objects: KubeObject[], service: string) =>
+      envOf(objects, service)
+        .map((e) => e.name)
+        .filter((n) => n.startsWith('LLM_'));
+
+    const off = renderManifests(loadValues(root));
+    // Without an endpoint the service refuses the two formats; the optional key reference stays (an external Secret).
+    expect(llmNames(off, 'extractor-scrape')).toEqual(['LLM_API_KEY']);
+    expect(envOf(off, 'extractor-scrape').find((e) => e.name === 'LLM_API_KEY')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'trawl-secrets',
+      key: 'LLM_API_KEY',
+      optional: true,
+    });
+
+    const llm = { baseUrl: 'http://vllm.models.svc.cluster.local:8000/v1', model: 'qwen3-8b', timeoutMs: 30000 };
+    const values = loadValues(
+      root,
+      [],
+      [
+        {
+          llm,
+          secrets: {
+            create: true,
+            apiKeys: 'k',
+            webhookSigningSecret: 'whsec_c2lnbmluZy1zZWNyZXQtdGVzdA==',
+            llmApiKey: 'sk-test',
+          },
+        },
+      ],
+    );
+    const on = renderManifests(values);
+    expect(envOf(on, 'extractor-scrape').filter((e) => e.name.startsWith('LLM_') && e.value !== undefined)).toEqual([
+      { name: 'LLM_BASE_URL', value: llm.baseUrl },
+      { name: 'LLM_MODEL', value: 'qwen3-8b' },
+      { name: 'LLM_TIMEOUT_MS', value: '30000' },
+      { name: 'LLM_MAX_INPUT_CHARS', value: '100000' }, // values.yaml's default
+    ]);
+    for (const s of SERVICE_CATALOG.filter((x) => x.name !== 'extractor-scrape'))
+      expect(llmNames(on, s.name)).toEqual([]);
+    expect(Object.keys(named(on, 'ConfigMap', 'trawl-config')?.data ?? {}).filter((k) => k.startsWith('LLM_'))).toEqual(
+      [],
+    );
+    expect(named(on, 'Secret', 'trawl-secrets')?.stringData?.['LLM_API_KEY']).toBe('sk-test');
+    expect(await validateManifests(on, external(values))).toEqual([]);
   });
 
   it("makes every pod's listeners answer on the pod's address: HOST and OPS_HOST 0.0.0.0 (loopback is the default)", () => {
@@ -210,6 +260,11 @@ describe('values validation (values.schema.json)', () => {
     ],
     [{ image: { pullPolicy: 'Sometimes' } }, /\/image\/pullPolicy/],
     [{ secrets: { proxyUrls: 'socks5://proxy:1080' } }, /\/secrets\/proxyUrls must match pattern/],
+    [
+      { llm: { baseUrl: 'https://api.example.com/v1', model: '' } },
+      /\/llm\/model must NOT have fewer than 1 characters/,
+    ],
+    [{ llm: { baseUrl: 'api.example.com', model: 'm' } }, /\/llm\/baseUrl must match pattern/],
     [{ servics: {} }, /must NOT have additional properties \(servics\)/],
   ])('rejects %j', (override, message) => {
     expect(() => loadValues(root, [], [override])).toThrow(ValuesError);

@@ -109,6 +109,7 @@ function secret(v: TrawlValues): ISecret {
       WEBHOOK_SIGNING_SECRET: s.webhookSigningSecret ?? '',
       ...(s.adminApiKey ? { ADMIN_API_KEY: s.adminApiKey } : {}),
       ...(s.proxyUrls ? { PROXY_URLS: s.proxyUrls } : {}),
+      ...(s.llmApiKey ? { LLM_API_KEY: s.llmApiKey } : {}),
       ...redisSecretData(v),
       ...(s.keysEncryptionKey ? { KEYS_ENCRYPTION_KEY: s.keysEncryptionKey } : {}),
       ...Object.fromEntries(
@@ -145,6 +146,21 @@ function connectionEnv(v: TrawlValues, spec: ServiceSpec): IEnvVar[] {
   return env;
 }
 
+/**
+ * The `json` and `summary` formats' endpoint (ADR 0029), for a service that calls it; nothing when `llm.baseUrl` is
+ * empty (the service then refuses the two formats with 400). The key comes from the Secret (LLM_API_KEY, optional).
+ */
+function llmEnv(v: TrawlValues): IEnvVar[] {
+  const llm = v.llm;
+  if (!llm?.baseUrl) return [];
+  return [
+    { name: 'LLM_BASE_URL', value: llm.baseUrl },
+    { name: 'LLM_MODEL', value: llm.model },
+    ...(llm.timeoutMs !== undefined ? [{ name: 'LLM_TIMEOUT_MS', value: String(llm.timeoutMs) }] : []),
+    ...(llm.maxInputChars !== undefined ? [{ name: 'LLM_MAX_INPUT_CHARS', value: String(llm.maxInputChars) }] : []),
+  ];
+}
+
 /** How long the gateway waits on shutdown before closing its listener (endpoint removal is not instant). */
 const PRE_STOP_SLEEP_SECONDS = 5;
 
@@ -163,6 +179,7 @@ function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IConta
   env.push({ name: 'INSTANCE_ID', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
   for (const key of spec.secretKeys) env.push(secretEnv(v, key, OPTIONAL_SECRET_KEYS.includes(key)));
   env.push(...connectionEnv(v, spec));
+  if (spec.llm) env.push(...llmEnv(v));
   for (const [name, value] of Object.entries(sv.env ?? {})) env.push({ name, value });
 
   const mounts: IVolumeMount[] = [{ name: 'tmp', mountPath: '/tmp' }];

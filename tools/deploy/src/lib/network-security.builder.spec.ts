@@ -99,6 +99,36 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     for (const s of SERVICE_CATALOG) expect(egressNamespaces(policy(objects, s.name))).toContain('nats');
   });
 
+  it('lets extractor-scrape alone reach a model served inside the cluster (networkPolicy.llm), and only with llm set', () => {
+    const peer = { namespace: 'models', podLabels: { app: 'vllm' }, port: 8000 };
+    const llm = { baseUrl: 'http://vllm.models.svc.cluster.local:8000/v1', model: 'qwen3-8b' };
+    const on = renderManifests(loadValues(root, [], [{ llm, networkPolicy: { llm: peer } }]));
+    for (const s of SERVICE_CATALOG) {
+      const rules = policy(on, s.name).spec?.egress ?? [];
+      const toModels = rules.filter((r) =>
+        r.to?.some((t) => t.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'models'),
+      );
+      expect(toModels).toEqual(
+        s.name === 'extractor-scrape'
+          ? [
+              {
+                to: [
+                  {
+                    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'models' } },
+                    podSelector: { matchLabels: { app: 'vllm' } },
+                  },
+                ],
+                ports: [{ protocol: 'TCP', port: 8000 }],
+              },
+            ]
+          : [],
+      );
+    }
+    // The peer without an endpoint opens nothing.
+    const off = renderManifests(loadValues(root, [], [{ networkPolicy: { llm: peer } }]));
+    expect(egressNamespaces(policy(off, 'extractor-scrape'))).toEqual(['kube-system', 'nats']);
+  });
+
   it('gives extractor-scrape no Redis address and no Redis credentials, anywhere it reads its env from', () => {
     const config = find(objects, 'ConfigMap', 'trawl-config') as IConfigMap;
     expect(Object.keys(config.data ?? {})).not.toContain('REDIS_URL');

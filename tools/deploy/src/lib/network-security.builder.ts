@@ -120,6 +120,8 @@ function servicePolicy(v: TrawlValues, spec: ServiceSpec): INetworkPolicy {
   if (spec.redis) egress.push(redisEgress(v));
   if (v.config.otel?.endpoint && np.otelCollector) egress.push(tcp(np.otelCollector));
   if (spec.internet) egress.push(internetEgress(v));
+  // A model served inside the cluster (llm.baseUrl) is a private address the internet egress refuses: its own rule.
+  if (spec.llm && v.llm?.baseUrl && np.llm) egress.push(tcp(np.llm));
   const metricsFrom = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': np.metricsNamespace } } };
   return {
     apiVersion: 'networking.k8s.io/v1',

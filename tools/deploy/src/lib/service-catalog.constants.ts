@@ -12,11 +12,18 @@ import {
 import type { ServiceName } from './trawl-values.reader.js';
 
 /**
- * Keys of the Secret; ADMIN_API_KEY, PROXY_URLS (proxy credentials) and KEYS_ENCRYPTION_KEY (the key that seals
- * webhook secrets at rest; required by the dispatcher when NODE_ENV=production) are optional here.
+ * Keys of the Secret; ADMIN_API_KEY, PROXY_URLS (proxy credentials), KEYS_ENCRYPTION_KEY (the key that seals
+ * webhook secrets at rest; required by the dispatcher when NODE_ENV=production) and LLM_API_KEY (the key of the
+ * `json`/`summary` formats' model) are optional here.
  */
-export type SecretKey = 'API_KEYS' | 'WEBHOOK_SIGNING_SECRET' | 'ADMIN_API_KEY' | 'PROXY_URLS' | 'KEYS_ENCRYPTION_KEY';
-export const OPTIONAL_SECRET_KEYS: readonly SecretKey[] = ['ADMIN_API_KEY', 'PROXY_URLS', 'KEYS_ENCRYPTION_KEY'];
+export type SecretKey =
+  'API_KEYS' | 'WEBHOOK_SIGNING_SECRET' | 'ADMIN_API_KEY' | 'PROXY_URLS' | 'KEYS_ENCRYPTION_KEY' | 'LLM_API_KEY';
+export const OPTIONAL_SECRET_KEYS: readonly SecretKey[] = [
+  'ADMIN_API_KEY',
+  'PROXY_URLS',
+  'KEYS_ENCRYPTION_KEY',
+  'LLM_API_KEY',
+];
 
 /** The subjects a service's NATS user may publish to and subscribe to (replies to requests it serves are allowed). */
 export interface NatsPermissions {
@@ -67,6 +74,8 @@ export interface ServiceSpec {
   nats: NatsPermissions;
   /** Reaches public internet addresses (pages, webhooks): egress to 0.0.0.0/0 and ::/0 minus every private range. */
   internet: boolean;
+  /** Calls the `llm` endpoint of the `json` and `summary` formats (LLM_* env, egress to `networkPolicy.llm`). */
+  llm?: boolean;
   /**
    * Redis ACL key patterns and extra rules of its Redis user (`~pattern` read-write, `%R~pattern` read-only), given
    * the pattern of every BullMQ queue key (queue-keys.util.ts).
@@ -139,7 +148,12 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
   extractor('extractor-search', [QUEUES.search, QUEUES.mpSearch]),
   extractor('extractor-maps', [QUEUES.maps, QUEUES.mpMaps]),
   extractor('extractor-retail', [QUEUES.retail]),
-  { ...extractor('extractor-scrape', [QUEUES.scrape]), chromium: true },
+  {
+    ...extractor('extractor-scrape', [QUEUES.scrape]),
+    chromium: true,
+    secretKeys: ['PROXY_URLS', 'LLM_API_KEY'],
+    llm: true,
+  },
 ];
 
 export const GATEWAY_PORT = 8080;

@@ -65,6 +65,8 @@ export interface TrawlValues {
     webhookSigningSecret?: string;
     adminApiKey?: string;
     proxyUrls?: string;
+    /** The `llm` endpoint's key (Secret key LLM_API_KEY, read by extractor-scrape). */
+    llmApiKey?: string;
     redisUrl?: string;
     /** Password of each service's NATS user (Secret keys NATS_PASSWORD_<SERVICE>), when create is true. */
     natsPasswords?: Partial<Record<ServiceName, string>>;
@@ -80,6 +82,8 @@ export interface TrawlValues {
     /** Password of the Redis user KEDA reads queue lengths with (Secret key REDIS_PASSWORD_KEDA). */
     redisKedaPassword?: string;
   };
+  /** The chat-completions endpoint of the `json` and `summary` formats (ADR 0029); empty baseUrl: none. */
+  llm?: LlmValues;
   redis: RedisValues;
   nats: {
     monitoringEndpoint: string;
@@ -134,6 +138,14 @@ export interface RedisValues {
   passwordSecret?: { name?: string; key?: string };
 }
 
+/** extractor-scrape's LLM_BASE_URL, LLM_MODEL, LLM_TIMEOUT_MS and LLM_MAX_INPUT_CHARS. */
+export interface LlmValues {
+  baseUrl: string;
+  model: string;
+  timeoutMs?: number;
+  maxInputChars?: number;
+}
+
 /** Where a peer runs: a namespace (by name) and the labels of its pods. */
 export interface PeerValues {
   namespace: string;
@@ -150,6 +162,8 @@ export interface NetworkPolicyValues {
   metricsNamespace: string;
   /** OpenTelemetry collector the services export traces to, when tracing is on. */
   otelCollector?: PeerValues;
+  /** A model served inside the cluster (`llm.baseUrl`): egress to its pods for extractor-scrape. */
+  llm?: PeerValues;
   /**
    * Redis outside the Kubernetes cluster (a managed Redis Cluster or Sentinel group): egress to these ranges on the
    * Redis ports instead of the `redis` peer's pods.
