@@ -1,5 +1,5 @@
 import { isMainThread, parentPort } from 'node:worker_threads';
-import { Ajv } from 'ajv';
+import { answerAjv } from './answer-ajv.factory.js';
 
 /** One validation asked of the worker. */
 export interface ValidationMessage {
@@ -17,13 +17,13 @@ export interface Verdict {
 }
 
 /**
- * Validates one model answer against the caller's schema (ADR 0029): a fresh Ajv (draft-07, `strict: false`, no
- * format checks, every failure), the first ten failures. Runs in the answer-validation worker thread, never on the
- * service's event loop: a schema's `pattern` is a regular expression the caller wrote, run on the model's answer.
+ * Validates one model answer against the caller's schema (ADR 0029) with `answerAjv` (formats checked), the first ten
+ * failures. Runs in the answer-validation worker thread, never on the service's event loop: a schema's `pattern` is a
+ * regular expression the caller wrote, run on the model's answer.
  */
 export function validateAnswer({ id, schema, value }: ValidationMessage): Verdict {
   try {
-    const validate = new Ajv({ strict: false, validateFormats: false, allErrors: true }).compile(schema);
+    const validate = answerAjv().compile(schema);
     const valid = validate(value);
     const errors = (validate.errors ?? [])
       .slice(0, 10)

@@ -1,5 +1,5 @@
 import { TrawlError } from '@trawl/contracts';
-import { Ajv } from 'ajv';
+import { answerAjv } from './answer-ajv.factory.js';
 import type { Verdict } from './answer-validation.worker.js';
 import type { ChatAnswer } from './chat-completions.client.js';
 
@@ -7,15 +7,15 @@ import type { ChatAnswer } from './chat-completions.client.js';
  * Checks the caller's JSON Schema (draft-07; `$schema` is dropped, so a 2019-09/2020-12 URI does not stop it) by
  * compiling it with Ajv before the page is fetched: a schema that does not compile is VALIDATION_FAILED on `formats`.
  * Answers are validated in the worker (AnswerValidationPool), never here on the event loop: a schema's `pattern`
- * runs on the model's answer. `format` keywords are not checked (no format plugin); unknown keywords are ignored, as
- * models' schemas carry many. A fresh Ajv each time: its cache would otherwise keep every caller's schema. Returns
+ * runs on the model's answer. Known `format`s are checked (ajv-formats), unknown keywords and formats are ignored,
+ * as models' schemas carry many. A fresh Ajv each time: its cache would otherwise keep every caller's schema. Returns
  * the schema as sent to the model and validated.
  */
 export function checkAnswerSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _drop, ...rest } = schema;
   void _drop;
   try {
-    new Ajv({ strict: false, validateFormats: false }).compile(rest);
+    answerAjv().compile(rest);
   } catch (e) {
     throw new TrawlError('VALIDATION_FAILED', `formats: the json schema is not a valid JSON Schema: ${String(e)}`, {
       field: 'formats',

@@ -118,6 +118,37 @@ describe('LlmFormatsService against a local stub of the chat-completions API', (
     );
   });
 
+  it("checks the schema's known formats (email, date-time, uri) in the answer and ignores formats it does not know", async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        contact: { type: 'string', format: 'email' },
+        updated: { type: 'string', format: 'date-time' },
+        page: { type: 'string', format: 'uri' },
+        colour: { type: 'string', format: 'css-colour' },
+      },
+      required: ['contact', 'updated', 'page'],
+    };
+    const plan = llm.plan([{ type: 'json', schema }])!;
+    const valid = {
+      contact: 'sales@shop.test',
+      updated: '2026-11-28T10:00:00Z',
+      page: 'https://shop.test/k',
+      colour: 'teal',
+    };
+    next = () => ({ content: JSON.stringify(valid) });
+    expect(await llm.answer(plan, PAGE, later())).toEqual({ json: valid });
+    next = () => ({ content: JSON.stringify({ ...valid, contact: 'sales at shop' }) });
+    expect((await failure(llm.answer(plan, PAGE, later()))).message).toBe(
+      'the model’s answer does not follow the json schema: /contact must match format "email"',
+    );
+    next = () => ({ content: JSON.stringify({ ...valid, updated: 'last Tuesday', page: 'not a uri' }) });
+    const both = await failure(llm.answer(plan, PAGE, later()));
+    expect(both.code).toBe('LLM_ANSWER_INVALID');
+    expect(both.message).toContain('/updated must match format "date-time"');
+    expect(both.message).toContain('/page must match format "uri"');
+  });
+
   it('a schema pattern that would stall the event loop runs in the worker and is stopped at its budget', async () => {
     const hostile = {
       type: 'object',
