@@ -40,12 +40,26 @@ describe('MCP server (in-process gateway, real NATS, MCP SDK client)', () => {
     metadata: { title: 'MCP page', url, engine: 'http', contentType: 'text/html' },
   });
 
+  /** Every scrape request the stand-in extractor received, in order. */
+  const scrapes: Record<string, unknown>[] = [];
+  /** A 1×1 PNG, as the browser engine answers a screenshot: a data URL. */
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const richResult = (url: string): ScrapeResult => ({
+    ...scrapeResult(url),
+    links: ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'],
+    screenshot: `data:image/png;base64,${PNG}`,
+    summary: 'A page about kettles.',
+    json: { name: 'Kettle', price: 39.9 },
+  });
+
   beforeAll(async () => {
     nats = await startNats();
     nc = await connectNats([nats.url], 'stand-ins');
     serveSubject(nc, SUBJECTS.scrapePage, (data) => {
       const url = (data as { url: string }).url;
+      scrapes.push(data as Record<string, unknown>);
       if (url.includes('blocked')) throw new TrawlError('UPSTREAM_BLOCKED', 'the site answered with a captcha');
+      if (url.includes('rich')) return richResult(url);
       return scrapeResult(url);
     });
     serveSubject(nc, SUBJECTS.searchWeb, () => {
@@ -179,6 +193,72 @@ describe('MCP server (in-process gateway, real NATS, MCP SDK client)', () => {
       sourceURL: 'http://127.0.0.1:9/page',
       statusCode: 200,
     });
+  });
+
+  it("scrape: Firecrawl's options reach the scrape, and each format asked for is its own content (the screenshot an image)", async () => {
+    const args = {
+      url: 'http://127.0.0.1:9/rich',
+      formats: [
+        'markdown',
+        'links',
+        { type: 'screenshot', fullPage: true },
+        'summary',
+        { type: 'json', prompt: 'the product' },
+      ],
+      onlyMainContent: false,
+      includeTags: ['article'],
+      excludeTags: ['.ads'],
+      mobile: true,
+      location: { country: 'DE', languages: ['de-DE'] },
+      actions: [
+        { type: 'click', selector: '#more' },
+        { type: 'wait', milliseconds: 100 },
+      ],
+      blockAds: false,
+    };
+    const res = await client.callTool({ name: 'scrape', arguments: args });
+    expect(res.isError).toBeFalsy();
+    expect(scrapes.at(-1)).toMatchObject({
+      url: 'http://127.0.0.1:9/rich',
+      formats: expect.arrayContaining(['markdown', 'links', { type: 'screenshot', fullPage: true }, 'summary']),
+      onlyMainContent: false,
+      includeTags: ['article'],
+      excludeTags: ['.ads'],
+      mobile: true,
+      location: { country: 'DE', languages: ['de-DE'] },
+      actions: [
+        { type: 'click', selector: '#more' },
+        { type: 'wait', milliseconds: 100 },
+      ],
+      blockAds: false,
+    });
+    expect(res.content).toEqual([
+      { type: 'text', text: '# MCP /rich' },
+      { type: 'text', text: 'Summary:\nA page about kettles.' },
+      { type: 'text', text: '```json\n{\n  "name": "Kettle",\n  "price": 39.9\n}\n```' },
+      { type: 'text', text: 'Links:\n- http://127.0.0.1:9/a\n- http://127.0.0.1:9/b' },
+      { type: 'image', data: PNG, mimeType: 'image/png' },
+    ]);
+    expect((res.structuredContent as Structured).document).toMatchObject({
+      links: ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'],
+      json: { name: 'Kettle', price: 39.9 },
+    });
+  });
+
+  it('scrape: an unknown format or a misspelt option is refused before anything is scraped', async () => {
+    const before = scrapes.length;
+    const unknown = await client.callTool({
+      name: 'scrape',
+      arguments: { url: 'http://127.0.0.1:9/x', formats: ['pdf'] },
+    });
+    expect(unknown.isError).toBe(true);
+    expect((unknown.content as { text: string }[])[0]?.text).toMatch(/formats/);
+    const badLocation = await client.callTool({
+      name: 'scrape',
+      arguments: { url: 'http://127.0.0.1:9/x', location: { languages: 'de' } },
+    });
+    expect(badLocation.isError).toBe(true);
+    expect(scrapes.length).toBe(before);
   });
 
   it('scrape: a failure is a tool error the model reads, with the code', async () => {

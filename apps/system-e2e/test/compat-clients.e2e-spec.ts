@@ -452,6 +452,20 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         expect((await call('scrape', { url: `${site.url}/mcp-page` })).document.markdown).toContain(
           'Heading /mcp-page',
         );
+        // A screenshot through the browser engine comes back as an image the model can see, beside the page's text.
+        const shot = await client.callTool(
+          { name: 'scrape', arguments: { url: `${site.url}/mcp-shot`, formats: ['markdown', 'screenshot'] } },
+          undefined,
+          { timeout: 120_000 },
+        );
+        expect(shot.isError ?? false).toBe(false);
+        const items = shot.content as Json[];
+        expect(items.map((c: Json) => c.type)).toEqual(['text', 'image']);
+        expect(items[0].text).toContain('Heading /mcp-shot');
+        expect(items[1].mimeType).toBe('image/png');
+        expect(Buffer.from(items[1].data, 'base64').subarray(0, 8)).toEqual(
+          Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+        );
         expect((await call('search', { query: 'coffee athens', limit: 2 })).web).toHaveLength(2);
         const maps = await call('maps_search', { q: 'coffee athens', ll: '@37.98,23.72,14z' });
         expect(maps.places.length).toBeGreaterThan(0);

@@ -6,6 +6,7 @@ import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { toErrorEnvelope } from '../../envelope/error-envelope.mapper.js';
 import type { FirecrawlBatchService } from '../firecrawl/firecrawl-batch.service.js';
 import type { FirecrawlService } from '../firecrawl/firecrawl.service.js';
+import type { FirecrawlDocument } from '../firecrawl/firecrawl-scrape.mapper.js';
 import type { FirecrawlCrawlService } from '../firecrawl/firecrawl-crawl.service.js';
 import type { NativeOperations } from '../native-operations.service.js';
 import {
@@ -68,6 +69,35 @@ async function guarded(run: () => Promise<CallToolResult>): Promise<CallToolResu
   }
 }
 
+/** A `data:` URL's image as MCP's image content (base64 and its type), or undefined when it is not one. */
+function imageOf(dataUrl: unknown): { type: 'image'; data: string; mimeType: string } | undefined {
+  if (typeof dataUrl !== 'string') return undefined;
+  const m = /^data:(image\/[a-z+.-]+);base64,(.*)$/s.exec(dataUrl);
+  return m ? { type: 'image', data: m[2] ?? '', mimeType: m[1] ?? 'image/png' } : undefined;
+}
+
+/**
+ * What the model reads of a scraped document, one content item per format asked for: the page's text (markdown,
+ * else html or the raw html), the summary, the json object, the links as a list, and the screenshot (and each
+ * screenshot action's) as an image; a document with none of them reads as an empty text.
+ */
+export function scrapeContent(document: FirecrawlDocument): Pick<CallToolResult, 'content'> {
+  const content: CallToolResult['content'] = [];
+  const page = document.markdown ?? document.html ?? document.rawHtml;
+  if (page !== undefined) content.push({ type: 'text', text: page });
+  if (document.summary !== undefined) content.push({ type: 'text', text: `Summary:\n${document.summary}` });
+  if (document.json !== undefined)
+    content.push({ type: 'text', text: `\`\`\`json\n${JSON.stringify(document.json, null, 2)}\n\`\`\`` });
+  if (Array.isArray(document.links))
+    content.push({ type: 'text', text: `Links:\n${document.links.map((l) => `- ${String(l)}`).join('\n')}` });
+  const actions = (document as { actions?: { screenshots?: unknown[] } }).actions;
+  for (const shot of [document.screenshot, ...(actions?.screenshots ?? [])]) {
+    const image = imageOf(shot);
+    if (image) content.push(image);
+  }
+  return { content: content.length > 0 ? content : [{ type: 'text', text: '' }] };
+}
+
 function placeOf(p: MapsPlaceItem) {
   return {
     title: p.name,
@@ -98,7 +128,9 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
     'scrape',
     {
       title: 'Scrape a page',
-      description: 'Reads one web page with a real browser and returns it as markdown (or html), with its metadata.',
+      description:
+        'Reads one web page and returns its main content as markdown (or the whole page, html, its links, a ' +
+        'screenshot, a summary or a JSON object read out of it), with its metadata; browser actions can run first.',
       inputSchema: SCRAPE_INPUT,
       outputSchema: SCRAPE_OUTPUT,
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -106,8 +138,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
     (args) =>
       guarded(async () => {
         const { document, warning } = await firecrawl.scrape(args, req, res);
-        const text = document.markdown ?? document.html ?? '';
-        return result(text, { document, ...(warning ? { warning } : {}) });
+        return { ...scrapeContent(document), structuredContent: { document, ...(warning ? { warning } : {}) } };
       }),
   );
 

@@ -18,21 +18,71 @@ const document = z
   .object({
     markdown: z.string().optional(),
     html: z.string().optional(),
+    rawHtml: z.string().optional(),
+    links: z.array(z.string()).optional(),
+    screenshot: z.string().optional(),
+    json: z.unknown().optional(),
+    summary: z.string().optional(),
     metadata,
     warning: z.string().optional(),
   })
   .passthrough();
 
+/**
+ * A scrape's formats, as Firecrawl's scrape tool takes them: names, or `{ type: "json", schema?, prompt? }` and
+ * `{ type: "screenshot", fullPage?, quality?, viewport? }`. What each needs (a browser for a screenshot, a configured
+ * model for json and summary) is checked by the scrape itself, whose error the tool returns.
+ */
+const scrapeFormat = z.union([
+  z.enum(['markdown', 'html', 'rawHtml', 'links', 'screenshot', 'summary']),
+  z.object({
+    type: z.literal('json'),
+    schema: z.record(z.unknown()).optional().describe('JSON Schema of the object to read out of the page.'),
+    prompt: z.string().optional().describe('What to read out of the page.'),
+  }),
+  z.object({
+    type: z.literal('screenshot'),
+    fullPage: z.boolean().optional(),
+    quality: z.number().int().min(1).max(100).optional().describe('JPEG quality; PNG without it.'),
+    viewport: z.object({ width: z.number().int().min(1), height: z.number().int().min(1) }).optional(),
+  }),
+]);
+
 export const SCRAPE_INPUT = {
   url: z.string().describe('The page to read (http or https).'),
   formats: z
-    .array(z.enum(['markdown', 'html']))
+    .array(scrapeFormat)
     .optional()
-    .describe('What to return; markdown by default.'),
+    .describe(
+      'What to return; markdown by default. links: every link of the page; screenshot: an image (browser); json and ' +
+        'summary: read by the configured language model.',
+    ),
+  onlyMainContent: z
+    .boolean()
+    .optional()
+    .describe("The page's main content only, without navigation, footers and the like (true by default)."),
+  includeTags: z.array(z.string()).optional().describe('CSS selectors of the only parts to keep.'),
+  excludeTags: z.array(z.string()).optional().describe('CSS selectors of parts to drop.'),
   waitFor: z.number().int().min(0).optional().describe('Milliseconds to wait after load.'),
   timeout: z.number().int().min(1).optional().describe('Milliseconds for the whole scrape.'),
   headers: z.record(z.string()).optional().describe('Headers sent with the page request.'),
   maxAge: z.number().int().min(0).optional().describe('Accept a cached result at most this old (ms).'),
+  mobile: z.boolean().optional().describe('Read the page as a phone does.'),
+  location: z
+    .object({
+      country: z.string().optional().describe('Two-letter country code, e.g. DE.'),
+      languages: z.array(z.string()).optional().describe('Preferred languages, e.g. ["de-DE"].'),
+    })
+    .optional()
+    .describe('Where the page is read from: language, locale, time zone, geolocation, a proxy of that country.'),
+  actions: z
+    .array(z.object({ type: z.string() }).passthrough())
+    .optional()
+    .describe(
+      'Browser actions before the scrape, in order: wait, click, write, press, scroll, screenshot, scrape, ' +
+        "executeJavascript (Firecrawl's shapes).",
+    ),
+  blockAds: z.boolean().optional().describe('Refuse ad and tracker requests (true by default).'),
 };
 export const SCRAPE_OUTPUT = { document, warning: z.string().optional() };
 
