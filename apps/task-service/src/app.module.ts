@@ -170,6 +170,7 @@ export class AppModule {
                 await guard.check(url);
               },
               events,
+              maxActivePerKey: env.CRAWL_MAX_ACTIVE_PER_KEY,
             }),
           inject: [CrawlStore, CrawlDocumentsStore, WebhookUrlGuard, NATS_CONNECTION, CrawlEventsPublisher],
         },

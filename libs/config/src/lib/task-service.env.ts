@@ -148,6 +148,15 @@ export class TaskServiceEnv extends withRedisEnv(NatsServiceEnv) {
   @Max(1000)
   CRAWL_CONCURRENCY: number = 8;
 
+  /**
+   * Most crawls one API key may have running at once (ADR 0026); a start past it is RATE_LIMITED. The crawl workers
+   * take turns between keys, so this bounds the documents a key keeps in flight, not its share. 0: no cap.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  CRAWL_MAX_ACTIVE_PER_KEY: number = 10;
+
   /** A crawl page's lease, ms: a page whose replica died is taken again after it (renewed while worked on). */
   @IsInt()
   @Min(500)

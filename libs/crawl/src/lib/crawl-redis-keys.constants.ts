@@ -1,8 +1,8 @@
 /**
  * The Redis keys of a crawl (docs/decisions/0026-crawl-and-map.md). Every key of one crawl carries the hash tag
  * `{crawl:<id>}`, so the crawl's scripts touch one slot of a Cluster (ADR 0014) while crawls spread over the masters;
- * a host's politeness budget carries `{host:<host>}`. The set of active crawls is one key, used with single-key
- * commands only.
+ * a host's politeness budget carries `{host:<host>}`. The active crawls (the set, each one's owner, each owner's set)
+ * share the tag `{crawls}`, so the scripts that change them touch one slot.
  */
 export interface CrawlKeys {
   /** Hash: owner, request, status, counters, times, error. Kept for the retention time after the crawl ends. */
@@ -39,6 +39,14 @@ export function crawlKeys(id: string): CrawlKeys {
 
 /** The set of crawls still running, which the workers of every replica take pages from. */
 export const ACTIVE_CRAWLS_KEY = 'trawl:{crawls}:active';
+
+/** Hash: active crawl id → the key that started it (the workers take turns between keys). */
+export const ACTIVE_CRAWL_OWNERS_KEY = 'trawl:{crawls}:owners';
+
+/** Set of one key's active crawls (its cap, CRAWL_MAX_ACTIVE_PER_KEY); in the slot of the active set. */
+export function ownerActiveCrawlsKey(owner: string): string {
+  return `trawl:{crawls}:owner:${owner}`;
+}
 
 /** A host's politeness budget: requests in flight (sorted set of slot tokens, score: expiry) and the next start. */
 export function hostBudgetKeys(host: string): { slots: string; next: string } {

@@ -8,7 +8,7 @@ import { parseAllowList, safeFetch } from '@trawl/safe-fetch';
 import { startCrawlTrapSite, startNats, startRedis, type CrawlTrapSite, type TestServer } from '@trawl/testing';
 import { CrawlDocumentsStore } from './crawl-documents.store.js';
 import { CrawlStore } from './crawl.store.js';
-import { CrawlWorkers, type PageScraper } from './crawl-workers.service.js';
+import { CrawlWorkers, turnOrder, type PageScraper } from './crawl-workers.service.js';
 import { HostBudgetLimiter } from './host-budget.limiter.js';
 import { extractPageLinks } from './page-links.extractor.js';
 
@@ -30,6 +30,37 @@ const httpScraper: PageScraper = async (request) => {
     metadata: { title, url: res.url, engine: 'http', contentType: res.headers['content-type'] ?? null },
   } satisfies ScrapeResult;
 };
+
+describe('turnOrder: the order a worker tries the active crawls in', () => {
+  const byOwner = new Map([
+    ['key-a', ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8']],
+    ['key-b', ['b1']],
+    ['key-c', ['c1', 'c2']],
+  ]);
+  /** A seeded generator, so each draw of the property below is a different, repeatable order. */
+  const seeded = (seed: number) => () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+
+  it('tries one crawl of every key before a second of any, and every crawl once, whatever the draw', () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const order = turnOrder(byOwner, seeded(seed));
+      expect([...order].sort()).toEqual([...byOwner.values()].flat().sort());
+      expect(new Set(order.slice(0, 3).map((id) => id[0]))).toEqual(new Set(['a', 'b', 'c']));
+      // Round two: the second crawl of each key that has one, before any third.
+      expect(new Set(order.slice(3, 5).map((id) => id[0]))).toEqual(new Set(['a', 'c']));
+    }
+  });
+
+  it('varies which key goes first and which of its crawls, so no key or crawl is always last', () => {
+    const firsts = new Set<string>();
+    for (let seed = 1; seed <= 200; seed++) firsts.add(turnOrder(byOwner, seeded(seed))[0]!);
+    expect([...firsts].filter((id) => id.startsWith('a')).length).toBeGreaterThan(1);
+    expect(firsts).toContain('b1');
+    expect(turnOrder(new Map())).toEqual([]);
+  });
+});
 
 describe('CrawlWorkers (real Redis and NATS JetStream, a local site of traps)', () => {
   let redisServer: TestServer;

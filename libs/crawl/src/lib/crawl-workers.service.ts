@@ -104,13 +104,14 @@ export class CrawlWorkers {
     }
   }
 
-  /** Takes one item of some active crawl and works on it; false when there was nothing to do. */
+  /**
+   * Takes one item of some active crawl and works on it; false when there was nothing to do. Keys take turns: a key is
+   * picked at random among those with active crawls, then one of its crawls, so a key's share of the workers does not
+   * grow with the number of crawls it starts (each key's count is capped too, CrawlServiceOptions.maxActivePerKey).
+   */
   private async step(): Promise<boolean> {
-    const ids = await this.store.active();
-    const offset = Math.floor(Math.random() * ids.length);
-    for (let i = 0; i < ids.length; i++) {
+    for (const id of turnOrder(await this.store.activeByOwner())) {
       if (this.stop.signal.aborted) return false;
-      const id = ids[(offset + i) % ids.length]!;
       const lease = await this.store.lease(id, this.options.leaseMs);
       if (lease === 'ended') {
         await this.finish(id);
@@ -391,6 +392,29 @@ export class CrawlWorkers {
     remember(this.contexts, id, context, CONTEXT_CACHE);
     return context;
   }
+}
+
+/**
+ * The order a worker tries active crawls in: keys in a random order, and within a key its crawls from a random
+ * start, one crawl of each key before a second of any (every crawl is still tried before the worker idles).
+ */
+export function turnOrder(
+  byOwner: ReadonlyMap<string, readonly string[]>,
+  random: () => number = Math.random,
+): string[] {
+  const owners = [...byOwner.values()].map((ids) => {
+    const offset = Math.floor(random() * ids.length);
+    return ids.map((_, i) => ids[(offset + i) % ids.length]!);
+  });
+  for (let i = owners.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [owners[i], owners[j]] = [owners[j]!, owners[i]!];
+  }
+  const order: string[] = [];
+  for (let round = 0; order.length < owners.reduce((n, ids) => n + ids.length, 0); round++) {
+    for (const ids of owners) if (round < ids.length) order.push(ids[round]!);
+  }
+  return order;
 }
 
 /** The document of a page: the scrape's result with the formats asked for, and the URL the crawl asked for. */

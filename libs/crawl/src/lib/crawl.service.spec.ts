@@ -6,7 +6,7 @@ import { connectNats } from '@trawl/messaging';
 import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@trawl/redis';
 import { EMPTY_ALLOW_LIST } from '@trawl/safe-fetch';
 import { startNats, startRedis, type TestServer } from '@trawl/testing';
-import { ACTIVE_CRAWLS_KEY } from './crawl-redis-keys.constants.js';
+import { ACTIVE_CRAWLS_KEY, ACTIVE_CRAWL_OWNERS_KEY } from './crawl-redis-keys.constants.js';
 import { CrawlDocumentsStore } from './crawl-documents.store.js';
 import { refuseDisallowed } from './disallowed-url.guard.js';
 import { CrawlService } from './crawl.service.js';
@@ -136,5 +136,34 @@ describe('CrawlService (real Redis and NATS JetStream)', () => {
       code: 'URL_NOT_ALLOWED',
     });
     expect(await redis.scard(ACTIVE_CRAWLS_KEY)).toBe(before);
+  });
+  it('caps the crawls one key has running: a start past the cap is RATE_LIMITED and leaves nothing recorded', async () => {
+    const capped = new CrawlService(store, documents, {
+      maxReplyBytes: () => 64 * 1024,
+      maxPageDocuments: 1000,
+      maxActivePerKey: 2,
+    });
+    const start = (key: string) => capped.start(startOf({ request: { url: 'http://h/' }, apiKeyId: key }));
+    const records = async () => (await redis.keys('trawl:{crawl:*}:meta')).length;
+    const first = await start('key-c');
+    const second = await start('key-c');
+    const [activeBefore, recordsBefore] = [await redis.scard(ACTIVE_CRAWLS_KEY), await records()];
+    await expect(start('key-c')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(await redis.scard(ACTIVE_CRAWLS_KEY)).toBe(activeBefore);
+    expect(await records()).toBe(recordsBefore);
+    // Another key is not held back by key-c's crawls.
+    const other = await start('key-d');
+    const byOwner = await store.activeByOwner();
+    expect(byOwner.get('key-c')?.sort()).toEqual([first.id, second.id].sort());
+    expect(byOwner.get('key-d')).toEqual([other.id]);
+    expect(await redis.hget(ACTIVE_CRAWL_OWNERS_KEY, other.id)).toBe('key-d');
+    // A cancelled crawl counts until a worker takes it off the active ones (as it does once its end is published).
+    await capped.cancel(cancelOf({ id: first.id, apiKeyId: 'key-c' }));
+    await expect(start('key-c')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    await store.deactivate(first.id);
+    expect(await store.activeCount('key-c')).toBe(1);
+    const again = await start('key-c');
+    expect((await store.activeByOwner()).get('key-c')?.sort()).toEqual([second.id, again.id].sort());
+    expect(await redis.hget(ACTIVE_CRAWL_OWNERS_KEY, first.id)).toBeNull();
   });
 });

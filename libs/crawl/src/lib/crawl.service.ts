@@ -23,6 +23,8 @@ export interface CrawlServiceOptions {
   checkUrl?: (url: string) => Promise<void>;
   /** Publishes `crawl.started` to the crawl's webhook. */
   events?: CrawlEventsPublisher;
+  /** Most crawls one key may have running (CRAWL_MAX_ACTIVE_PER_KEY); 0 or absent: no cap. */
+  maxActivePerKey?: number;
 }
 
 /**
@@ -43,7 +45,13 @@ export class CrawlService {
     if (request.webhook) await this.options.checkWebhook?.(request.webhook);
     const id = randomBytes(16).toString('hex');
     const owner = ownerOf(p.apiKeyId);
-    await this.store.create(id, owner, request);
+    const cap = this.options.maxActivePerKey ?? 0;
+    if (!(await this.store.create(id, owner, request, cap))) {
+      throw new TrawlError(
+        'RATE_LIMITED',
+        `this API key has ${cap} crawl(s) running and may have at most ${cap}; retry when one has ended (or cancel one)`,
+      );
+    }
     await this.options.events?.started({ id, owner, request }, owner === NO_OWNER ? undefined : owner);
     return { id };
   }

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { CrawlRequestDto, CrawlStatus } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
-import { ACTIVE_CRAWLS_KEY, crawlKeys, type CrawlKeys } from './crawl-redis-keys.constants.js';
+import {
+  ACTIVE_CRAWL_OWNERS_KEY,
+  ACTIVE_CRAWLS_KEY,
+  crawlKeys,
+  ownerActiveCrawlsKey,
+  type CrawlKeys,
+} from './crawl-redis-keys.constants.js';
 
 /** A frontier item: a page URL and its link depth, or the seed (robots.txt, sitemaps, the start URL). */
 export type FrontierItem = { k: 'page'; u: string; d: number } | { k: 'seed' };
@@ -153,6 +159,29 @@ if redis.call('SISMEMBER', KEYS[7], ARGV[1]) == 1 then return 'stored' end
 return 'new'
 `;
 
+/**
+ * Lists a recorded crawl among the active ones, unless its owner already has `cap` active (0: no cap). KEYS: the
+ * active set, the id → owner hash, the owner's set (one slot, `{crawls}`). ARGV: id, owner, cap. Answers 1 or 0.
+ */
+const ACTIVATE = `
+local cap = tonumber(ARGV[3])
+if cap > 0 and redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0 and redis.call('SCARD', KEYS[3]) >= cap then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[1])
+return 1
+`;
+
+/** Takes a crawl off the active ones. KEYS: as ACTIVATE's. ARGV: id. */
+const DEACTIVATE = `
+redis.call('SREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+`;
+
+/** The active crawls of each key; crawls listed before owners were recorded are under NO_OWNER. */
+export type ActiveCrawls = Map<string, string[]>;
+
 export interface CrawlStoreOptions {
   /** How long an ended crawl's record (status, counters) is kept, s. */
   retentionSec: number;
@@ -174,8 +203,11 @@ export class CrawlStore {
     this.now = options.now ?? Date.now;
   }
 
-  /** Records a new crawl with the seed as its only item, and lists it among the active crawls. */
-  async create(id: string, owner: string | undefined, request: CrawlRequestDto): Promise<void> {
+  /**
+   * Records a new crawl with the seed as its only item, and lists it among the active crawls, unless its owner has
+   * `maxActive` crawls running already (0: no cap): then nothing is left recorded and the answer is false.
+   */
+  async create(id: string, owner: string | undefined, request: CrawlRequestDto, maxActive = 0): Promise<boolean> {
     const k = crawlKeys(id);
     await this.redis
       .multi()
@@ -191,7 +223,22 @@ export class CrawlStore {
       })
       .rpush(k.frontier, JSON.stringify({ k: 'seed' } satisfies FrontierItem))
       .exec();
-    await this.redis.sadd(ACTIVE_CRAWLS_KEY, id);
+    // Recorded first, then listed: a replica that dies in between leaves a record no worker looks at (never a listed
+    // crawl without a record). Refused by the cap: the record goes.
+    const who = owner || NO_OWNER;
+    const listed = await this.redis.eval(
+      ACTIVATE,
+      3,
+      ACTIVE_CRAWLS_KEY,
+      ACTIVE_CRAWL_OWNERS_KEY,
+      ownerActiveCrawlsKey(who),
+      id,
+      who,
+      maxActive,
+    );
+    if (Number(listed) === 1) return true;
+    await this.redis.del(k.meta, k.frontier);
+    return false;
   }
 
   async meta(id: string): Promise<CrawlMeta | undefined> {
@@ -222,8 +269,30 @@ export class CrawlStore {
     return this.redis.smembers(ACTIVE_CRAWLS_KEY);
   }
 
+  /** Crawls still running, by the key that started them (the workers take turns between keys). */
+  async activeByOwner(): Promise<ActiveCrawls> {
+    const [ids, owners] = await Promise.all([
+      this.redis.smembers(ACTIVE_CRAWLS_KEY),
+      this.redis.hgetall(ACTIVE_CRAWL_OWNERS_KEY),
+    ]);
+    const byOwner: ActiveCrawls = new Map();
+    for (const id of ids) {
+      const owner = owners[id] ?? NO_OWNER;
+      const list = byOwner.get(owner);
+      if (list) list.push(id);
+      else byOwner.set(owner, [id]);
+    }
+    return byOwner;
+  }
+
+  /** How many crawls `owner` has running. */
+  async activeCount(owner: string | undefined): Promise<number> {
+    return this.redis.scard(ownerActiveCrawlsKey(owner || NO_OWNER));
+  }
+
   async deactivate(id: string): Promise<void> {
-    await this.redis.srem(ACTIVE_CRAWLS_KEY, id);
+    const owner = (await this.redis.hget(ACTIVE_CRAWL_OWNERS_KEY, id)) ?? NO_OWNER;
+    await this.redis.eval(DEACTIVATE, 3, ACTIVE_CRAWLS_KEY, ACTIVE_CRAWL_OWNERS_KEY, ownerActiveCrawlsKey(owner), id);
   }
 
   /** Admits page URLs (already normalised and in scope) at `depth`, up to the crawl's limit. */
