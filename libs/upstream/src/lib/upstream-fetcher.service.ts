@@ -175,12 +175,24 @@ export class UpstreamFetcher {
     parse: (page: UpstreamPage) => T | Promise<T>,
   ): Promise<T> {
     const page = await this.fetchPage(url, options);
+    try {
+      return await this.parseObserved(url, page, parse);
+    } catch (e) {
+      if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED' && page.proxy)
+        this.options.proxies?.markBlocked(page.proxy, safeHost(url));
+      throw e;
+    }
+  }
+
+  /**
+   * Parses a page of `url`, however it was got (plain HTTP here, a browser render in UpstreamPageSource), and tells
+   * the parse observer (the drift metrics) of the record or of a page the parser did not recognise.
+   */
+  async parseObserved<T>(url: string, page: UpstreamPage, parse: (page: UpstreamPage) => T | Promise<T>): Promise<T> {
     let record: T;
     try {
       record = await parse(page);
     } catch (e) {
-      if (e instanceof TrawlError && e.code === 'UPSTREAM_BLOCKED' && page.proxy)
-        this.options.proxies?.markBlocked(page.proxy, safeHost(url));
       if (e instanceof TrawlError && e.code === 'PAGE_NOT_RECOGNISED')
         this.options.parseObserver?.unrecognised(this.upstreamLabel(url));
       throw e;

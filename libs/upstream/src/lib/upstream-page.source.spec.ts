@@ -104,6 +104,28 @@ describe('UpstreamPageSource', () => {
     expect(renders[0].timeout).toBeLessThanOrEqual(5000);
   });
 
+  it('browser: a rendered page feeds the drift metrics as a fetched one does (parsed, or not recognised)', async () => {
+    const seen: string[] = [];
+    const fetcher = new UpstreamFetcher({
+      fetch: () => Promise.reject(new Error('no HTTP in this test')),
+      upstreamHosts: ['sim.test'],
+      parseObserver: {
+        parsed: (r) => seen.push(`parsed ${String(r)}`),
+        unrecognised: (u) => seen.push(`unrecognised ${u}`),
+      },
+    });
+    let html = RESULTS;
+    const { render } = stubRender(() => ({ html }));
+    const source = new UpstreamPageSource({ fetcher, render, defaultEngine: 'browser', browserMemoryMs: 0 });
+    await expect(page(source)).resolves.toEqual({ value: 'tea', engine: 'browser' });
+    html = '<html><body>something else</body></html>';
+    await expect(page(source)).rejects.toMatchObject({ code: 'PAGE_NOT_RECOGNISED' });
+    // A wall is neither: the parser named it, it is not drift.
+    html = CAPTCHA;
+    await expect(page(source)).rejects.toMatchObject({ code: 'UPSTREAM_BLOCKED' });
+    expect(seen).toEqual(['parsed tea', 'unrecognised sim.test']);
+  });
+
   it('auto: plain HTTP first, and nothing else when it has the content', async () => {
     const { fetcher, fetched } = stubHttp(() => ({ html: RESULTS }));
     const { render, renders } = stubRender(() => ({ html: RESULTS }));

@@ -182,7 +182,8 @@ export class UpstreamPageSource {
       contentType: reply.headers['content-type'] ?? null,
     };
     try {
-      if (reply.status < 400) return await parse(page);
+      // A rendered page feeds the drift metrics as a fetched one does.
+      if (reply.status < 400) return await this.options.fetcher.parseObserved(url, page, parse);
       // A wall served with an error status (a 503 robot check) is named by the parser; anything else by the status.
       try {
         await parse(page);
