@@ -260,6 +260,13 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       const running = await firecrawl().getCrawlStatus(started.id);
       expect(running.status).toBe('scraping');
       expect(running.next).toBeNull();
+      // The key's running crawls list it, with its start URL and options; key B's do not.
+      const active = await firecrawl().getActiveCrawls();
+      expect(active.crawls.find((c) => c.id === started.id)).toMatchObject({
+        url: `${slow.url}/`,
+        options: expect.objectContaining({ maxConcurrency: CRAWL_CONCURRENCY }),
+      });
+      expect((await firecrawl(KEY_B).getActiveCrawls()).crawls.map((c) => c.id)).not.toContain(started.id);
       const err = await firecrawl(KEY_B)
         .getCrawlStatus(started.id)
         .catch((e: unknown) => e);
@@ -286,6 +293,30 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       expect(cancelled.status).toBe('cancelled');
       expect(cancelled.creditsUsed).toBeLessThan(CRAWL_TITLES.length);
     }, 120_000);
+
+    it("v2 getCrawlErrors: a finished crawl's failed pages and what robots.txt kept it from; key B gets 404", async () => {
+      const started = await firecrawl().startCrawl(`${trap.url}/`, { ...crawlOptions, maxDiscoveryDepth: CRAWL_DEPTH });
+      for (;;) {
+        const status = await firecrawl().getCrawlStatus(started.id, { autoPaginate: false });
+        if (status.status !== 'scraping') break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const { errors, robotsBlocked } = await firecrawl().getCrawlErrors(started.id);
+      // The redirect loop is the site's one page that fails; /private/ is refused by its robots.txt, never fetched.
+      expect(errors).toEqual([
+        expect.objectContaining({
+          url: expect.stringMatching(/\/loop\/[ab]$/),
+          error: expect.stringMatching(/redirect/i),
+        }),
+      ]);
+      expect(robotsBlocked.length).toBeGreaterThan(0);
+      for (const url of robotsBlocked) expect(url.startsWith(`${trap.url}/private/`)).toBe(true);
+      expect(trap.requests.filter((p) => p.startsWith('/private/'))).toEqual([]);
+      const other = await firecrawl(KEY_B)
+        .getCrawlErrors(started.id)
+        .catch((e: unknown) => e);
+      expect((other as SdkError).status).toBe(404);
+    }, 240_000);
 
     it("v2 map: the sitemaps' pages and those found by links, as { url, title }", async () => {
       const mapped = await firecrawl().map(`${trap.url}/`, { limit: 100 });

@@ -2,6 +2,9 @@ import { Controller, UseFilters } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import {
   SUBJECTS,
+  type ActiveCrawlsResult,
+  CrawlActiveRequestDto,
+  type CrawlErrorsResult,
   CrawlGetRequestDto,
   CrawlLookupRequestDto,
   type CrawlStartReply,
@@ -13,7 +16,10 @@ import {
 import { CrawlService, SiteMapper } from '@trawl/crawl';
 import { ServesSubject, WireErrorFilter } from '@trawl/messaging';
 
-/** Crawls (start, status with documents, cancel) and maps over NATS; payloads are checked against their rows. */
+/**
+ * Crawls (start, status with documents, cancel, errors, the key's active ones) and maps over NATS; payloads are checked
+ * against their rows.
+ */
 @Controller()
 @UseFilters(WireErrorFilter)
 export class CrawlController {
@@ -35,6 +41,16 @@ export class CrawlController {
   @ServesSubject(SUBJECTS.crawlCancel)
   cancel(@Payload() req: CrawlLookupRequestDto): Promise<CrawlStatusReply> {
     return this.crawls.cancel(req);
+  }
+
+  @ServesSubject(SUBJECTS.crawlErrors)
+  errors(@Payload() req: CrawlLookupRequestDto): Promise<CrawlErrorsResult> {
+    return this.crawls.errors(req);
+  }
+
+  @ServesSubject(SUBJECTS.crawlActive)
+  active(@Payload() req: CrawlActiveRequestDto): Promise<ActiveCrawlsResult> {
+    return this.crawls.active(req);
   }
 
   @ServesSubject(SUBJECTS.mapSite)

@@ -7,6 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
 import type { NatsConnection } from '@nats-io/nats-core';
 import {
+  CrawlActiveRequestDto,
   CrawlGetRequestDto,
   CrawlLookupRequestDto,
   CrawlStartRequestDto,
@@ -15,6 +16,8 @@ import {
   SUBJECT_ROWS,
   SUBJECTS,
   TaskLookupRequestDto,
+  type ActiveCrawlsResult,
+  type CrawlErrorsResult,
   type CrawlStartReply,
   type CrawlStatusReply,
   type MapSiteReply,
@@ -150,6 +153,16 @@ class TaskServiceStandIn {
   @ServesSubject(SUBJECTS.crawlCancel)
   crawlCancel(@Payload() req: CrawlLookupRequestDto): CrawlStatusReply {
     return crawlStatus(req.id);
+  }
+
+  @ServesSubject(SUBJECTS.crawlErrors)
+  crawlErrors(@Payload() _req: CrawlLookupRequestDto): CrawlErrorsResult {
+    return { errors: [], robotsBlocked: [] };
+  }
+
+  @ServesSubject(SUBJECTS.crawlActive)
+  crawlActive(@Payload() _req: CrawlActiveRequestDto): ActiveCrawlsResult {
+    return { crawls: [] };
   }
 
   @ServesSubject(SUBJECTS.mapSite)

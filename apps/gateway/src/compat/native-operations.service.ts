@@ -12,6 +12,8 @@ import {
   SUBJECTS,
   UrlBatchRequestDto,
   WebSearchRequestDto,
+  type ActiveCrawlsResult,
+  type CrawlErrorsResult,
   type CrawlStartReply,
   type CrawlStatusReply,
   type ExtractRecordByType,
@@ -245,6 +247,22 @@ export class NativeOperations {
       { id, apiKeyId: req.principal?.id },
       { timeoutMs: CRAWL_CANCEL_DEADLINE_MS },
     );
+  }
+
+  /** GET /crawl/{id}/errors: the pages that ended in an error and what robots.txt refused; only the starting key. */
+  crawlErrors(id: string, req: AuthenticatedRequest): Promise<CrawlErrorsResult> {
+    return this.messaging.send(
+      SUBJECTS.crawlErrors,
+      { id, apiKeyId: req.principal?.id },
+      { timeoutMs: CRAWL_STATUS_DEADLINE_MS },
+    );
+  }
+
+  /** GET /crawl/active: the calling key's running crawls. */
+  crawlActive(req: AuthenticatedRequest): Promise<ActiveCrawlsResult> {
+    return this.messaging.send(SUBJECTS.crawlActive, req.principal ? { apiKeyId: req.principal.id } : {}, {
+      timeoutMs: CRAWL_STATUS_DEADLINE_MS,
+    });
   }
 
   /** POST /map. */

@@ -5,6 +5,8 @@ import {
   arr,
   CRAWL_START_REPLY,
   CRAWL_STATUS,
+  CRAWL_ERRORS,
+  ACTIVE_CRAWLS,
   ERROR_DATA,
   ERROR_HTTP_STATUS,
   ERROR_RETRYABLE,
@@ -122,7 +124,9 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'get /extractTask/{jobId}': { data: ref(TASK_RECORD), errors: BY_ID },
   'delete /extractTask/{jobId}': { data: ref(TASK_RECORD), errors: [...BY_ID, 'TASK_FINISHED'] },
   'post /crawl': { data: ref(CRAWL_START_REPLY), errors: [...COMMON, 'URL_NOT_ALLOWED', ...TASK_SERVICE] },
+  'get /crawl/active': { data: ref(ACTIVE_CRAWLS), errors: BY_ID.filter((c) => c !== 'TASK_NOT_FOUND') },
   'get /crawl/{id}': { data: ref(CRAWL_STATUS), errors: BY_ID },
+  'get /crawl/{id}/errors': { data: ref(CRAWL_ERRORS), errors: BY_ID },
   'delete /crawl/{id}': { data: ref(CRAWL_STATUS), errors: BY_ID },
   'post /map': { data: ref(MAP_SITE_REPLY), errors: [...COMMON, 'URL_NOT_ALLOWED', ...UPSTREAM] },
 };

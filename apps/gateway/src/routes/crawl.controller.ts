@@ -5,6 +5,8 @@ import {
   CrawlRequestDto,
   MapRequestDto,
   TrawlError,
+  type ActiveCrawlsResult,
+  type CrawlErrorsResult,
   type CrawlStartReply,
   type CrawlStatusReply,
   type CrawlStatusResult,
@@ -48,6 +50,26 @@ export class CrawlController {
   crawl(@Body() body: CrawlRequestDto, @Req() req: AuthenticatedRequest): Promise<CrawlStartReply> {
     // The body is validated again by NativeOperations (the peers' routes give it plain objects): crawls are few.
     return this.operations.crawlStart({ ...body }, req);
+  }
+
+  @Get('crawl/active')
+  @ApiOperationDoc(
+    'The key’s running crawls',
+    'Each crawl the calling key started that is still scraping, oldest first, with its start URL and options.',
+  )
+  active(@Req() req: AuthenticatedRequest): Promise<ActiveCrawlsResult> {
+    return this.operations.crawlActive(req);
+  }
+
+  @Get('crawl/:id/errors')
+  @ApiParam({ name: 'id', description: 'Crawl id from POST /crawl.' })
+  @ApiOperationDoc(
+    'A crawl’s errors',
+    'The pages that ended in an error (URL, code, message, when) and the URLs robots.txt kept the crawl from; ' +
+      'also after the crawl ended, for as long as its status is kept. Only the key that started it finds it.',
+  )
+  errors(@Param('id') id: string, @Req() req: AuthenticatedRequest): Promise<CrawlErrorsResult> {
+    return this.operations.crawlErrors(crawlIdOf(id), req);
   }
 
   @Get('crawl/:id')

@@ -1,5 +1,16 @@
 // Generated from openapi.json by `npm run openapi` (apps/gateway/src/openapi/client-types.renderer.ts). Do not edit.
 
+export type ActiveCrawl = {
+  createdAt: string;
+  id: string;
+  options: Record<string, unknown>;
+  url: string;
+};
+
+export type ActiveCrawls = {
+  crawls: ActiveCrawl[];
+};
+
 export type BatchJobOpts = {
   attempts: number;
   backoff: {
@@ -59,6 +70,18 @@ export type CrawlDocument = {
   status: number;
   summary?: string;
   taskId: string;
+};
+
+export type CrawlError = {
+  code: string;
+  error: string;
+  timestamp: string;
+  url: string;
+};
+
+export type CrawlErrors = {
+  errors: CrawlError[];
+  robotsBlocked: string[];
 };
 
 export type CrawlRequest = {

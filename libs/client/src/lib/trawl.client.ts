@@ -1,4 +1,6 @@
 import type {
+  ActiveCrawls,
+  CrawlErrors,
   CrawlRequest,
   CrawlStartReply,
   CrawlStatus,
@@ -48,6 +50,8 @@ export const CLIENT_OPERATIONS = {
   crawl: { method: 'POST', path: '/crawl' },
   getCrawl: { method: 'GET', path: '/crawl/{id}' },
   cancelCrawl: { method: 'DELETE', path: '/crawl/{id}' },
+  getCrawlErrors: { method: 'GET', path: '/crawl/{id}/errors' },
+  activeCrawls: { method: 'GET', path: '/crawl/active' },
   map: { method: 'POST', path: '/map' },
 } as const;
 
@@ -177,6 +181,16 @@ export class TrawlClient {
   /** DELETE /crawl/{id}: no new page starts; pages in flight end. */
   cancelCrawl(id: string, init?: RequestInit): Promise<CrawlStatus> {
     return this.call('cancelCrawl', undefined, init, { id });
+  }
+
+  /** GET /crawl/{id}/errors: the pages that ended in an error and the URLs robots.txt kept the crawl from. */
+  getCrawlErrors(id: string, init?: RequestInit): Promise<CrawlErrors> {
+    return this.call('getCrawlErrors', undefined, init, { id });
+  }
+
+  /** GET /crawl/active: the key's running crawls, oldest first. */
+  activeCrawls(init?: RequestInit): Promise<ActiveCrawls> {
+    return this.call('activeCrawls', undefined, init);
   }
 
   /** POST /map: the site's URLs from its sitemaps and links, without scraping every page. */

@@ -1,5 +1,14 @@
 import { CRAWL_DOCUMENT } from './crawl-document.schema.js';
-import { CRAWL_START_REPLY, CRAWL_STATUS, MAP_LINK, MAP_SITE_REPLY } from './crawl-response.schema.js';
+import {
+  ACTIVE_CRAWL,
+  ACTIVE_CRAWLS,
+  CRAWL_ERROR,
+  CRAWL_ERRORS,
+  CRAWL_START_REPLY,
+  CRAWL_STATUS,
+  MAP_LINK,
+  MAP_SITE_REPLY,
+} from './crawl-response.schema.js';
 import { ERROR_DATA, WIRE_ERROR } from './envelope.schema.js';
 import { EXTRACT_RESPONSE, EXTRACT_RESPONSES } from './results/extract-result.schema.js';
 import { MAPS_PLACE_ITEM, MAPS_SEARCH_DATA, MAPS_SEARCH_RESPONSE, PLACE_RECORD } from './results/maps-result.schema.js';
@@ -50,6 +59,10 @@ const NAMED: Named<unknown>[] = [
   CRAWL_DOCUMENT,
   CRAWL_START_REPLY,
   CRAWL_STATUS,
+  CRAWL_ERROR,
+  CRAWL_ERRORS,
+  ACTIVE_CRAWL,
+  ACTIVE_CRAWLS,
   MAP_LINK,
   MAP_SITE_REPLY,
 ];

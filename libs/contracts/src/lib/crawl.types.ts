@@ -40,6 +40,11 @@ export interface CrawlCancelRequest {
   apiKeyId?: string;
 }
 
+/** NATS payload of `crawl.active.v1`. */
+export interface CrawlActiveRequest {
+  apiKeyId?: string;
+}
+
 /** NATS payload of `map.site.v1`. */
 export interface MapSiteRequest {
   request: MapRequestDto;

@@ -1,7 +1,7 @@
 import { parseCrawlDocument } from './crawl-document.schema.js';
 import type { CrawlStatusReply } from './crawl.types.js';
-import type { CrawlStartReply, MapSiteReply } from './crawl-response.schema.js';
-import { CrawlGetRequestDto, CrawlLookupRequestDto } from './dto/crawl-lookup-request.dto.js';
+import type { ActiveCrawlsResult, CrawlErrorsResult, CrawlStartReply, MapSiteReply } from './crawl-response.schema.js';
+import { CrawlActiveRequestDto, CrawlGetRequestDto, CrawlLookupRequestDto } from './dto/crawl-lookup-request.dto.js';
 import { CrawlStartRequestDto } from './dto/crawl-start-request.dto.js';
 import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
 import { MapSiteRequestDto } from './dto/map-site-request.dto.js';
@@ -186,6 +186,16 @@ export const SUBJECT_TABLE = {
   }),
   /** Stop a crawl (DELETE /crawl/{id}): pages in flight end, no new page starts. */
   crawlCancel: rpc('crawl.cancel.v1', dtoPayload(CrawlLookupRequestDto), replyOf<CrawlStatusReply>(), {
+    servedBy: 'task-service',
+    callers: ['gateway'],
+  }),
+  /** A crawl's pages that ended in an error and the URLs robots.txt kept it from (GET /crawl/{id}/errors). */
+  crawlErrors: rpc('crawl.errors.v1', dtoPayload(CrawlLookupRequestDto), replyOf<CrawlErrorsResult>(), {
+    servedBy: 'task-service',
+    callers: ['gateway'],
+  }),
+  /** The calling key's running crawls (GET /crawl/active). */
+  crawlActive: rpc('crawl.active.v1', dtoPayload(CrawlActiveRequestDto), replyOf<ActiveCrawlsResult>(), {
     servedBy: 'task-service',
     callers: ['gateway'],
   }),

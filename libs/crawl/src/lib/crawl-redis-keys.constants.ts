@@ -21,6 +21,10 @@ export interface CrawlKeys {
   published: string;
   /** Hash: host → robots.txt as read (JSON), shared by the replicas. */
   robots: string;
+  /** List of the pages that ended in an error (JSON `{url, code, error, at}`), the first CRAWL_ERRORS_KEPT. Kept as the record is. */
+  errors: string;
+  /** Set of the URLs robots.txt kept the crawl from (links and the start URL), the first CRAWL_ERRORS_KEPT. Kept as the record is. */
+  blocked: string;
 }
 
 export function crawlKeys(id: string): CrawlKeys {
@@ -34,6 +38,8 @@ export function crawlKeys(id: string): CrawlKeys {
     docs: `${p}:docs`,
     published: `${p}:published`,
     robots: `${p}:robots`,
+    errors: `${p}:errors`,
+    blocked: `${p}:blocked`,
   };
 }
 

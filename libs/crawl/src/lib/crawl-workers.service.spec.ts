@@ -183,6 +183,20 @@ describe('CrawlWorkers (real Redis and NATS JetStream, a local site of traps)', 
     expect(meta!.completed).toBe(meta!.total);
     // The redirect loop is an error for its URL, tried a bounded number of times.
     expect(meta!.failed).toBe(1);
+    // Its error is kept with the URL and the engine's words; what robots.txt refused is listed, each URL once.
+    const { errors, robotsBlocked } = await store.errors('a'.repeat(32));
+    expect(errors).toEqual([
+      {
+        url: expect.stringMatching(/\/loop\/[ab]$/),
+        code: expect.any(String),
+        error: expect.stringMatching(/redirect/i),
+        at: expect.any(Number),
+      },
+    ]);
+    expect(robotsBlocked).toEqual(
+      ['/private/doc', '/private/listed', '/private/secret'].map((p) => `${site.url}${p}`).sort(),
+    );
+    expect(await redis.ttl(`trawl:{crawl:${'a'.repeat(32)}}:errors`)).toBeGreaterThan(0);
   });
 
   it('stops at the limit however many links the site has', async () => {

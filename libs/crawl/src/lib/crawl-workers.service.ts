@@ -149,15 +149,19 @@ export class CrawlWorkers {
     }
     const item = lease.item;
     if (item.k === 'seed') return this.seed(id, crawl, lease);
+    const url = item.u;
     if (lease.tries > this.options.maxTries) {
-      await this.ended(id, await this.store.settle(id, lease, 'error'));
+      const error = `taken ${lease.tries - 1} times without an answer (its worker stopped each time)`;
+      await this.ended(
+        id,
+        await this.store.settle(id, lease, 'error', '', { error: { url, code: 'INTERNAL', error } }),
+      );
       return;
     }
-    const url = item.u;
     const host = new URL(url).host;
     const rules = await this.rulesFor(id, crawl, url);
     if (!rules.allowed(url)) {
-      await this.ended(id, await this.store.settle(id, lease, 'none'));
+      await this.ended(id, await this.store.settle(id, lease, 'none', '', { blocked: [url] }));
       return;
     }
     const options = crawl.request.scrapeOptions;
@@ -206,8 +210,14 @@ export class CrawlWorkers {
     if (result.rawStatus === 429) {
       // The host asks to slow down: no request to it for a while, and the page again later.
       await this.budget.slowDown(host, Math.min(60_000, Math.max(1000, 2 * crawl.request.delay) * 2 ** lease.tries));
-      if (lease.tries >= this.options.maxTries) await this.ended(id, await this.store.settle(id, lease, 'error'));
-      else await this.store.requeue(id, lease, 'retry');
+      if (lease.tries >= this.options.maxTries) {
+        const error = {
+          url,
+          code: 'UPSTREAM_BLOCKED',
+          error: `${host} answered 429 Too Many Requests ${lease.tries} times`,
+        };
+        await this.ended(id, await this.store.settle(id, lease, 'error', '', { error }));
+      } else await this.store.requeue(id, lease, 'retry');
       return;
     }
     await this.page(id, crawl, lease, item.d, url, result);
@@ -232,15 +242,16 @@ export class CrawlWorkers {
     }
     const html = result.html !== undefined ? decodeScrapeHtml(result.html) : '';
     const read = extractPageLinks(html, finalUrl, { ignoreQuery });
+    const blocked: string[] = [];
     if (depth < request.maxDepth && !read.nofollow) {
-      const next = await this.admissible(id, crawl, read.links);
+      const next = await this.admissible(id, crawl, read.links, blocked);
       await this.store.admit(id, request.limit, next, depth + 1);
     }
     const canonical = read.canonical && isUrlInScope(read.canonical, scope) ? read.canonical : undefined;
     const key = canonical ?? finalUrl;
     const claim = await this.store.claimDocument(id, key, url);
     if (claim === 'duplicate') {
-      await this.ended(id, await this.store.settle(id, lease, 'none'));
+      await this.ended(id, await this.store.settle(id, lease, 'none', '', { blocked }));
       return;
     }
     const document = documentOf(result, url, request.scrapeOptions.formats);
@@ -258,15 +269,24 @@ export class CrawlWorkers {
         { id, status: 'scraping', data: [document] },
       );
     }
-    await this.ended(id, await this.store.settle(id, lease, 'document', key));
+    await this.ended(id, await this.store.settle(id, lease, 'document', key, { blocked }));
   }
 
-  /** Of a page's links, those the crawl may take: in scope and allowed by their host's robots.txt. */
-  private async admissible(id: string, crawl: CrawlContext, links: readonly string[]): Promise<string[]> {
+  /**
+   * Of a page's links, those the crawl may take: in scope and allowed by their host's robots.txt; those in scope that
+   * robots.txt refuses are added to `blocked` (the crawl's robotsBlocked).
+   */
+  private async admissible(
+    id: string,
+    crawl: CrawlContext,
+    links: readonly string[],
+    blocked: string[] = [],
+  ): Promise<string[]> {
     const out: string[] = [];
     for (const link of links) {
       if (!isUrlInScope(link, crawl.scope)) continue;
       if ((await this.rulesFor(id, crawl, link)).allowed(link)) out.push(link);
+      else blocked.push(link);
     }
     return out;
   }
@@ -276,7 +296,11 @@ export class CrawlWorkers {
     const { request } = crawl;
     const start = normalizeCrawlUrl(request.url, undefined, request.ignoreQueryParameters) ?? request.url;
     const rules = await this.rulesFor(id, crawl, start);
-    if (request.sitemap !== 'only' && rules.allowed(start)) await this.store.admit(id, request.limit, [start], 0);
+    const blocked: string[] = [];
+    if (request.sitemap !== 'only') {
+      if (rules.allowed(start)) await this.store.admit(id, request.limit, [start], 0);
+      else blocked.push(start);
+    }
     if (request.sitemap !== 'skip') {
       const bounds = this.options.sitemapBounds ?? DEFAULT_SITEMAP_BOUNDS;
       const urls = await readSitemaps(
@@ -286,10 +310,10 @@ export class CrawlWorkers {
         { ...bounds, maxUrls: Math.min(bounds.maxUrls, 2 * request.limit + 1000) },
         request.ignoreQueryParameters,
       );
-      const inScope = await this.admissible(id, crawl, urls);
+      const inScope = await this.admissible(id, crawl, urls, blocked);
       await this.store.admit(id, request.limit, inScope, 0);
     }
-    await this.ended(id, await this.store.settle(id, lease, 'dropped'));
+    await this.ended(id, await this.store.settle(id, lease, 'dropped', '', { blocked }));
   }
 
   /** A discovery fetch (robots.txt, sitemap) through the guard, holding a slot of the host's budget like a page. */
@@ -356,8 +380,16 @@ export class CrawlWorkers {
     }
     const retryable = e instanceof TrawlError ? e.retryable : false;
     if (!(e instanceof TrawlError)) this.options.onError?.(`a page of crawl ${id}`, e);
-    if (retryable && lease.tries < this.options.maxTries) await this.store.requeue(id, lease, 'retry');
-    else await this.ended(id, await this.store.settle(id, lease, 'error'));
+    if (retryable && lease.tries < this.options.maxTries) {
+      await this.store.requeue(id, lease, 'retry');
+      return;
+    }
+    const url = lease.item.k === 'page' ? lease.item.u : '';
+    const error =
+      e instanceof TrawlError
+        ? { url, code: e.code, error: e.message }
+        : { url, code: 'INTERNAL', error: 'the page could not be scraped' };
+    await this.ended(id, await this.store.settle(id, lease, 'error', '', { error }));
   }
 
   private async ended(id: string, outcome: 'ok' | 'lost' | 'ended'): Promise<void> {

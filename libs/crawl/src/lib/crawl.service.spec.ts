@@ -16,6 +16,7 @@ import { CrawlStore } from './crawl.store.js';
 const startOf = (payload: unknown) => SUBJECT_TABLE.crawlStart.request.parse(payload);
 const getOf = (payload: unknown) => SUBJECT_TABLE.crawlGet.request.parse(payload);
 const cancelOf = (payload: unknown) => SUBJECT_TABLE.crawlCancel.request.parse(payload);
+const activeOf = (payload: unknown) => SUBJECT_TABLE.crawlActive.request.parse(payload);
 
 function errorOf(f: () => unknown): unknown {
   try {
@@ -165,5 +166,48 @@ describe('CrawlService (real Redis and NATS JetStream)', () => {
     const again = await start('key-c');
     expect((await store.activeByOwner()).get('key-c')?.sort()).toEqual([second.id, again.id].sort());
     expect(await redis.hget(ACTIVE_CRAWL_OWNERS_KEY, first.id)).toBeNull();
+  });
+  it("lists a key's running crawls, oldest first, without their webhooks, and keeps its errors for the key alone", async () => {
+    const start = (url: string, extra: Record<string, unknown> = {}) =>
+      service.start(startOf({ request: { url, ...extra }, apiKeyId: 'key-e' }));
+    const first = await start('http://h/one', { limit: 7, webhook: 'https://hooks.test/secret-path' });
+    await new Promise((r) => setTimeout(r, 5)); // a later millisecond: "oldest first" by the start time
+    const second = await start('http://h/two');
+    const { crawls } = await service.active(activeOf({ apiKeyId: 'key-e' }));
+    expect(crawls.map((c) => [c.id, c.url])).toEqual([
+      [first.id, 'http://h/one'],
+      [second.id, 'http://h/two'],
+    ]);
+    expect(crawls[0]!.options).toMatchObject({ limit: 7 });
+    expect(JSON.stringify(crawls)).not.toContain('hooks.test');
+    expect(Date.parse(crawls[0]!.createdAt)).toBeGreaterThan(0);
+    // Another key sees none of them; a cancelled crawl is no longer listed.
+    expect((await service.active(activeOf({ apiKeyId: 'key-f' }))).crawls).toEqual([]);
+    await service.cancel(cancelOf({ id: first.id, apiKeyId: 'key-e' }));
+    expect((await service.active(activeOf({ apiKeyId: 'key-e' }))).crawls.map((c) => c.id)).toEqual([second.id]);
+    expect(errorOf(() => activeOf({ apiKeyId: 'key-e', extra: 1 }))).toMatchObject({ code: 'VALIDATION_FAILED' });
+
+    // Errors as the workers note them when they settle a page.
+    const lease = await store.lease(second.id, 5000);
+    expect(lease).toMatchObject({ item: { k: 'seed' } });
+    await store.settle(second.id, lease as Exclude<typeof lease, string>, 'dropped', '', {
+      error: { url: 'http://h/two/broken', code: 'UPSTREAM_TIMEOUT', error: 'the page did not load in time' },
+      blocked: ['http://h/two/private/b', 'http://h/two/private/a', 'http://h/two/private/a'],
+    });
+    const errors = await service.errors(cancelOf({ id: second.id, apiKeyId: 'key-e' }));
+    expect(errors).toEqual({
+      errors: [
+        {
+          url: 'http://h/two/broken',
+          code: 'UPSTREAM_TIMEOUT',
+          error: 'the page did not load in time',
+          timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        },
+      ],
+      robotsBlocked: ['http://h/two/private/a', 'http://h/two/private/b'],
+    });
+    await expect(service.errors(cancelOf({ id: second.id, apiKeyId: 'key-f' }))).rejects.toMatchObject({
+      code: 'TASK_NOT_FOUND',
+    });
   });
 });

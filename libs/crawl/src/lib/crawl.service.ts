@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import {
   CRAWL_ID_PATTERN,
   TrawlError,
+  type ActiveCrawlsResult,
+  type CrawlActiveRequest,
+  type CrawlErrorsResult,
   type CrawlCancelRequest,
   type CrawlGetRequest,
   type CrawlStartReply,
@@ -78,6 +81,36 @@ export class CrawlService {
     if (meta.status === 'scraping') await this.store.end(meta.id, 'cancelled');
     const now = (await this.store.meta(meta.id)) ?? meta;
     return { ...this.view(now), data: [], cursor: null };
+  }
+
+  /** The crawl's pages that ended in an error and the URLs robots.txt kept it from (Firecrawl's crawl errors). */
+  async errors(p: CrawlCancelRequest): Promise<CrawlErrorsResult> {
+    const meta = await this.owned(p.id, p.apiKeyId);
+    const { errors, robotsBlocked } = await this.store.errors(meta.id);
+    return {
+      errors: errors.map((e) => ({
+        url: e.url,
+        code: e.code,
+        error: e.error,
+        timestamp: new Date(e.at).toISOString(),
+      })),
+      robotsBlocked,
+    };
+  }
+
+  /** The key's running crawls, oldest first, each with its request (its webhook aside: it may carry a secret). */
+  async active(p: CrawlActiveRequest): Promise<ActiveCrawlsResult> {
+    const metas = await Promise.all((await this.store.activeOf(ownerOf(p.apiKeyId))).map((id) => this.store.meta(id)));
+    const running = metas.filter((m): m is CrawlMeta => m !== undefined && m.status === 'scraping');
+    running.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    return {
+      crawls: running.map((m) => {
+        const { url, webhook: _webhook, webhookOptions: _webhookOptions, ...options } = m.request;
+        void _webhook;
+        void _webhookOptions;
+        return { id: m.id, url, createdAt: new Date(m.createdAt).toISOString(), options: { ...options } };
+      }),
+    };
   }
 
   private view(meta: CrawlMeta): Omit<CrawlStatusReply, 'data' | 'cursor'> {

@@ -39,15 +39,48 @@ export interface CrawlMeta {
 /** Owner of crawls started without a key (straight to task-service). */
 export const NO_OWNER = '-';
 
-const ITEM_KEYS = (k: CrawlKeys) => [k.meta, k.frontier, k.seen, k.leases, k.tries, k.docs, k.published, k.robots];
+const ITEM_KEYS = (k: CrawlKeys) => [
+  k.meta,
+  k.frontier,
+  k.seen,
+  k.leases,
+  k.tries,
+  k.docs,
+  k.published,
+  k.robots,
+  k.errors,
+  k.blocked,
+];
 
-/** Frees what an ended crawl no longer needs (all but its meta, which expires after ARGV[n]). KEYS: ITEM_KEYS. */
+/** Most error entries and robots-blocked URLs a crawl keeps (each; the first ones: a crawl's errors are alike). */
+export const CRAWL_ERRORS_KEPT = 1000;
+
+/**
+ * Frees what an ended crawl no longer needs: all but its meta and its errors and blocked URLs, which expire after the
+ * retention. KEYS: ITEM_KEYS.
+ */
 const CLEANUP_LUA = `
 local function cleanup(retention)
   redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
   redis.call('EXPIRE', KEYS[1], retention)
+  redis.call('EXPIRE', KEYS[9], retention)
+  redis.call('EXPIRE', KEYS[10], retention)
 end
 `;
+
+/** What a settle notes beside its outcome: a page's error, or URLs robots.txt kept the crawl from. */
+export interface SettleNotes {
+  error?: { url: string; code: string; error: string };
+  blocked?: readonly string[];
+}
+
+/** A page that ended in an error, as kept (at: epoch ms). */
+export interface CrawlErrorEntry {
+  url: string;
+  code: string;
+  error: string;
+  at: number;
+}
 
 /**
  * Admits URLs: while the crawl is scraping and under its limit, each URL not seen before is marked seen and appended
@@ -92,12 +125,19 @@ return {'item', member, tries}
 `;
 
 /**
- * Settles a lease: ARGV member, outcome (document; none: settled without one, a duplicate or out of scope; error; dropped: the seed, not counted), document key, now, retention s. A
+ * Settles a lease: ARGV member, outcome (document; none: settled without one, a duplicate or out of scope; error; dropped: the seed, not counted), document key, now, retention s, most
+ * notes kept, an error entry (JSON, or ''), then robots-blocked URLs (SettleNotes; noted only by the lease's holder). A
  * lease no longer held (it expired and another worker has the item) changes nothing: 'lost'. When the frontier and
  * the leases are empty, the crawl ends (completed, unless cancelled or failed before) and is cleaned up: 'ended'.
  */
 const SETTLE = `${CLEANUP_LUA}
 if redis.call('ZREM', KEYS[4], ARGV[1]) == 0 then return 'lost' end
+local kept = tonumber(ARGV[6])
+if ARGV[7] ~= '' and redis.call('LLEN', KEYS[9]) < kept then redis.call('RPUSH', KEYS[9], ARGV[7]) end
+for i = 8, #ARGV do
+  if redis.call('SCARD', KEYS[10]) >= kept then break end
+  redis.call('SADD', KEYS[10], ARGV[i])
+end
 local outcome = ARGV[2]
 if outcome ~= 'dropped' then redis.call('HINCRBY', KEYS[1], 'completed', 1) end
 if outcome == 'error' then redis.call('HINCRBY', KEYS[1], 'failed', 1) end
@@ -285,6 +325,11 @@ export class CrawlStore {
     return byOwner;
   }
 
+  /** The ids of `owner`'s running crawls (in no order). */
+  async activeOf(owner: string | undefined): Promise<string[]> {
+    return this.redis.smembers(ownerActiveCrawlsKey(owner || NO_OWNER));
+  }
+
   /** How many crawls `owner` has running. */
   async activeCount(owner: string | undefined): Promise<number> {
     return this.redis.scard(ownerActiveCrawlsKey(owner || NO_OWNER));
@@ -322,9 +367,28 @@ export class CrawlStore {
     lease: Lease,
     outcome: 'document' | 'none' | 'error' | 'dropped',
     documentKey = '',
+    notes: SettleNotes = {},
   ): Promise<'ok' | 'lost' | 'ended'> {
-    const r = await this.eval(SETTLE, id, [lease.member, outcome, documentKey, this.now(), this.options.retentionSec]);
+    const now = this.now();
+    const error = notes.error ? JSON.stringify({ ...notes.error, at: now } satisfies CrawlErrorEntry) : '';
+    const r = await this.eval(SETTLE, id, [
+      lease.member,
+      outcome,
+      documentKey,
+      now,
+      this.options.retentionSec,
+      CRAWL_ERRORS_KEPT,
+      error,
+      ...(notes.blocked ?? []).slice(0, CRAWL_ERRORS_KEPT),
+    ]);
     return String(r) as 'ok' | 'lost' | 'ended';
+  }
+
+  /** The pages that ended in an error (in the order they ended) and the URLs robots.txt kept the crawl from (sorted). */
+  async errors(id: string): Promise<{ errors: CrawlErrorEntry[]; robotsBlocked: string[] }> {
+    const k = crawlKeys(id);
+    const [errors, blocked] = await Promise.all([this.redis.lrange(k.errors, 0, -1), this.redis.smembers(k.blocked)]);
+    return { errors: errors.map((e) => JSON.parse(e) as CrawlErrorEntry), robotsBlocked: blocked.sort() };
   }
 
   /**

@@ -87,6 +87,35 @@ export class FirecrawlCrawlService {
     await this.native.crawlCancel(this.idOf(id), req);
   }
 
+  /** Firecrawl's crawl `/errors`: each failed page with an id, when, its URL, code and message; robots.txt's refusals. */
+  async errors(
+    id: string,
+    req: AuthenticatedRequest,
+  ): Promise<{
+    errors: { id: string; timestamp: string; url: string; code: string; error: string }[];
+    robotsBlocked: string[];
+  }> {
+    const reply = await this.native.crawlErrors(this.idOf(id), req);
+    return {
+      errors: reply.errors.map((e, i) => ({
+        id: `${id}-${i + 1}`,
+        timestamp: e.timestamp,
+        url: e.url,
+        code: e.code,
+        error: e.error,
+      })),
+      robotsBlocked: reply.robotsBlocked,
+    };
+  }
+
+  /** Firecrawl's `/crawl/active`: the key's running crawls (`teamId` is the key's id: Trawl's tenant). */
+  async active(
+    req: AuthenticatedRequest,
+  ): Promise<{ id: string; teamId: string; url: string; options: Record<string, unknown> }[]> {
+    const reply = await this.native.crawlActive(req);
+    return reply.crawls.map((c) => ({ id: c.id, teamId: this.ownerOf(req), url: c.url, options: c.options }));
+  }
+
   async map(
     input: unknown,
     req: AuthenticatedRequest,

@@ -84,8 +84,15 @@ export class FirecrawlV1Controller {
     return { success: true, links, ...(warning ? { warning } : {}) };
   }
 
+  // As for the status: a crawl id's errors are the crawl's, any other id's a batch's.
   @Get(['batch/scrape/:id/errors', 'crawl/:id/errors'])
   async batchErrors(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    if (CRAWL_ID_PATTERN.test(id)) return { success: true, ...(await this.crawls.errors(id, req)) };
     return { success: true, ...(await this.batches.errors(id, req)) };
+  }
+
+  @Get('crawl/active')
+  async activeCrawls(@Req() req: AuthenticatedRequest) {
+    return { success: true, crawls: await this.crawls.active(req) };
   }
 }

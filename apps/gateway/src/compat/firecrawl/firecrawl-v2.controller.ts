@@ -75,6 +75,16 @@ export class FirecrawlV2Controller {
     return { success: true, id, url: selfUrl(req, `/v2/crawl/${id}`), ...(warning ? { warning } : {}) };
   }
 
+  @Get('crawl/active')
+  async activeCrawls(@Req() req: AuthenticatedRequest) {
+    return { success: true, crawls: await this.crawls.active(req) };
+  }
+
+  @Get('crawl/:id/errors')
+  async crawlErrors(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
+    return { success: true, ...(await this.crawls.errors(id, req)) };
+  }
+
   @Get('crawl/:id')
   async crawlStatus(@Param('id') id: string, @Req() req: AuthenticatedRequest) {
     const status = await this.crawls.status(id, req, crawlPageRefOf(req.query));
