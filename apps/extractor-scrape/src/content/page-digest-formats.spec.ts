@@ -41,10 +41,47 @@ describe('digestPage: main content, selectors, links and metadata', () => {
       expect(markdown).toContain(all);
   });
 
+  it('makes link and image URLs absolute in the markdown, against <base href> else the page, on every path', async () => {
+    const page = (head: string) =>
+      `<html><head>${head}</head><body><main><p>See <a href="next?p=2#top">the next page</a>, ` +
+      `<a href="#notes">the notes</a>, <a href="mailto:desk@ledger.example">the desk</a> and ` +
+      `<a href="https://other.example/x">elsewhere</a>.</p><img src="img/map(1).png" alt="Map"></main></body></html>`;
+    const url = 'https://ledger.example/news/tram?utm=x';
+    for (const task of [{}, { onlyMainContent: true }, { links: true }, { includeTags: ['main'] }]) {
+      const plain = await digestPage({
+        kind: 'html',
+        html: page(''),
+        markdown: true,
+        checkBrowser: false,
+        url,
+        ...task,
+      });
+      const based = await digestPage({
+        kind: 'html',
+        html: page('<base href="/archive/2026/">'),
+        markdown: true,
+        checkBrowser: false,
+        url,
+        ...task,
+      });
+      if (!plain.ok || !based.ok) throw new Error('digest failed');
+      expect({ task, markdown: plain.digest.markdown }).toEqual({
+        task,
+        markdown:
+          'See [the next page](https://ledger.example/news/next?p=2#top), ' +
+          '[the notes](https://ledger.example/news/tram?utm=x#notes), [the desk](mailto:desk@ledger.example) and ' +
+          '[elsewhere](https://other.example/x).\n\n![Map](https://ledger.example/news/img/map(1).png)',
+      });
+      expect(based.digest.markdown).toContain('[the next page](https://ledger.example/archive/2026/next?p=2#top)');
+      expect(based.digest.markdown).toContain('![Map](https://ledger.example/archive/2026/img/map');
+    }
+  });
+
   it('includeTags: only those elements, not narrowed further by the main content', async () => {
     const { markdown } = await digest({ onlyMainContent: true, includeTags: ['.sidebar', 'h1'] });
     expect(markdown).toBe(
-      '# Tram line approved\n\n### Most read\n\n-   [Heatwave warning](/a)\n-   [Bakery award](/b)',
+      '# Tram line approved\n\n### Most read\n\n-   [Heatwave warning](https://ledger.example/a)\n' +
+        '-   [Bakery award](https://ledger.example/b)',
     );
   });
 

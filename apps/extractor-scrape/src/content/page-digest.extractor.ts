@@ -7,7 +7,7 @@ import { HtmlToMarkdown } from '../markdown/html-to-markdown.renderer.js';
 import { articleHints, mergeMainContent, readabilityArticle } from './main-content-consensus.extractor.js';
 import { extractMainContent } from './main-content.extractor.js';
 import { pageLinks } from './page-links.extractor.js';
-import { pageMetadata } from './page-metadata.extractor.js';
+import { documentBase, pageMetadata } from './page-metadata.extractor.js';
 import { pdfText } from './pdf-text.extractor.js';
 import { selectTags } from './tag-selection.extractor.js';
 
@@ -87,33 +87,35 @@ function digestHtml(task: HtmlDigestTask): PageDigest {
   const selecting = (task.includeTags?.length ?? 0) > 0 || (task.excludeTags?.length ?? 0) > 0;
   const narrowing = task.markdown && (task.onlyMainContent === true || selecting);
   if (!narrowing && !task.links && !task.metadata) {
-    if (task.markdown) digest.markdown = markdownOf(task.html);
+    if (task.markdown) digest.markdown = markdownOf(task.html, baseOfHtml(task.html, task.url));
     return digest;
   }
   const doc = parseDocument(task.html);
   if (task.metadata) digest.metadata = pageMetadata(doc, task.url);
   if (task.links) digest.links = pageLinks(doc, task.url);
   if (!task.markdown) return digest;
+  // Relative link and image URLs in the markdown resolve against the document's base (ADR 0023, as Firecrawl's).
+  const base = documentBase(doc, task.url);
   if (!narrowing) {
-    digest.markdown = markdownOf(task.html);
+    digest.markdown = markdownOf(task.html, base);
     return digest;
   }
   const content = selectTags(doc, task.includeTags, task.excludeTags);
   // With includeTags, the elements asked for are the content: main-content does not narrow them further.
   if (!task.onlyMainContent || (task.includeTags?.length ?? 0) > 0) {
-    digest.markdown = markdownOf(htmlOf(content));
+    digest.markdown = markdownOf(htmlOf(content), base);
     return digest;
   }
   // Readability reads the page as the selectors left it (before main content changes the tree).
   const page = selecting ? htmlOf(content) : task.html;
   const hints = articleHints(content);
   const main = extractMainContent(content, { declaredArticle: hints.declared });
-  digest.markdown = markdownOf(htmlOf(main.content));
+  digest.markdown = markdownOf(htmlOf(main.content), base);
   // An article (by our reading, or by the page's own word) is put to a vote with Readability's answer (ADR 0023);
   // any other page keeps ours.
   if (main.article || hints.declared) {
     const other = readabilityArticle(page, hints);
-    if (other !== undefined) digest.markdown = mergeMainContent(digest.markdown, other, markdownOf);
+    if (other !== undefined) digest.markdown = mergeMainContent(digest.markdown, other, (h) => markdownOf(h, base));
   }
   return digest;
 }
@@ -122,9 +124,24 @@ function htmlOf(content: ParentNode): string {
   return render(isTag(content) ? content : content.children, { encodeEntities: 'utf8' });
 }
 
-function markdownOf(html: string): string {
+function markdownOf(html: string, base: string | undefined): string {
   converter ??= new HtmlToMarkdown();
-  return converter.convert(html);
+  return converter.convert(html, base);
+}
+
+/** A document's first `<base href>`, found without parsing it (the whole-page markdown path does not parse). */
+const BASE_HREF = /<base\s[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/i;
+
+/** What a document's relative URLs resolve against: its first `<base href>` (resolved), else the page's URL. */
+function baseOfHtml(html: string, pageUrl: string | undefined): string | undefined {
+  const m = BASE_HREF.exec(html);
+  const href = m ? (m[1] ?? m[2] ?? m[3] ?? '').trim() : '';
+  if (href === '') return pageUrl;
+  try {
+    return new URL(href, pageUrl).href;
+  } catch {
+    return pageUrl;
+  }
 }
 
 async function digestPdf(task: PdfDigestTask): Promise<PageDigest> {
