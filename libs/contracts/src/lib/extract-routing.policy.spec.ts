@@ -84,6 +84,25 @@ describe('extractUrlCall: the one type → subject map', () => {
     );
   });
 
+  it('sends a task with browser options to the browser although the configured engine is http (ADR 0039)', () => {
+    const configured = { formats: ['markdown'] as const, engine: 'http' as const };
+    const fields = { url: 'https://a.test/', timeout: 1000 };
+    for (const scrapeOptions of [
+      { formats: ['markdown', 'screenshot'] as ScrapeFormatOption[] },
+      { formats: [{ type: 'screenshot' as const, fullPage: true }] },
+      { actions: [{ type: 'scrape' as const }] },
+      { location: { country: 'DE' } },
+      { mobile: true },
+    ])
+      expect(extractUrlCall('scrape', { ...fields, scrapeOptions }, configured).payload).toMatchObject({
+        engine: 'browser',
+      });
+    for (const scrapeOptions of [{ mobile: false }, { actions: [] }, { onlyMainContent: false, headers: { a: 'b' } }])
+      expect(extractUrlCall('scrape', { ...fields, scrapeOptions }, configured).payload).toMatchObject({
+        engine: 'http',
+      });
+  });
+
   it('gives extractor-scrape every page option of POST /scrape the task carries, and nothing else (ADR 0039)', () => {
     const options = {
       onlyMainContent: false,

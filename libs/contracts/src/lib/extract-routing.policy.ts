@@ -38,6 +38,14 @@ export interface ExtractUrlFields {
   scrapeOptions?: ScrapeOptions;
 }
 
+/** Options only the browser engine can honour (ADR 0019): a screenshot, actions, a location, `mobile: true`. */
+export function needsBrowser(options: ScrapeOptions): boolean {
+  const screenshot = (options.formats ?? []).some((f) =>
+    typeof f === 'string' ? f.startsWith('screenshot') : f.type === 'screenshot',
+  );
+  return screenshot || (options.actions?.length ?? 0) > 0 || options.location !== undefined || options.mobile === true;
+}
+
 /** How a `scrape`-type URL is scraped: the formats asked for, and the engine when the request names none. */
 export interface ExtractScrapeOptions {
   formats: readonly ScrapeFormat[];
@@ -56,8 +64,10 @@ export function extractUrlCall(
   scrape: ExtractScrapeOptions = { formats: EXTRACT_SCRAPE_FORMATS },
 ): ExtractUrlCall {
   if (type === 'scrape') {
-    const engine = fields.engine ?? scrape.engine;
     const options = fields.scrapeOptions ?? {};
+    // A configured default is a default: options only a browser can honour are served by the browser, as
+    // extractor-scrape does with its own default (ADR 0039); a request that names `http` with them was refused.
+    const engine = fields.engine ?? (scrape.engine && needsBrowser(options) ? 'browser' : scrape.engine);
     // Each page option given, by the one list of them (anything else in the options is not passed on).
     const given = Object.fromEntries(
       PAGE_SCRAPE_OPTION_FIELDS.filter((f) => f !== 'formats' && options[f] !== undefined).map((f) => [f, options[f]]),
