@@ -1,6 +1,8 @@
-import { PickType } from '@nestjs/swagger';
+import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import {
+  IsOptional,
+  Validate,
   validateSync,
   ValidatorConstraint,
   type ValidationArguments,
@@ -8,7 +10,13 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { LIMITS } from '../limits.constants.js';
-import { ScrapeRequestDto } from './scrape-request.dto.js';
+import { IsScrapeFormats } from './scrape-actions.validator.js';
+import {
+  SCRAPE_FORMAT_ITEMS_DOC,
+  SCRAPE_FORMATS,
+  ScrapeRequestDto,
+  type ScrapeFormatOption,
+} from './scrape-request.dto.js';
 
 /**
  * The per-page options of POST /scrape, by name: what every path that scrapes a page carries to it (`/extract` type
@@ -35,7 +43,22 @@ export type PageScrapeOptionField = (typeof PAGE_SCRAPE_OPTION_FIELDS)[number];
  * `scrapeOptions` of `/extract` type `scrape` and of a URL batch of that type: POST /scrape's per-page options with
  * POST /scrape's own rules (the fields are picked from ScrapeRequestDto, validators and documentation included).
  */
-export class ScrapeOptionsDto extends PickType(ScrapeRequestDto, PAGE_SCRAPE_OPTION_FIELDS) {}
+export class ScrapeOptionsDto extends PickType(
+  ScrapeRequestDto,
+  PAGE_SCRAPE_OPTION_FIELDS.filter((f): f is Exclude<PageScrapeOptionField, 'formats'> => f !== 'formats'),
+) {
+  // POST /scrape's rule; without it a task gets the configured formats, not POST /scrape's default.
+  @ApiPropertyOptional({
+    description:
+      'As on POST /scrape (a screenshot, `summary` and `json` included). Without it: the configured formats of a ' +
+      '`scrape` extraction (TASK_SCRAPE_FORMATS for URL tasks; markdown and html unless configured).',
+    type: 'array',
+    items: SCRAPE_FORMAT_ITEMS_DOC,
+  })
+  @IsOptional()
+  @Validate(IsScrapeFormats, [SCRAPE_FORMATS])
+  formats?: ScrapeFormatOption[];
+}
 
 /** The options as they travel (in job data and in the request): each optional, as given. */
 export type ScrapeOptions = Partial<Pick<ScrapeRequestDto, PageScrapeOptionField>>;
