@@ -199,13 +199,18 @@ describe('gateway: screenshot, actions, location and mobile on POST /scrape', ()
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
-  it('POST /extract type scrape takes them as scrapeOptions and passes them on', async () => {
+  it('POST /extract type scrape takes them, and every other page option of /scrape, as scrapeOptions', async () => {
     const scrapeOptions = {
       formats: ['markdown', 'screenshot'],
       actions: [{ type: 'click', selector: '#more' }],
       location: { country: 'FR' },
       mobile: true,
       blockAds: false,
+      onlyMainContent: false,
+      includeTags: ['article'],
+      excludeTags: ['.ad'],
+      waitFor: 10,
+      headers: { 'X-Probe': 'p1' },
     };
     const res = await postTo('/extract', { type: 'scrape', url: 'http://127.0.0.1:9/extract-options', scrapeOptions });
     expect(res.status).toBe(200);
@@ -230,9 +235,14 @@ describe('gateway: screenshot, actions, location and mobile on POST /scrape', ()
       /scrapeOptions\.blockAds must be a boolean/,
     ],
     [
-      'an unknown option',
-      { type: 'scrape', scrapeOptions: { onlyMainContent: true } },
-      /must be \{ formats, actions, location, mobile, blockAds \}/,
+      'an option that is not a page option',
+      { type: 'scrape', scrapeOptions: { maxAge: 1000 } },
+      /scrapeOptions\.maxAge is not a page option/,
+    ],
+    [
+      'includeTags that is not a list',
+      { type: 'scrape', scrapeOptions: { includeTags: 'article' } },
+      /scrapeOptions\.includeTags/,
     ],
   ];
   for (const [what, extra, message] of refusedExtract) {

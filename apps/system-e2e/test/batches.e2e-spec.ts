@@ -3,6 +3,23 @@ import { startBuiltSimulator, startLoopbackHttp, type LoopbackServer, type Runni
 import { callApi, SIGNING_SECRET, startStack, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type Delivery, type WebhookReceiver } from './support/webhook-receiver.js';
 
+/**
+ * An article page (as scrape-content.e2e-spec.ts's): a story between site furniture. The `X-Probe` header the page
+ * was asked with is written into its headline, so a task's markdown shows the headers reached the page.
+ */
+function articlePage(probe: string | undefined): string {
+  const paragraph =
+    'The council voted on Tuesday to extend the tram line to the airport, a project of 14 km that will cost, ' +
+    'by its own estimate, 640 million euros and open in 2029.';
+  return `<!doctype html><html lang="en-GB"><head><title>Tram line approved</title></head><body>
+<header><a href="/">Daily Ledger</a><ul class="menu"><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li></ul></header>
+<div class="cookie-banner">We use cookies. <a href="/privacy">Privacy</a></div>
+<div class="layout"><div class="story"><h1>Tram line approved, probe ${probe ?? 'none'}</h1>${`<p>${paragraph}</p>`.repeat(6)}
+<div class="share-bar"><a href="https://social.example/share">Share this story</a></div></div>
+<div class="sidebar"><h3>Most read</h3><ul><li><a href="/a">Heatwave warning</a></li><li><a href="/b">Bakery award</a></li></ul></div></div>
+<footer><p>© 2026 Daily Ledger. All rights reserved.</p></footer></body></html>`;
+}
+
 const SPEC_OPTS = {
   attempts: 5,
   removeOnComplete: 300000,
@@ -28,6 +45,12 @@ describe('asynchronous batches through the whole stack (processes, real Redis an
     site = await startLoopbackHttp((req, res) => {
       const path = req.url ?? '/';
       if (path.startsWith('/hang')) return; // never answers (closed with the server)
+      if (path.startsWith('/article/')) {
+        const probe = req.headers['x-probe'];
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(articlePage(typeof probe === 'string' ? probe : undefined));
+        return;
+      }
       const found = path.startsWith('/p/');
       res.writeHead(found ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
       res.end(
@@ -174,4 +197,97 @@ describe('asynchronous batches through the whole stack (processes, real Redis an
     expect(site.requests.filter((r) => r.url === '/hang')).toHaveLength(5);
     await expectLookupAgrees(d);
   }, 90_000);
+
+  it("carries /scrape's page options to every task of a URL batch: main content, whole page, tags, headers", async () => {
+    const article = (name: string) => `${site.url}/article/${name}`;
+    const batches = {
+      main: { urls: [article('main-1'), article('main-2')], scrapeOptions: undefined },
+      whole: { urls: [article('whole-1')], scrapeOptions: { onlyMainContent: false } },
+      picked: {
+        urls: [article('picked-1')],
+        scrapeOptions: { includeTags: ['h1', '.sidebar'], formats: ['markdown'] },
+      },
+      dropped: {
+        urls: [article('dropped-1')],
+        scrapeOptions: { onlyMainContent: false, excludeTags: ['header', 'footer', '.cookie-banner'] },
+      },
+      probed: { urls: [article('probed-1'), article('probed-2')], scrapeOptions: { headers: { 'X-Probe': 'b-7' } } },
+    };
+    const submitted = await Promise.all(
+      Object.values(batches).map(({ urls, scrapeOptions }) =>
+        submitUrls(urls, `${receiver.url}/options`, scrapeOptions ? { scrapeOptions } : {}),
+      ),
+    );
+    // Each job carries its batch's options (echoed as stored).
+    for (const [i, { scrapeOptions }] of Object.values(batches).entries())
+      for (const job of submitted[i] as unknown as { data: { scrapeOptions?: unknown } }[])
+        expect(job.data.scrapeOptions).toEqual(scrapeOptions);
+    const outcomes = await receiver.outcomesOf(
+      submitted.flat().map((j) => j.id),
+      90_000,
+    );
+    const markdownOf = new Map<string, string>();
+    for (const [d] of outcomes) {
+      expect(d.body).toMatchObject({ event: 'task.completed', status: 'completed' });
+      markdownOf.set(d.body.params.url as string, d.body.data.markdown as string);
+      await expectLookupAgrees(d);
+    }
+    const furniture = ['Sport', 'We use cookies', 'Share this story', 'Most read', 'All rights reserved'];
+    for (const url of batches.main.urls) {
+      const md = markdownOf.get(url) ?? '';
+      expect(md).toContain('# Tram line approved, probe none');
+      expect(md).toContain('640 million euros');
+      for (const f of furniture) expect(md).not.toContain(f);
+    }
+    const whole = markdownOf.get(batches.whole.urls[0]) ?? '';
+    for (const f of ['Sport', 'We use cookies', 'Most read', 'All rights reserved']) expect(whole).toContain(f);
+    expect(markdownOf.get(batches.picked.urls[0])).toBe(
+      '# Tram line approved, probe none\n\n### Most read\n\n-   [Heatwave warning](/a)\n-   [Bakery award](/b)',
+    );
+    const dropped = markdownOf.get(batches.dropped.urls[0]) ?? '';
+    expect(dropped).toContain('Most read');
+    for (const gone of ['Sport', 'We use cookies', 'All rights reserved']) expect(dropped).not.toContain(gone);
+    for (const url of batches.probed.urls) {
+      expect(markdownOf.get(url)).toContain('# Tram line approved, probe b-7');
+      const path = new URL(url).pathname;
+      const asked = site.requests.filter((r) => r.url === path);
+      expect(asked.length).toBeGreaterThan(0);
+      for (const r of asked) expect(r.headers['x-probe']).toBe('b-7');
+    }
+    // Without headers, none is sent.
+    for (const r of site.requests.filter((q) => q.url === '/article/main-1'))
+      expect(r.headers['x-probe']).toBeUndefined();
+  }, 120_000);
+
+  it('refuses misused page options of a URL batch with the envelope error naming scrapeOptions; nothing runs', async () => {
+    const refused: [Record<string, unknown>, RegExp][] = [
+      [{ includeTags: 'h1' }, /scrapeOptions\.includeTags/],
+      [{ onlyMainContent: 'no' }, /scrapeOptions\.onlyMainContent must be a boolean/],
+      [{ headers: { Host: 'other.test' } }, /scrapeOptions\.headers may not set Host/],
+      [{ waitFor: 600_000 }, /scrapeOptions\.waitFor/],
+      [{ maxAge: 1000 }, /scrapeOptions\.maxAge is not a page option/],
+    ];
+    for (const [scrapeOptions, message] of refused) {
+      const res = await callApi(stack, 'POST', '/extractTask/batch', {
+        urls: [`${site.url}/article/refused`],
+        webhook: `${receiver.url}/refused-options`,
+        type: 'scrape',
+        scrapeOptions,
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ data: { error: 'VALIDATION_FAILED', field: 'scrapeOptions' } });
+      expect(String(res.body.message)).toMatch(message);
+    }
+    expect(site.requests.filter((r) => r.url === '/article/refused')).toEqual([]);
+  });
+
+  it('serves a task asking for a screenshot with the browser, though the configured task engine is http', async () => {
+    const [job] = await submitUrls([`${site.url}/article/shot`], `${receiver.url}/shot`, {
+      scrapeOptions: { formats: ['markdown', 'screenshot'], blockAds: false },
+    });
+    const [[d]] = await receiver.outcomesOf([job.id], 90_000);
+    expect(d.body).toMatchObject({ event: 'task.completed', data: { metadata: { engine: 'browser' } } });
+    expect(d.body.data.screenshot).toMatch(/^data:image\/png;base64,/);
+    expect(d.body.data.markdown).toContain('# Tram line approved, probe none');
+  }, 120_000);
 });

@@ -43,6 +43,17 @@ const CRAWL_TITLES = [
   ...Array.from({ length: CRAWL_DEPTH - 1 }, (_, m) => `Calendar ${-(m + 1)}`),
 ].sort();
 
+/** An article between site furniture; the `X-Probe` header it was asked with is written into its headline. */
+function articlePage(path: string, probe: string): string {
+  const paragraph = `The story of ${path} goes on for a while, so that it is the main content of the page. `.repeat(4);
+  return `<!doctype html><html lang="en"><head><title>Article ${path}</title></head><body>
+<header><ul class="menu"><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li></ul></header>
+<div class="cookie-banner">We use cookies.</div>
+<main><article><h1>Article ${path}, probe ${probe}</h1>${`<p>${paragraph}</p>`.repeat(5)}</article></main>
+<aside class="sidebar"><h3>Most read</h3><ul><li><a href="/a">Heatwave warning</a></li></ul></aside>
+<footer><p>All rights reserved.</p></footer></body></html>`;
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the clients' JSON as they return it
 type Json = any;
 
@@ -67,6 +78,11 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       const path = req.url ?? '/';
       siteHits.set(path, (siteHits.get(path) ?? 0) + 1);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      if (path.startsWith('/article/')) {
+        const probe = req.headers['x-probe'];
+        res.end(articlePage(path, typeof probe === 'string' ? probe : 'none'));
+        return;
+      }
       res.end(
         `<!doctype html><html lang="en"><head><title>Page ${path}</title></head>` +
           `<body><h1>Heading ${path}</h1><p>Some text of ${path}.</p></body></html>`,
@@ -156,6 +172,87 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       expect(doc.rawHtml).toContain('<h1>Heading /bf1</h1>');
       expect(Array.isArray(doc.links)).toBe(true);
     }, 150_000);
+
+    it('v2 batch scrape carries every page option (ADR 0039): main content by default, the whole page, tags, headers', async () => {
+      const [main, whole, picked] = await Promise.all([
+        firecrawl().batchScrape([`${site.url}/article/main`], { pollInterval: 1, timeout: 120 }),
+        firecrawl().batchScrape([`${site.url}/article/whole`], {
+          options: {
+            formats: ['markdown'],
+            onlyMainContent: false,
+            excludeTags: ['.cookie-banner'],
+            headers: { 'X-Probe': 'fc-7' },
+            waitFor: 10,
+            maxAge: 0,
+          },
+          pollInterval: 1,
+          timeout: 120,
+        }),
+        firecrawl().batchScrape([`${site.url}/article/picked`], {
+          options: { formats: ['markdown'], includeTags: ['h1', '.sidebar'] },
+          pollInterval: 1,
+          timeout: 120,
+        }),
+      ]);
+      for (const job of [main, whole, picked]) expect(job.status).toBe('completed');
+      const md = (job: { data: Json[] }) => (job.data[0]?.markdown ?? '') as string;
+      expect(md(main)).toContain('# Article /article/main, probe none');
+      for (const f of ['Sport', 'We use cookies', 'Most read', 'All rights reserved'])
+        expect(md(main)).not.toContain(f);
+      expect(md(whole)).toContain('# Article /article/whole, probe fc-7');
+      for (const f of ['Sport', 'Most read', 'All rights reserved']) expect(md(whole)).toContain(f);
+      expect(md(whole)).not.toContain('We use cookies');
+      expect(md(picked)).toContain('Most read');
+      expect(md(picked)).not.toContain('goes on for a while');
+      // The batch's start answers no warning: every option was carried (maxAge is met by a fresh scrape).
+      const started = await fetch(`${root}/v2/batch/scrape`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          urls: [`${site.url}/article/warn`],
+          onlyMainContent: false,
+          includeTags: ['article'],
+          excludeTags: ['.ad'],
+          headers: { 'X-Probe': 'fc-8' },
+          waitFor: 10,
+          blockAds: false,
+          maxAge: 172_800_000,
+        }),
+      });
+      const body = (await started.json()) as Json;
+      expect(started.status).toBe(200);
+      expect(body).toMatchObject({ success: true });
+      expect(body.warning).toBeUndefined();
+      const status = await eventually(
+        async () => {
+          const s = await firecrawl().getBatchScrapeStatus(body.id);
+          return s.status === 'completed' ? s : undefined;
+        },
+        60_000,
+        500,
+      );
+      expect((status.data[0] as Json).markdown).toContain('# Article /article/warn, probe fc-8');
+    }, 150_000);
+
+    it("v2 batch scrape refuses a misused page option in Firecrawl's error shape; v1 too", async () => {
+      const err = await firecrawl()
+        .startBatchScrape([`${site.url}/article/refused`], { options: { includeTags: 'h1' as never } })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SdkError);
+      expect((err as SdkError).status).toBe(400);
+      for (const path of ['/v2/batch/scrape', '/v1/batch/scrape']) {
+        const res = await fetch(`${root}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ urls: [`${site.url}/article/refused`], onlyMainContent: 'no' }),
+        });
+        const body = (await res.json()) as Json;
+        expect({ path, status: res.status }).toEqual({ path, status: 400 });
+        expect(body).toMatchObject({ success: false });
+        expect(body.error).toMatch(/onlyMainContent/);
+      }
+      expect(siteHits.get('/article/refused')).toBeUndefined();
+    });
 
     it("a batch's webhook in Firecrawl's form: one started, a page per URL, one completed; signed, headers, metadata", async () => {
       const receiver = await startWebhookReceiver(SIGNING_SECRET);
@@ -317,6 +414,43 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         .catch((e: unknown) => e);
       expect((other as SdkError).status).toBe(404);
     }, 240_000);
+
+    it('v2 crawl carries actions, blockAds and a screenshot to every page, with no warning (ADR 0039)', async () => {
+      const res = await fetch(`${root}/v2/crawl`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          url: `${trap.url}/`,
+          limit: 2,
+          sitemap: 'skip',
+          scrapeOptions: {
+            formats: ['markdown', { type: 'screenshot', quality: 50 }],
+            actions: [{ type: 'wait', milliseconds: 10 }, { type: 'scrape' }],
+            blockAds: false,
+            maxAge: 0,
+          },
+        }),
+      });
+      const started = (await res.json()) as Json;
+      expect(res.status).toBe(200);
+      expect(started.success).toBe(true);
+      expect(started.warning).toBeUndefined();
+      const job = await eventually(
+        async () => {
+          const s = await firecrawl().getCrawlStatus(started.id);
+          return s.status === 'completed' ? s : undefined;
+        },
+        120_000,
+        500,
+      );
+      expect(job.data.length).toBe(2);
+      for (const doc of job.data as Json[]) {
+        expect(doc.markdown).toContain(`# ${doc.metadata.title}`);
+        expect(doc.screenshot).toMatch(/^data:image\/jpeg;base64,/);
+        expect(doc.actions.scrapes).toHaveLength(1);
+        expect(doc.actions.scrapes[0].html).toContain(doc.metadata.title);
+      }
+    }, 180_000);
 
     it("v2 map: the sitemaps' pages and those found by links, as { url, title }", async () => {
       const mapped = await firecrawl().map(`${trap.url}/`, { limit: 100 });

@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { TaskServiceEnv } from '@trawl/config';
-import { SUBJECTS } from '@trawl/contracts';
+import { needsBrowser, SUBJECTS } from '@trawl/contracts';
 import { CrawlDocumentsStore, CrawlEventsPublisher, CrawlStore, CrawlWorkers, HostBudgetLimiter } from '@trawl/crawl';
 import { MessagingClient } from '@trawl/messaging';
 import type { RedisClient } from '@trawl/redis';
@@ -45,7 +45,10 @@ export class CrawlRuntimeService implements OnApplicationBootstrap, BeforeApplic
       (request, timeoutMs) =>
         this.messaging.send(
           SUBJECTS.scrapePage,
-          !request.engine && env.TASK_SCRAPE_ENGINE ? { ...request, engine: env.TASK_SCRAPE_ENGINE } : request,
+          // The configured engine is a default: a page with browser options (actions, a screenshot) gets the browser.
+          !request.engine && env.TASK_SCRAPE_ENGINE
+            ? { ...request, engine: needsBrowser(request) ? 'browser' : env.TASK_SCRAPE_ENGINE }
+            : request,
           { timeoutMs: timeoutMs + SCRAPE_REPLY_MARGIN_MS, rideOutMs: SCRAPE_RIDE_OUT_MS },
         ),
       (url) => safeFetch(url, { allow, timeoutMs: 15_000, maxBodyBytes: 50 * 1024 * 1024, maxRedirects: 5 }),

@@ -28,6 +28,7 @@ export * from './lib/dto/map-request.dto.js';
 export * from './lib/dto/scrape-browser.types.js';
 export * from './lib/dto/llm-formats.types.js';
 export * from './lib/dto/scrape-actions.validator.js';
+export * from './lib/dto/scrape-options.dto.js';
 export * from './lib/dto/render-page-request.dto.js';
 export * from './lib/dto/task-lookup-request.dto.js';
 export * from './lib/dto/trace-carrier.validator.js';

@@ -12,6 +12,17 @@ describe('carriesCredentials (a request whose result is private to its credentia
     expect(carriesCredentials({ url: 'https://a.test/', headers: {} })).toBe(false);
   });
 
+  it("sees the headers of /extract's scrapeOptions as its own (ADR 0039)", () => {
+    const extract = (headers: Record<string, string>) => ({
+      url: 'https://a.test/',
+      type: 'scrape',
+      scrapeOptions: { onlyMainContent: false, headers },
+    });
+    expect(carriesCredentials(extract({ Cookie: 'sid=1' }))).toBe(true);
+    expect(carriesCredentials(extract({ 'user-agent': 'x' }))).toBe(false);
+    expect(carriesCredentials({ url: 'https://a.test/', type: 'scrape', scrapeOptions: { waitFor: 5 } })).toBe(false);
+  });
+
   it('sees a user or password in the URL; a search has none', () => {
     expect(carriesCredentials({ url: 'https://user:secret@a.test/' })).toBe(true);
     expect(carriesCredentials({ url: 'https://user@a.test/' })).toBe(true);

@@ -22,13 +22,15 @@ export interface CacheUse {
 }
 
 /**
- * Whether a request carries credentials: a header that may be one (any but NON_CREDENTIAL_HEADERS), or a `url` with
- * a user or password. Reads the request as the extractor gets it, so every operation is checked the same way.
+ * Whether a request carries credentials: a header that may be one (any but NON_CREDENTIAL_HEADERS), its own or in its
+ * `scrapeOptions` (`/extract` type scrape, ADR 0039), or a `url` with a user or password. Reads the request as the
+ * extractor gets it, so every operation is checked the same way.
  */
 export function carriesCredentials(request: object): boolean {
-  const { headers, url } = request as { headers?: unknown; url?: unknown };
-  if (headers && typeof headers === 'object') {
-    for (const name of Object.keys(headers)) if (!NON_CREDENTIAL_HEADERS.has(name.toLowerCase())) return true;
+  const { headers, url, scrapeOptions } = request as { headers?: unknown; url?: unknown; scrapeOptions?: unknown };
+  for (const map of [headers, (scrapeOptions as { headers?: unknown } | undefined)?.headers]) {
+    if (!map || typeof map !== 'object') continue;
+    for (const name of Object.keys(map)) if (!NON_CREDENTIAL_HEADERS.has(name.toLowerCase())) return true;
   }
   if (typeof url === 'string') {
     try {

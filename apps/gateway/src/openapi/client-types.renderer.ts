@@ -17,6 +17,8 @@ function tsOf(schema: JsonSchema, indent: string): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map((s) => tsOf(s, indent)).join(' | ');
   if (Array.isArray(schema.oneOf)) return (schema.oneOf as JsonSchema[]).map((s) => tsOf(s, indent)).join(' | ');
+  // Swagger wraps a described `$ref` property in a one-element `allOf`; several are the intersection.
+  if (Array.isArray(schema.allOf)) return (schema.allOf as JsonSchema[]).map((s) => tsOf(s, indent)).join(' & ');
   if (Array.isArray(schema.type)) {
     return (schema.type as string[]).map((t) => tsOf({ ...schema, type: t }, indent)).join(' | ');
   }

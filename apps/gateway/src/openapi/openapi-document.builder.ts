@@ -154,6 +154,11 @@ export const LIMITS_TABLE: [string, string, string][] = [
   ['`url`, `webhook` address', 'public unless allowlisted (SSRF_ALLOW_HOSTS)', '422 URL_NOT_ALLOWED'],
   ['`headers` (scrape)', `at most ${LIMITS.maxHeaders}`, '400 VALIDATION_FAILED'],
   ['`waitFor` (scrape, ms)', `0–${LIMITS.maxWaitForMs}`, '400 VALIDATION_FAILED'],
+  [
+    '`scrapeOptions` of a URL batch',
+    `its JSON bytes × the number of URLs at most ${LIMITS.maxBatchScrapeOptionsBytes} (stored with each task)`,
+    '400 VALIDATION_FAILED',
+  ],
   ['`maxAge` (ms; search, maps, extract, scrape)', `integer 0–${LIMITS.maxCacheAgeMs}`, '400 VALIDATION_FAILED'],
   ['`storeInCache` (search, maps, extract, scrape)', 'boolean', '400 VALIDATION_FAILED'],
   [

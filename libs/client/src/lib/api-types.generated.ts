@@ -98,14 +98,36 @@ export type CrawlRequest = {
   sitemap?: "include" | "skip" | "only";
   url: string;
   webhook?: string;
-  webhookOptions?: unknown;
+  webhookOptions?: CrawlWebhookOptions;
 };
 
 export type CrawlScrapeOptions = {
+  actions?: Array<{
+    all?: boolean;
+    direction?: "up" | "down";
+    fullPage?: boolean;
+    key?: string;
+    milliseconds?: number;
+    quality?: number;
+    script?: string;
+    selector?: string;
+    text?: string;
+    type: "wait" | "click" | "write" | "press" | "scroll" | "screenshot" | "scrape" | "executeJavascript";
+  }>;
+  blockAds?: boolean;
   engine?: "http" | "browser" | "auto";
   excludeTags?: string[];
-  formats?: Array<"markdown" | "html" | "rawHtml" | "links">;
+  formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | {
+    fullPage?: boolean;
+    quality?: number;
+    type: "screenshot";
+    viewport?: {
+      height: number;
+      width: number;
+    };
+  }>;
   headers?: Record<string, string>;
+  headersEverywhere?: boolean;
   includeTags?: string[];
   location?: {
     country?: string;
@@ -153,16 +175,7 @@ export type ExtractRequest = {
   maxAge?: number;
   meta?: boolean;
   params?: Record<string, unknown>;
-  scrapeOptions?: {
-    actions?: Array<Record<string, unknown>>;
-    blockAds?: boolean;
-    formats?: Array<string | Record<string, unknown>>;
-    location?: {
-      country?: string;
-      languages?: string[];
-    };
-    mobile?: boolean;
-  };
+  scrapeOptions?: ScrapeOptions;
   storeInCache?: boolean;
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
@@ -447,6 +460,48 @@ export type RetailRecord = {
   }>;
 };
 
+export type ScrapeOptions = {
+  actions?: Array<{
+    all?: boolean;
+    direction?: "up" | "down";
+    fullPage?: boolean;
+    key?: string;
+    milliseconds?: number;
+    quality?: number;
+    script?: string;
+    selector?: string;
+    text?: string;
+    type: "wait" | "click" | "write" | "press" | "scroll" | "screenshot" | "scrape" | "executeJavascript";
+  }>;
+  blockAds?: boolean;
+  excludeTags?: string[];
+  formats?: Array<"markdown" | "html" | "rawHtml" | "links" | "screenshot" | "screenshot@fullPage" | "summary" | {
+    prompt?: string;
+    schema?: Record<string, unknown>;
+    type: "json";
+  } | {
+    type: "summary";
+  } | {
+    fullPage?: boolean;
+    quality?: number;
+    type: "screenshot";
+    viewport?: {
+      height: number;
+      width: number;
+    };
+  }>;
+  headers?: Record<string, string>;
+  headersEverywhere?: boolean;
+  includeTags?: string[];
+  location?: {
+    country?: string;
+    languages?: string[];
+  };
+  mobile?: boolean;
+  onlyMainContent?: boolean;
+  waitFor?: number;
+};
+
 export type ScrapeRequest = {
   actions?: Array<{
     all?: boolean;
@@ -618,21 +673,12 @@ export type UrlBatchJob = {
 export type UrlBatchRequest = {
   engine?: "http" | "browser" | "auto";
   params?: Record<string, unknown>;
-  scrapeOptions?: {
-    actions?: Array<Record<string, unknown>>;
-    blockAds?: boolean;
-    formats?: Array<string | Record<string, unknown>>;
-    location?: {
-      country?: string;
-      languages?: string[];
-    };
-    mobile?: boolean;
-  };
+  scrapeOptions?: ScrapeOptions;
   timeout?: number;
   type: "retail" | "mp-maps" | "mp-search" | "scrape";
   urls: string[];
   webhook: string;
-  webhookOptions?: unknown;
+  webhookOptions?: UrlBatchWebhookOptions;
 };
 
 export type UrlBatchWebhookOptions = {

@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { EXTRACT_TYPES } from './extract-type.constants.js';
 import { EXTRACT_SCRAPE_FORMATS, EXTRACT_SUBJECT_BY_TYPE, extractUrlCall } from './extract-routing.policy.js';
 import { SUBJECTS } from './subjects.constants.js';
+import type { ScrapeOptions } from './dto/scrape-options.dto.js';
+import type { ScrapeFormatOption } from './dto/scrape-request.dto.js';
 
 describe('extractUrlCall: the one type → subject map', () => {
   const fields = { url: 'https://a.test/?hl=en', timeout: 9000, params: { hl: 'en' } };
@@ -50,7 +52,7 @@ describe('extractUrlCall: the one type → subject map', () => {
 
   it("gives extractor-scrape a scrape's formats and browser options (scrapeOptions, ADR 0019), and no other extractor", () => {
     const scrapeOptions = {
-      formats: ['markdown', 'screenshot@fullPage'],
+      formats: ['markdown', 'screenshot@fullPage'] as ScrapeFormatOption[],
       actions: [{ type: 'click' as const, selector: '#more' }],
       location: { country: 'DE' },
       mobile: true,
@@ -80,6 +82,50 @@ describe('extractUrlCall: the one type → subject map', () => {
     expect(extractUrlCall('retail', { ...fields, scrapeOptions: { blockAds: false } }).payload).not.toHaveProperty(
       'blockAds',
     );
+  });
+
+  it('sends a task with browser options to the browser although the configured engine is http (ADR 0039)', () => {
+    const configured = { formats: ['markdown'] as const, engine: 'http' as const };
+    const fields = { url: 'https://a.test/', timeout: 1000 };
+    for (const scrapeOptions of [
+      { formats: ['markdown', 'screenshot'] as ScrapeFormatOption[] },
+      { formats: [{ type: 'screenshot' as const, fullPage: true }] },
+      { actions: [{ type: 'scrape' as const }] },
+      { location: { country: 'DE' } },
+      { mobile: true },
+    ])
+      expect(extractUrlCall('scrape', { ...fields, scrapeOptions }, configured).payload).toMatchObject({
+        engine: 'browser',
+      });
+    for (const scrapeOptions of [{ mobile: false }, { actions: [] }, { onlyMainContent: false, headers: { a: 'b' } }])
+      expect(extractUrlCall('scrape', { ...fields, scrapeOptions }, configured).payload).toMatchObject({
+        engine: 'http',
+      });
+  });
+
+  it('gives extractor-scrape every page option of POST /scrape the task carries, and nothing else (ADR 0039)', () => {
+    const options = {
+      onlyMainContent: false,
+      includeTags: ['article'],
+      excludeTags: ['.ad'],
+      waitFor: 250,
+      headers: { 'X-Probe': 'p1' },
+      headersEverywhere: true,
+      blockAds: false,
+    };
+    const fields = { url: 'https://a.test/', timeout: 1000 };
+    const stray = { ...options, maxAge: 5000, url: 'https://other.test/' } as ScrapeOptions;
+    expect(extractUrlCall('scrape', { ...fields, scrapeOptions: stray }).payload).toEqual({
+      url: 'https://a.test/',
+      timeout: 1000,
+      formats: [...EXTRACT_SCRAPE_FORMATS],
+      ...options,
+    });
+    expect(extractUrlCall('scrape', { ...fields, scrapeOptions: { onlyMainContent: undefined } }).payload).toEqual({
+      url: 'https://a.test/',
+      timeout: 1000,
+      formats: [...EXTRACT_SCRAPE_FORMATS],
+    });
   });
 
   it("gives extractor-scrape the platform's tenant, and no other extractor", () => {

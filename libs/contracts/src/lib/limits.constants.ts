@@ -24,6 +24,11 @@ export const LIMITS = {
   /** Longest `location` of a web search (a canonical place name). */
   maxLocationLength: 256,
   maxHeaders: 50,
+  /**
+   * A URL batch's `scrapeOptions` are stored with each of its tasks (in the job data and the task record): their JSON
+   * times the number of URLs may be at most this many bytes (ADR 0039), so one 5 MB body cannot become gigabytes.
+   */
+  maxBatchScrapeOptionsBytes: 64 * 1024 * 1024,
   /** Largest accepted HTTP request body, bytes. */
   maxBodyBytes: 5 * 1024 * 1024,
   /** Largest `maxAge` (ms) a synchronous call may ask for: a stored result at most this old (24 h). */

@@ -1,4 +1,4 @@
-import type { ScrapeOptions } from './dto/scrape-browser.types.js';
+import type { ScrapeOptions } from './dto/scrape-options.dto.js';
 import { WIRE_ERROR } from './envelope.schema.js';
 import { EXTRACT_TYPES } from './extract-type.constants.js';
 import { URL_PARAMS } from './results/extract-result.schema.js';
@@ -62,9 +62,9 @@ export const URL_JOB_DATA = s.named(
     type: s.enumOf(EXTRACT_TYPES),
     params: s.optional(URL_PARAMS),
     engine: QUERY_BATCH_FIELDS.engine,
-    /** Formats and browser options (ADR 0019). */
+    /** POST /scrape's per-page options (ADR 0019, ADR 0039). */
     scrapeOptions: s.optional(
-      s.anyObjectOf<ScrapeOptions>('Type `scrape`: the formats and browser options asked for.'),
+      s.anyObjectOf<ScrapeOptions>('Type `scrape`: the page options asked for, as POST /scrape takes them.'),
     ),
   }),
 );

@@ -135,25 +135,43 @@ describe('CrawlWorkers (real Redis and NATS JetStream, a local site of traps)', 
     return page.documents;
   }
 
-  it("passes the crawl's page options to each page's scrape (content options as on /scrape)", async () => {
+  it("passes the crawl's page options to each page's scrape (every option of /scrape, ADR 0039)", async () => {
     site = await startCrawlTrapSite();
+    const page = {
+      onlyMainContent: false,
+      includeTags: ['main'],
+      excludeTags: ['.ad'],
+      waitFor: 5,
+      headers: { 'X-Probe': 'p1' },
+      blockAds: false,
+      actions: [{ type: 'wait', milliseconds: 5 }],
+    };
     const request = parseDto(CrawlRequestDto, {
       url: `${site.url}/`,
       limit: 2,
       sitemap: 'skip',
-      scrapeOptions: { onlyMainContent: false, includeTags: ['main'], excludeTags: ['.ad'], waitFor: 5 },
+      scrapeOptions: { ...page, formats: ['markdown', { type: 'screenshot', fullPage: true }] },
     });
     await store.create('c'.repeat(32), 'key-1', request);
     const asked: Parameters<PageScraper>[0][] = [];
     workers = startWorkers(async (req, timeoutMs) => {
       asked.push(req);
-      return httpScraper(req, timeoutMs);
+      const shot = req.formats.some((f) => typeof f === 'object' && f.type === 'screenshot');
+      return { ...(await httpScraper(req, timeoutMs)), ...(shot ? { screenshot: 'data:image/png;base64,AA==' } : {}) };
     });
     await until('c'.repeat(32), ['completed']);
     expect(asked.length).toBeGreaterThan(0);
     for (const req of asked) {
-      expect(req).toMatchObject({ onlyMainContent: false, includeTags: ['main'], excludeTags: ['.ad'], waitFor: 5 });
+      expect(req).toMatchObject({ ...page, tenant: 'key-1' });
+      // The HTML always (the links come from it), the screenshot entry as given.
+      expect(req.formats).toEqual(['markdown', 'html', { type: 'screenshot', fullPage: true }]);
       expect(req.mobile).toBeUndefined();
+    }
+    const docs = await allDocuments('c'.repeat(32));
+    expect(docs.length).toBeGreaterThan(0);
+    for (const doc of docs) {
+      expect(doc.screenshot).toBe('data:image/png;base64,AA==');
+      expect(doc.html).toBeUndefined();
     }
   });
 

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import {
   decodeScrapeHtml,
+  PAGE_SCRAPE_OPTION_FIELDS,
   SCRAPE_FORMATS,
+  type CrawlFormat,
+  type CrawlScrapeOptionsDto,
   TrawlError,
   type CrawlDocument,
   type CrawlRequestDto,
@@ -186,17 +189,7 @@ export class CrawlWorkers {
     try {
       const request: ScrapePageRequestDto = {
         url,
-        // The page's links come from its HTML: asked for always, kept in the document only when asked for.
-        formats: SCRAPE_FORMATS.filter((f) => f === 'html' || options.formats.includes(f)),
-        timeout: options.timeout,
-        ...(options.headers ? { headers: options.headers } : {}),
-        ...(options.waitFor !== undefined ? { waitFor: options.waitFor } : {}),
-        ...(options.engine ? { engine: options.engine } : {}),
-        ...(options.onlyMainContent !== undefined ? { onlyMainContent: options.onlyMainContent } : {}),
-        ...(options.includeTags ? { includeTags: options.includeTags } : {}),
-        ...(options.excludeTags ? { excludeTags: options.excludeTags } : {}),
-        ...(options.location ? { location: options.location } : {}),
-        ...(options.mobile !== undefined ? { mobile: options.mobile } : {}),
+        ...pageOptionsOf(options),
         ...(crawl.owner !== NO_OWNER ? { tenant: crawl.owner } : {}),
       };
       result = await this.scrape(request, options.timeout);
@@ -450,7 +443,28 @@ export function turnOrder(
 }
 
 /** The document of a page: the scrape's result with the formats asked for, and the URL the crawl asked for. */
-export function documentOf(result: ScrapeResult, sourceURL: string, formats: readonly string[]): CrawlDocument {
+/**
+ * How one page of a crawl is scraped: the crawl's page options as POST /scrape takes them (every one given: headers,
+ * waitFor, main content and tags, blockAds, actions, location, mobile; ADR 0039), its timeout and engine, and the
+ * formats: the page's HTML always (its links come from it; kept in the document only when asked for), the other
+ * content formats and a screenshot when asked for.
+ */
+export function pageOptionsOf(options: CrawlScrapeOptionsDto): Omit<ScrapePageRequestDto, 'url'> {
+  const page = Object.fromEntries(
+    PAGE_SCRAPE_OPTION_FIELDS.filter((f) => f !== 'formats' && options[f] !== undefined).map((f) => [f, options[f]]),
+  );
+  return {
+    formats: [
+      ...SCRAPE_FORMATS.filter((f) => f === 'html' || options.formats.includes(f)),
+      ...options.formats.filter((f) => typeof f !== 'string' || f.startsWith('screenshot')),
+    ],
+    timeout: options.timeout,
+    ...(options.engine ? { engine: options.engine } : {}),
+    ...page,
+  };
+}
+
+export function documentOf(result: ScrapeResult, sourceURL: string, formats: readonly CrawlFormat[]): CrawlDocument {
   const { html, markdown, metadata, ...rest } = result;
   return {
     ...rest,

@@ -86,4 +86,36 @@ describe('reply size of a batch submission', () => {
     expect(urlBatchReplyBytes(t, urls)).toBeGreaterThanOrEqual(Buffer.byteLength(JSON.stringify(reply)));
     expect(urlBatchReplyBytes(t, urls)).toBe(replyBytesOf(urls.map((url) => ({ ...t, url }))));
   });
+
+  it('counts page options in every job: a typical set makes a 10,000-URL batch too large for one 8 MB reply (ADR 0039)', () => {
+    const base = {
+      kind: 'url' as const,
+      url: '',
+      timeout: 25_000,
+      webhook: 'https://hooks.example.com/trawl',
+      type: 'scrape' as const,
+    };
+    const scrapeOptions = {
+      formats: ['markdown'],
+      onlyMainContent: false,
+      includeTags: ['article', '.post-body'],
+      excludeTags: ['.ad', 'nav', '#comments'],
+      headers: {
+        'User-Agent':
+          'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
+        Cookie: 'session=0123456789abcdef0123456789abcdef',
+      },
+      waitFor: 1000,
+      blockAds: false,
+    };
+    const urls = Array.from(
+      { length: LIMITS.maxBatchItems },
+      (_, i) => `https://example.com/articles/2026/11/a-${String(i).padStart(5, '0')}`,
+    );
+    const limit = 8 * 1024 * 1024 - 4096;
+    expect(urlBatchReplyBytes(base, urls)).toBeLessThan(limit);
+    const withOptions = { ...base, scrapeOptions } as TaskJobData & { url: string };
+    expect(urlBatchReplyBytes(withOptions, urls)).toBeGreaterThan(limit);
+    expect(urlBatchReplyBytes(withOptions, urls.slice(0, 9000))).toBeLessThan(limit);
+  });
 });

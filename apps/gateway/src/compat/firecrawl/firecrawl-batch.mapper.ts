@@ -1,17 +1,23 @@
-import { isHttpUrl, isWireError, type ScrapeResult, type TaskRecord } from '@trawl/contracts';
+import {
+  isHttpUrl,
+  isWireError,
+  PAGE_SCRAPE_OPTION_FIELDS,
+  type ScrapeResult,
+  type TaskRecord,
+} from '@trawl/contracts';
 import { BATCH_OPTIONS, BATCH_RETENTION_MS, PAGE_STATES, type BatchState } from './firecrawl.constants.js';
-import { applyOptions, type Mapping } from './firecrawl-options.mapper.js';
+import { applyOptions, withoutCacheFields, type Mapping } from './firecrawl-options.mapper.js';
 import { crawlWebhookOf } from './firecrawl-crawl.mapper.js';
 import { fromNativeScrape, toNativeScrape, type FirecrawlDocument } from './firecrawl-scrape.mapper.js';
 import { TrawlError } from '@trawl/contracts';
 
 /**
- * The native fields of a scrape a URL batch carries (ADR 0019): `timeout` per task, and in its `scrapeOptions` the
- * formats and the browser options. Any other scrape option (onlyMainContent, include/excludeTags, waitFor, headers,
- * maxAge, ...) cannot be set per batch task and is named in the warnings.
+ * The native fields of a scrape a URL batch carries (ADR 0039): `timeout` per task, and in its `scrapeOptions` every
+ * page option of POST /scrape (the one list, PAGE_SCRAPE_OPTION_FIELDS). The two cache fields are the gateway's
+ * synchronous path's, which a batch's pages never take (CACHE_FIELDS_OFF_THE_SYNC_PATH); nothing else is left out.
  */
 const BATCH_TASK_FIELDS = new Set(['timeout']);
-const BATCH_SCRAPE_OPTIONS = new Set(['formats', 'actions', 'location', 'mobile']);
+const BATCH_SCRAPE_OPTIONS: ReadonlySet<string> = new Set(PAGE_SCRAPE_OPTION_FIELDS);
 const HANDLED = new Set(['urls', 'webhook', 'scrapeOptions']);
 
 export interface BatchMapping extends Mapping {
@@ -26,10 +32,10 @@ export interface BatchMapping extends Mapping {
 
 /**
  * A Firecrawl batch body onto a native URL batch (type `scrape`): its URLs (invalid ones set aside when
- * `ignoreInvalidURLs`, Firecrawl's v2 default), the per-URL timeout, the formats and browser options (actions,
- * location, mobile) in the batch's `scrapeOptions`, and the webhook as a crawl's (Firecrawl's batch_scrape.* events in
- * its object form, with its headers, metadata and events, ADR 0028); any other scrape option cannot be set per batch
- * and is named in the warnings.
+ * `ignoreInvalidURLs`, Firecrawl's v2 default), the per-URL timeout, every page option of `/scrape` (formats,
+ * headers, waitFor, onlyMainContent, include/excludeTags, blockAds, actions, location, mobile; ADR 0039) in the
+ * batch's `scrapeOptions`, and the webhook as a crawl's (Firecrawl's batch_scrape.* events in its object form, with
+ * its headers, metadata and events, ADR 0028). `maxAge` is met by a fresh scrape; `storeInCache: true` is warned.
  */
 export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefault: boolean): BatchMapping {
   const urls = body.urls;
@@ -42,10 +48,11 @@ export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefaul
   if (nested !== undefined && (typeof nested !== 'object' || nested === null || Array.isArray(nested))) {
     throw new TrawlError('VALIDATION_FAILED', 'scrapeOptions must be an object', { field: 'scrapeOptions' });
   }
-  const scrape = toNativeScrape({
+  const given = withoutCacheFields({
     ...(nested as Record<string, unknown> | undefined),
     ...Object.fromEntries(Object.entries(body).filter(([k]) => !HANDLED.has(k) && !Object.hasOwn(BATCH_OPTIONS, k))),
   });
+  const scrape = toNativeScrape(given.options);
   const batchOptions: Mapping = { native: {}, warnings: [] };
   applyOptions(
     [BATCH_OPTIONS],
@@ -53,7 +60,7 @@ export function toNativeBatch(body: Record<string, unknown>, ignoreInvalidDefaul
     batchOptions,
     new Set(),
   );
-  const warnings = [...scrape.warnings, ...batchOptions.warnings];
+  const warnings = [...given.warnings, ...scrape.warnings, ...batchOptions.warnings];
   const scrapeOptions: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(scrape.native)) {
     if (BATCH_SCRAPE_OPTIONS.has(field)) scrapeOptions[field] = value;

@@ -14,6 +14,7 @@ import {
   crawlStatusOf,
   mapLinksOf,
   pathScopedIncludes,
+  fromCrawlDocument,
   toNativeCrawl,
   toNativeMap,
 } from './firecrawl-crawl.mapper.js';
@@ -129,10 +130,10 @@ describe('Firecrawl crawl and map tables', () => {
       ignoreRobotsTxt: true,
       somethingNew: 1,
       scrapeOptions: {
-        formats: ['markdown', 'screenshot', 'summary'],
+        formats: ['markdown', 'summary', { type: 'json', prompt: 'x' }],
         onlyMainContent: false,
-        maxAge: 10,
-        actions: [],
+        storeInCache: true,
+        skipTlsVerification: true,
       },
       webhook: { url: 'https://hook.test/', events: ['completed'] },
     });
@@ -143,10 +144,10 @@ describe('Firecrawl crawl and map tables', () => {
       'prompt',
       'ignoreRobotsTxt',
       'somethingNew',
-      'format screenshot',
       'format summary',
-      'scrapeOptions.maxAge',
-      'scrapeOptions.actions',
+      'format json',
+      'scrapeOptions.storeInCache',
+      'scrapeOptions.skipTlsVerification',
       'limit 10000000',
     ]) {
       expect(w).toContain(name);
@@ -155,6 +156,55 @@ describe('Firecrawl crawl and map tables', () => {
     expect(m.native.webhook).toBe('https://hook.test/');
     expect(m.native.webhookOptions).toEqual({ format: 'firecrawl', events: ['completed'] });
     expect(m.native.scrapeOptions).toEqual({ formats: ['markdown'], onlyMainContent: false });
+  });
+
+  it("carries actions, blockAds and a screenshot to a crawl's pages; maxAge is met by fresh pages (ADR 0039)", () => {
+    const scrapeOptions = {
+      formats: ['markdown', { type: 'screenshot', fullPage: true, quality: 70 }, 'links'],
+      actions: [{ type: 'click', selector: '#more' }],
+      blockAds: false,
+      maxAge: 172_800_000,
+      storeInCache: false,
+      headers: { 'X-Probe': 'p1' },
+      excludeTags: ['nav'],
+    };
+    const m = toNativeCrawl({ url: 'https://a.test/', scrapeOptions });
+    expect(m.warnings).toEqual([]);
+    expect(m.native.scrapeOptions).toEqual({
+      formats: ['markdown', { type: 'screenshot', fullPage: true, quality: 70 }, 'links'],
+      actions: [{ type: 'click', selector: '#more' }],
+      blockAds: false,
+      headers: { 'X-Probe': 'p1' },
+      excludeTags: ['nav'],
+    });
+    expect(() => parseDto(CrawlRequestDto, m.native)).not.toThrow();
+    // v1's spelling of a full-page screenshot.
+    const v1 = toNativeCrawl({ url: 'https://a.test/', scrapeOptions: { formats: ['screenshot@fullPage'] } });
+    expect(v1.native.scrapeOptions).toEqual({ formats: ['screenshot@fullPage'] });
+    // A crawl document's screenshot and actions come back in Firecrawl's document.
+    const doc = fromCrawlDocument({
+      sourceURL: 'https://a.test/',
+      taskId: 't',
+      edgeId: 'e',
+      status: 200,
+      rawStatus: 200,
+      markdown: '# A',
+      screenshot: 'data:image/png;base64,AA==',
+      actions: { screenshots: [], scrapes: [], javascriptReturns: [] },
+      metadata: {
+        title: 'A',
+        url: 'https://a.test/',
+        engine: 'browser',
+        contentType: null,
+        sourceURL: 'https://a.test/',
+        statusCode: 200,
+      },
+    });
+    expect(doc).toMatchObject({
+      markdown: '# A',
+      screenshot: 'data:image/png;base64,AA==',
+      actions: { screenshots: [] },
+    });
   });
 
   it('every crawl and map option is a rule the mapper applies (no option silently dropped)', () => {

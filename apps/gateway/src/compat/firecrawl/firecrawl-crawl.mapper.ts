@@ -15,7 +15,7 @@ import {
   MAP_OPTIONS,
   type BatchState,
 } from './firecrawl.constants.js';
-import { applyOptions, clampNative, type Mapping } from './firecrawl-options.mapper.js';
+import { applyOptions, clampNative, withoutCacheFields, type Mapping } from './firecrawl-options.mapper.js';
 import { fromNativeScrape, toNativeScrape, type FirecrawlDocument } from './firecrawl-scrape.mapper.js';
 
 const CRAWL_HANDLED = new Set(['url', 'scrapeOptions', 'webhook']);
@@ -23,6 +23,12 @@ const MAP_HANDLED = new Set(['url']);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The format a native `formats` entry names: a string (`screenshot@fullPage` is a screenshot) or an object's type. */
+function nativeFormatName(entry: unknown): string {
+  if (typeof entry === 'string') return entry.startsWith('screenshot') ? 'screenshot' : entry;
+  return isRecord(entry) && typeof entry.type === 'string' ? entry.type : '';
 }
 
 function escapeRegex(text: string): string {
@@ -78,8 +84,9 @@ export interface CrawlMapping extends Mapping {
 
 /**
  * A Firecrawl crawl body (v2 or v1) onto the native crawl request (CrawlRequestDto): the options through CRAWL_OPTIONS,
- * the path scope Firecrawl applies by default, `scrapeOptions` onto what a crawl's pages carry (formats, headers,
- * timeout, waitFor; anything else named in the warnings), numbers held to Trawl's bounds (and said so).
+ * the path scope Firecrawl applies by default, `scrapeOptions` onto what a crawl's pages carry (POST /scrape's page
+ * options, a screenshot included, ADR 0039; the LLM formats named in the warnings), numbers held to Trawl's bounds
+ * (and said so).
  */
 export function toNativeCrawl(body: Record<string, unknown>): CrawlMapping {
   const mapping: CrawlMapping = { native: {}, warnings: [] };
@@ -101,16 +108,15 @@ export function toNativeCrawl(body: Record<string, unknown>): CrawlMapping {
   if (!isRecord(options)) {
     throw new TrawlError('VALIDATION_FAILED', 'scrapeOptions must be an object', { field: 'scrapeOptions' });
   }
-  const scrape = toNativeScrape(options, 'scrapeOptions.');
-  mapping.warnings.push(...scrape.warnings);
-  const formats: string[] = [];
+  const given = withoutCacheFields(options, 'scrapeOptions.');
+  const scrape = toNativeScrape(given.options, 'scrapeOptions.');
+  mapping.warnings.push(...given.warnings, ...scrape.warnings);
   for (const { name, rule } of scrape.answered) {
-    if (CRAWL_FORMATS.has(rule.native)) {
-      if (!formats.includes(rule.native)) formats.push(rule.native);
-    } else {
+    if (!CRAWL_FORMATS.has(rule.native))
       mapping.warnings.push(`format ${name} cannot be set for a crawl's pages in Trawl; ignored`);
-    }
   }
+  // The native entries of the formats a crawl's pages carry (a screenshot as given: its options kept).
+  const formats = (scrape.native.formats as unknown[]).filter((f) => CRAWL_FORMATS.has(nativeFormatName(f)));
   const nativeScrape: Record<string, unknown> = { formats: formats.length > 0 ? formats : ['markdown'] };
   for (const [field, value] of Object.entries(scrape.native)) {
     if (field === 'formats') continue;

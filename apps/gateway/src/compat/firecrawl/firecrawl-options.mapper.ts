@@ -1,5 +1,5 @@
 import { LIMITS } from '@trawl/contracts';
-import type { OptionRule } from './firecrawl.constants.js';
+import { CACHE_FIELDS_OFF_THE_SYNC_PATH, type OptionRule } from './firecrawl.constants.js';
 
 /** The native request being built, and what the caller is told Trawl did not do. */
 export interface Mapping {
@@ -61,4 +61,25 @@ export function clampScrapeNumbers(mapping: Mapping, where = ''): void {
   clampNative(mapping, 'timeout', LIMITS.minTimeoutMs, LIMITS.maxTimeoutMs, `${where}timeout`);
   clampNative(mapping, 'waitFor', 0, LIMITS.maxWaitForMs, `${where}waitFor`);
   clampNative(mapping, 'maxAge', 0, LIMITS.maxCacheAgeMs, `${where}maxAge`);
+}
+
+/**
+ * Scrape options for a path that never reads or fills the result cache (a batch's or a crawl's pages, ADR 0039): the
+ * options without the cache fields, and the warnings those fields earn (CACHE_FIELDS_OFF_THE_SYNC_PATH), `where` before
+ * each name.
+ */
+export function withoutCacheFields(
+  options: Record<string, unknown>,
+  where = '',
+): { options: Record<string, unknown>; warnings: string[] } {
+  const rest: Record<string, unknown> = {};
+  const warnings: string[] = [];
+  for (const [field, value] of Object.entries(options)) {
+    if (!Object.hasOwn(CACHE_FIELDS_OFF_THE_SYNC_PATH, field)) rest[field] = value;
+    else {
+      const warning = CACHE_FIELDS_OFF_THE_SYNC_PATH[field](value);
+      if (warning) warnings.push(`${where}${warning}`);
+    }
+  }
+  return { options: rest, warnings };
 }

@@ -185,7 +185,7 @@ describe('Firecrawl translation tables', () => {
     for (const s of TASK_STATUSES) expect(['scraping', 'completed', 'failed']).toContain(PAGE_STATES[s]);
   });
 
-  it("maps a batch's formats and browser options onto the native URL batch, names what a batch cannot carry", () => {
+  it("maps a batch's formats and every page option of /scrape onto the native URL batch (ADR 0039)", () => {
     const m = toNativeBatch(
       {
         urls: ['https://a.test/1', 'nope'],
@@ -194,10 +194,14 @@ describe('Firecrawl translation tables', () => {
         location: { country: 'DE' },
         actions: [{ type: 'wait', milliseconds: 10 }],
         timeout: 5000,
-        onlyMainContent: true,
+        onlyMainContent: false,
         includeTags: ['main'],
+        excludeTags: ['.ad'],
         waitFor: 100,
-        headers: { a: 'b' },
+        headers: { 'X-Probe': 'b' },
+        blockAds: false,
+        maxAge: 172_800_000,
+        storeInCache: false,
       },
       true,
     );
@@ -211,19 +215,43 @@ describe('Firecrawl translation tables', () => {
         mobile: true,
         location: { country: 'DE' },
         actions: [{ type: 'wait', milliseconds: 10 }],
+        onlyMainContent: false,
+        includeTags: ['main'],
+        excludeTags: ['.ad'],
+        waitFor: 100,
+        headers: { 'X-Probe': 'b' },
+        blockAds: false,
       },
     });
     expect(m.formats).toEqual(['markdown', 'rawHtml', 'links', 'screenshot@fullPage']);
-    for (const field of ['onlyMainContent', 'includeTags', 'waitFor', 'headers']) {
-      expect(m.warnings).toContain(`${field} cannot be set for a batch in Trawl; ignored`);
-    }
-    expect(() =>
-      parseDto(UrlBatchRequestDto, { ...m.native, urls: m.urls, scrapeOptions: { formats: ['markdown', 'rawHtml'] } }),
-    ).not.toThrow();
-    // Options nested in scrapeOptions (as a crawl's) are read too.
-    expect(toNativeBatch({ urls: ['https://a.test/'], scrapeOptions: { formats: ['html'] } }, true).formats).toEqual([
-      'html',
-    ]);
+    // maxAge is met by a fresh scrape, storeInCache: false by storing nothing: no warning at all.
+    expect(m.warnings).toEqual([]);
+    // The native batch takes the mapped options as they are.
+    expect(parseDto(UrlBatchRequestDto, { ...m.native, urls: m.urls }).scrapeOptions).toEqual(m.native.scrapeOptions);
+    // Options nested in scrapeOptions (as a crawl's) are read too, the top level winning.
+    const nested = toNativeBatch(
+      {
+        urls: ['https://a.test/'],
+        onlyMainContent: true,
+        scrapeOptions: { formats: ['html'], onlyMainContent: false },
+      },
+      true,
+    );
+    expect(nested.formats).toEqual(['html']);
+    expect(nested.native.scrapeOptions).toEqual({ formats: ['html'], onlyMainContent: true });
+  });
+
+  it("names in the warnings only what a batch's pages cannot do: storeInCache true, unsupported options", () => {
+    const m = toNativeBatch(
+      { urls: ['https://a.test/'], storeInCache: true, skipTlsVerification: true, maxConcurrency: 2 },
+      true,
+    );
+    const w = m.warnings.join('\n');
+    expect(w).toContain('storeInCache');
+    expect(w).toContain('skipTlsVerification');
+    expect(w).toContain('maxConcurrency');
+    expect(w).not.toContain('cannot be set for a batch');
+    expect(m.native.scrapeOptions).toEqual({ formats: ['markdown'] });
   });
 
   it("maps a batch's webhook (a URL or the object form) onto batch events in Firecrawl's form, no warning", () => {

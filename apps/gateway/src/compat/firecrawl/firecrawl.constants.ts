@@ -181,8 +181,8 @@ export const CRAWL_OPTIONS: Readonly<Record<string, OptionRule>> = {
 };
 
 /**
- * The native fields a crawl's `scrapeOptions` carries (CrawlScrapeOptionsDto); any other scrape option mapped for
- * `/scrape` cannot be set per crawl and is named in `warning`.
+ * The native fields a crawl's `scrapeOptions` carries (CrawlScrapeOptionsDto: POST /scrape's page options, ADR 0039);
+ * the cache fields are answered by CACHE_FIELDS_OFF_THE_SYNC_PATH, anything else is named in `warning`.
  */
 export const CRAWL_SCRAPE_FIELDS: ReadonlySet<string> = new Set([
   'formats',
@@ -192,12 +192,27 @@ export const CRAWL_SCRAPE_FIELDS: ReadonlySet<string> = new Set([
   'onlyMainContent',
   'includeTags',
   'excludeTags',
+  'blockAds',
+  'actions',
   'location',
   'mobile',
 ]);
 
-/** The formats a crawl's pages can carry (the native crawl's `scrapeOptions.formats`). */
-export const CRAWL_FORMATS: ReadonlySet<string> = new Set(['markdown', 'html', 'rawHtml', 'links']);
+/** The formats a crawl's pages can carry (the native crawl's `scrapeOptions.formats`; a screenshot in any form). */
+export const CRAWL_FORMATS: ReadonlySet<string> = new Set(['markdown', 'html', 'rawHtml', 'links', 'screenshot']);
+
+/**
+ * The scrape options of the gateway's result cache, on a path that never reads or fills it (a batch's or a crawl's
+ * pages, ADR 0039): the warning each value earns, or none. `maxAge` is how old a cached answer may be, never a demand
+ * for one: those pages are always scraped fresh, which any `maxAge` allows (Firecrawl itself scrapes afresh on a
+ * cache miss), so it is taken silently. `storeInCache: true` asks for the pages to be kept for later scrapes, which
+ * these paths do not do.
+ */
+export const CACHE_FIELDS_OFF_THE_SYNC_PATH: Readonly<Record<string, (value: unknown) => string | undefined>> = {
+  maxAge: () => undefined,
+  storeInCache: (v) =>
+    v === true ? "storeInCache: these pages are not stored in Trawl's result cache; ignored" : undefined,
+};
 
 /** Map options (`/v2/map`, `/v1/map`), `url` aside, onto the native map (`POST /map`). */
 export const MAP_OPTIONS: Readonly<Record<string, OptionRule>> = {

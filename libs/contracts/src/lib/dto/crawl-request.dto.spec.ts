@@ -42,13 +42,49 @@ describe('CrawlRequestDto', () => {
 
   it('refuses unknown fields, also inside scrapeOptions, and out-of-range bounds', () => {
     expect(refusal(CrawlRequestDto, { url: 'https://e.com/', crawlEverything: true }).field).toBe('crawlEverything');
-    expect(refusal(CrawlRequestDto, { url: 'https://e.com/', scrapeOptions: { actions: [] } }).field).toBe(
-      'scrapeOptions.actions',
+    expect(refusal(CrawlRequestDto, { url: 'https://e.com/', scrapeOptions: { maxAge: 1000 } }).field).toBe(
+      'scrapeOptions.maxAge',
     );
     expect(refusal(CrawlRequestDto, { url: 'https://e.com/', limit: 0 }).field).toBe('limit');
     expect(refusal(CrawlRequestDto, { url: 'https://e.com/', maxConcurrency: 1000 }).field).toBe('maxConcurrency');
     expect(refusal(CrawlRequestDto, { url: 'https://e.com/', sitemap: 'maybe' }).field).toBe('sitemap');
     expect(refusal(CrawlRequestDto, { url: 'ftp://e.com/' }).field).toBe('url');
+  });
+});
+
+describe('CrawlScrapeOptionsDto: POST /scrape’s page options on every page of a crawl (ADR 0039)', () => {
+  const crawl = (scrapeOptions: Record<string, unknown>) => ({ url: 'https://e.com/', scrapeOptions });
+
+  it('takes actions, blockAds, headersEverywhere and a screenshot format beside the content formats', () => {
+    const scrapeOptions = {
+      formats: ['markdown', 'links', { type: 'screenshot', fullPage: true, quality: 60 }],
+      actions: [{ type: 'wait', milliseconds: 10 }, { type: 'scrape' }],
+      blockAds: false,
+      headersEverywhere: true,
+    };
+    expect(parseDto(CrawlRequestDto, crawl(scrapeOptions)).scrapeOptions).toMatchObject(scrapeOptions);
+    expect(parseDto(CrawlRequestDto, crawl({ formats: ['screenshot@fullPage'] })).scrapeOptions.formats).toEqual([
+      'screenshot@fullPage',
+    ]);
+  });
+
+  it('refuses the LLM formats, two screenshots, and browser options or a screenshot on the http engine', () => {
+    for (const formats of [
+      ['summary'],
+      [{ type: 'json', prompt: 'x' }],
+      ['json'],
+      ['screenshot', 'screenshot@fullPage'],
+    ])
+      expect(refusal(CrawlRequestDto, crawl({ formats })).field).toBe('scrapeOptions.formats');
+    expect(refusal(CrawlRequestDto, crawl({ engine: 'http', formats: ['screenshot'] })).message).toMatch(
+      /screenshot needs the browser engine/,
+    );
+    expect(refusal(CrawlRequestDto, crawl({ engine: 'http', actions: [{ type: 'scrape' }] })).message).toMatch(
+      /actions need the browser engine/,
+    );
+    expect(refusal(CrawlRequestDto, crawl({ actions: [{ type: 'hover' }] })).field).toBe('scrapeOptions.actions');
+    expect(refusal(CrawlRequestDto, crawl({ blockAds: 'no' })).field).toBe('scrapeOptions.blockAds');
+    expect(refusal(CrawlRequestDto, crawl({ headers: { Host: 'x.test' } })).field).toBe('scrapeOptions.headers');
   });
 });
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -7,22 +7,19 @@ import {
   IsIn,
   IsInt,
   IsOptional,
-  IsString,
   Max,
-  MaxLength,
   Min,
-  MinLength,
   Validate,
   ValidateNested,
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
-import { IsBrowserOnlyFlag, IsScrapeLocation } from './scrape-actions.validator.js';
-import type { ScrapeLocation } from './scrape-browser.types.js';
+import { IsScrapeFormats } from './scrape-actions.validator.js';
+import { SCREENSHOT_FORMATS, type ScreenshotFormat } from './scrape-browser.types.js';
+import { PAGE_SCRAPE_OPTION_FIELDS, type PageScrapeOptionField } from './scrape-options.dto.js';
 import { HEADER_MAP_DOC, IsHeaderMap } from './url-params.validator.js';
-import { SCRAPE_ENGINES, SCRAPE_FORMATS, type ScrapeEngine, type ScrapeFormat } from './scrape-request.dto.js';
+import { SCRAPE_FORMATS, ScrapeRequestDto, type ScrapeFormat } from './scrape-request.dto.js';
 
 /** Bounds of a crawl and of a map (docs/decisions/0026-crawl-and-map.md). */
 export const CRAWL_LIMITS = {
@@ -64,73 +61,53 @@ export class IsRegexList implements ValidatorConstraintInterface {
   }
 }
 
-/** `scrapeOptions` of a crawl: how each page is scraped, as POST /scrape's body without its URL. */
-export class CrawlScrapeOptionsDto {
-  @ApiPropertyOptional({ enum: SCRAPE_FORMATS, isArray: true, default: ['markdown'] })
-  @IsArray()
-  @ArrayMaxSize(SCRAPE_FORMATS.length)
-  @IsIn(SCRAPE_FORMATS, { each: true, message: `formats must contain only: ${SCRAPE_FORMATS.join(', ')}` })
-  formats: ScrapeFormat[] = ['markdown'];
+/** The page options a crawl's pages take: POST /scrape's but `formats`, which a crawl's pages limit (below). */
+const CRAWL_PAGE_OPTION_FIELDS = PAGE_SCRAPE_OPTION_FIELDS.filter(
+  (f): f is Exclude<PageScrapeOptionField, 'formats'> => f !== 'formats',
+);
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
-  @IsOptional()
-  @Validate(IsHeaderMap)
-  headers?: Record<string, string>;
+/** A format a crawl's pages carry: a content format, or a screenshot (ADR 0039); not the LLM formats. */
+export type CrawlFormat = ScrapeFormat | (typeof SCREENSHOT_FORMATS)[number] | ScreenshotFormat;
 
-  @ApiPropertyOptional({ description: 'Milliseconds for each page.', default: LIMITS.defaultTimeoutMs })
-  @IsInt()
-  @Min(LIMITS.minTimeoutMs)
-  @Max(LIMITS.maxTimeoutMs)
-  timeout: number = LIMITS.defaultTimeoutMs;
-
-  @ApiPropertyOptional({ default: 0 })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(LIMITS.maxWaitForMs)
-  waitFor?: number;
-
-  @ApiPropertyOptional({ enum: SCRAPE_ENGINES, description: 'Defaults to the service configuration.' })
-  @IsOptional()
-  @IsIn(SCRAPE_ENGINES, { message: `engine must be one of: ${SCRAPE_ENGINES.join(', ')}` })
-  engine?: ScrapeEngine;
-
-  @ApiPropertyOptional({ description: 'As on /scrape: the markdown is the main content.', default: true })
-  @IsOptional()
-  @IsBoolean()
-  onlyMainContent?: boolean;
-
-  @ApiPropertyOptional({ type: [String], description: 'As on /scrape: CSS selectors the markdown is made of.' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(LIMITS.maxTagSelectors)
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
-  includeTags?: string[];
-
-  @ApiPropertyOptional({ type: [String], description: 'As on /scrape: CSS selectors left out of the markdown.' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(LIMITS.maxTagSelectors)
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(LIMITS.maxTagSelectorChars, { each: true })
-  excludeTags?: string[];
-
+/**
+ * `scrapeOptions` of a crawl: how each page is scraped, as POST /scrape's body without its URL (the fields, their rules
+ * and defaults picked from ScrapeRequestDto; ADR 0039), but `maxAge` / `storeInCache` (the gateway's cache) and the
+ * formats a language model answers.
+ */
+export class CrawlScrapeOptionsDto extends PickType(ScrapeRequestDto, [
+  ...CRAWL_PAGE_OPTION_FIELDS,
+  'timeout',
+  'engine',
+]) {
   @ApiPropertyOptional({
-    description: 'As on /scrape (browser engine): where each page is asked from.',
-    type: 'object',
-    properties: { country: { type: 'string' }, languages: { type: 'array', items: { type: 'string' } } },
+    description:
+      'What each page carries: the content formats, and a screenshot (`screenshot`, `screenshot@fullPage` or the ' +
+      'object form; browser engine; each at most SCRAPE_SCREENSHOT_MAX_BYTES, ADR 0039). Not `json` or `summary`.',
+    type: 'array',
+    items: {
+      oneOf: [
+        { type: 'string', enum: [...SCRAPE_FORMATS, ...SCREENSHOT_FORMATS] },
+        {
+          type: 'object',
+          required: ['type'],
+          additionalProperties: false,
+          properties: {
+            type: { type: 'string', enum: ['screenshot'] },
+            fullPage: { type: 'boolean' },
+            quality: { type: 'integer', minimum: 1, maximum: 100 },
+            viewport: {
+              type: 'object',
+              required: ['width', 'height'],
+              properties: { width: { type: 'integer' }, height: { type: 'integer' } },
+            },
+          },
+        },
+      ],
+    },
+    default: ['markdown'],
   })
-  @IsOptional()
-  @Validate(IsScrapeLocation)
-  location?: ScrapeLocation;
-
-  @ApiPropertyOptional({ description: 'As on /scrape (browser engine): emulate a phone.', default: false })
-  @IsOptional()
-  @Validate(IsBrowserOnlyFlag)
-  mobile?: boolean;
+  @Validate(IsScrapeFormats, [SCRAPE_FORMATS, { llm: false }])
+  formats: CrawlFormat[] = ['markdown'];
 }
 
 /** The events a crawl's webhook may be limited to (Firecrawl's `webhook.events`). */

@@ -139,15 +139,16 @@ function jsonFormatProblem(o: Obj): string | undefined {
  * Why a `formats` list is wrong, or undefined: names of `known`, screenshot strings, one screenshot object, and the
  * LLM formats (`summary`, `{ type: 'summary' }`, one `{ type: 'json', schema, prompt }`; ADR 0029).
  */
-function formatsProblem(value: unknown, known: readonly string[], http: boolean): string | undefined {
+function formatsProblem(value: unknown, known: readonly string[], http: boolean, llm = true): string | undefined {
   if (!Array.isArray(value) || value.length === 0) return 'must be a non-empty array';
-  const names = [...known, ...SCREENSHOT_FORMATS, SUMMARY_FORMAT];
+  const names = [...known, ...SCREENSHOT_FORMATS, ...(llm ? [SUMMARY_FORMAT] : [])];
   let screenshots = 0;
   const seen = new Set<string>();
   for (const [i, f] of value.entries()) {
     if (typeof f === 'string') {
-      if (f === 'json') return `[${i}] json must be { type: 'json', schema, prompt }`;
-      if (!names.includes(f)) return `must contain only: ${names.join(', ')}, a screenshot or a json object`;
+      if (f === 'json' && llm) return `[${i}] json must be { type: 'json', schema, prompt }`;
+      if (!names.includes(f))
+        return `must contain only: ${names.join(', ')}, ${llm ? 'a screenshot or a json object' : 'or a screenshot object'}`;
       if (seen.has(f)) return `[${i}] repeats ${f}`;
       seen.add(f);
       if (f.startsWith('screenshot')) screenshots++;
@@ -155,31 +156,42 @@ function formatsProblem(value: unknown, known: readonly string[], http: boolean)
       const problem = screenshotProblem(f);
       if (problem) return `[${i}] (screenshot) ${problem}`;
       screenshots++;
-    } else if (isObject(f) && (f.type === 'json' || f.type === SUMMARY_FORMAT)) {
+    } else if (llm && isObject(f) && (f.type === 'json' || f.type === SUMMARY_FORMAT)) {
       const problem = f.type === 'json' ? jsonFormatProblem(f) : only(f, ['type']) ? undefined : 'takes no options';
       if (problem) return `[${i}] (${f.type}) ${problem}`;
       if (seen.has(f.type)) return `[${i}] repeats ${f.type}`;
       seen.add(f.type);
-    } else return `[${i}] must be a format name or { type: 'screenshot' | 'json' | 'summary', ... }`;
+    } else
+      return `[${i}] must be a format name or { type: ${llm ? "'screenshot' | 'json' | 'summary'" : "'screenshot'"}, ... }`;
   }
   if (screenshots > 1) return 'may ask for one screenshot';
   if (screenshots > 0 && http) return 'screenshot needs the browser engine (engine is http)';
   return undefined;
 }
 
+/** The second argument of IsScrapeFormats: `llm: false` leaves out the formats a language model answers. */
+export interface ScrapeFormatsRule {
+  llm?: boolean;
+}
+
 /**
  * `formats`: the names of SCRAPE_FORMATS (given as the constraint's argument), `screenshot`,
  * `screenshot@fullPage`, or Firecrawl's object form `{ type: 'screenshot', fullPage, quality, viewport }` (one
- * screenshot at most; the browser engine only).
+ * screenshot at most; the browser engine only), and the LLM formats unless the second argument says `llm: false`.
  */
 @ValidatorConstraint({ name: 'isScrapeFormats' })
 export class IsScrapeFormats implements ValidatorConstraintInterface {
   validate(value: unknown, args: ValidationArguments): boolean {
-    return formatsProblem(value, args.constraints[0] as string[], onHttpEngine(args)) === undefined;
+    return this.problem(value, args) === undefined;
+  }
+
+  private problem(value: unknown, args: ValidationArguments): string | undefined {
+    const rule = (args.constraints[1] as ScrapeFormatsRule | undefined) ?? {};
+    return formatsProblem(value, args.constraints[0] as string[], onHttpEngine(args), rule.llm ?? true);
   }
 
   defaultMessage(args: ValidationArguments): string {
-    const problem = formatsProblem(args.value, args.constraints[0] as string[], onHttpEngine(args));
+    const problem = this.problem(args.value, args);
     return `${args.property}${problem?.replace(/^(?!\[)/, ' ') ?? ' are not valid'}`;
   }
 }
@@ -224,43 +236,6 @@ export class IsBrowserOnlyFlag implements ValidatorConstraintInterface {
   defaultMessage(args: ValidationArguments): string {
     if (typeof args.value !== 'boolean') return `${args.property} must be a boolean`;
     return `${args.property} needs the browser engine (engine is http)`;
-  }
-}
-
-/** Why `scrapeOptions` is wrong, or undefined; `known`: the format names (SCRAPE_FORMATS). */
-function scrapeOptionsProblem(value: unknown, known: readonly string[], args: ValidationArguments): string | undefined {
-  const { type, engine } = args.object as { type?: unknown; engine?: unknown };
-  if (type !== 'scrape') return 'apply to type scrape only';
-  if (!isObject(value) || !only(value, ['formats', 'actions', 'location', 'mobile', 'blockAds']))
-    return 'must be { formats, actions, location, mobile, blockAds }';
-  const http = engine === 'http';
-  const browser = value.actions !== undefined || value.location !== undefined || value.mobile === true;
-  if (http && browser) return 'actions, location and mobile need the browser engine (engine is http)';
-  const problem =
-    (value.formats !== undefined ? prefixed('.formats', formatsProblem(value.formats, known, http)) : undefined) ??
-    (value.actions !== undefined ? prefixed('.actions', actionsProblem(value.actions)) : undefined) ??
-    (value.location !== undefined ? prefixed('.location', locationProblem(value.location)) : undefined);
-  if (problem) return problem;
-  if (value.mobile !== undefined && typeof value.mobile !== 'boolean') return '.mobile must be a boolean';
-  if (value.blockAds !== undefined && typeof value.blockAds !== 'boolean') return '.blockAds must be a boolean';
-  return undefined;
-}
-
-function prefixed(at: string, problem: string | undefined): string | undefined {
-  if (!problem) return undefined;
-  return problem.startsWith('[') ? `${at}${problem}` : `${at} ${problem}`;
-}
-
-/** `scrapeOptions` (type `scrape`): formats, actions, location, mobile and blockAds, checked as on `/scrape`. */
-@ValidatorConstraint({ name: 'isScrapeOptions' })
-export class IsScrapeOptions implements ValidatorConstraintInterface {
-  validate(value: unknown, args: ValidationArguments): boolean {
-    return scrapeOptionsProblem(value, args.constraints[0] as string[], args) === undefined;
-  }
-
-  defaultMessage(args: ValidationArguments): string {
-    const problem = scrapeOptionsProblem(args.value, args.constraints[0] as string[], args);
-    return `${args.property}${problem?.match(/^[.[]/) ? '' : ' '}${problem ?? 'are not valid'}`;
   }
 }
 

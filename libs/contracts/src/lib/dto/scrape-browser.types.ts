@@ -1,5 +1,3 @@
-import type { JsonFormat, SummaryFormat } from './llm-formats.types.js';
-
 /**
  * The browser options of a scrape (ADR 0019), in Firecrawl's shapes: the `screenshot` format, `actions` run before
  * the page is read, `location` and `mobile`. They need the browser engine.
@@ -65,17 +63,3 @@ export const BROWSER_SCRAPE_LIMITS = {
   maxViewport: 3840,
   maxLanguages: 10,
 } as const;
-
-/**
- * `scrapeOptions` of `/extract` type `scrape` and of URL batches of that type (Firecrawl's name for a crawl's or a
- * batch's scrape options): the formats (instead of the configured ones) and the browser options, as on `/scrape`.
- * `formats` entries are format names or the screenshot forms (`ScrapeFormatOption` in scrape-request.dto.ts).
- */
-export interface ScrapeOptions {
-  formats?: (string | ScreenshotFormat | JsonFormat | SummaryFormat)[];
-  actions?: ScrapeAction[];
-  location?: ScrapeLocation;
-  mobile?: boolean;
-  /** As on `/scrape` (default true; ADR 0030). */
-  blockAds?: boolean;
-}

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   IsArray,
@@ -50,6 +50,49 @@ export type ScrapeFormatOption =
   | SummaryFormat
   | JsonFormat;
 
+/** The OpenAPI schema of one `formats` entry (POST /scrape's, and every `scrapeOptions` that takes them). */
+export const SCRAPE_FORMAT_ITEMS_DOC: NonNullable<ApiPropertyOptions['items']> = {
+  oneOf: [
+    { type: 'string', enum: [...SCRAPE_FORMATS, ...SCREENSHOT_FORMATS, SUMMARY_FORMAT] },
+    {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      description:
+        'An object read out of the page by the language model: `schema` (JSON Schema, at most ' +
+        `${LLM_FORMAT_LIMITS.maxSchemaChars} characters) the answer must follow, \`prompt\` (at most ` +
+        `${LLM_FORMAT_LIMITS.maxPromptChars} characters) saying what to read; at least one. Answered in \`json\`.`,
+      properties: {
+        type: { type: 'string', enum: ['json'] },
+        schema: { type: 'object', additionalProperties: true },
+        prompt: { type: 'string' },
+      },
+    },
+    {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      description: 'A summary of the page by the language model, answered in `summary`.',
+      properties: { type: { type: 'string', enum: ['summary'] } },
+    },
+    {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: {
+        type: { type: 'string', enum: ['screenshot'] },
+        fullPage: { type: 'boolean' },
+        quality: { type: 'integer', minimum: 1, maximum: 100, description: 'A JPEG of this quality.' },
+        viewport: {
+          type: 'object',
+          required: ['width', 'height'],
+          properties: { width: { type: 'integer' }, height: { type: 'integer' } },
+        },
+      },
+    },
+  ],
+};
+
 /**
  * `browser`: Chromium renders the page. `http`: a plain fetch, no scripts. `auto`: fetch first, browser if needed.
  * The same engines as the upstream extractors' (one list: UPSTREAM_ENGINES).
@@ -69,47 +112,7 @@ export class ScrapeRequestDto {
       'engine (ADR 0019). `summary` and `{ type: "json", schema, prompt }` are answered by the language model ' +
       'configured on the service (LLM_BASE_URL); without one they are refused with 400 (ADR 0029).',
     type: 'array',
-    items: {
-      oneOf: [
-        { type: 'string', enum: [...SCRAPE_FORMATS, ...SCREENSHOT_FORMATS, SUMMARY_FORMAT] },
-        {
-          type: 'object',
-          required: ['type'],
-          additionalProperties: false,
-          description:
-            'An object read out of the page by the language model: `schema` (JSON Schema, at most ' +
-            `${LLM_FORMAT_LIMITS.maxSchemaChars} characters) the answer must follow, \`prompt\` (at most ` +
-            `${LLM_FORMAT_LIMITS.maxPromptChars} characters) saying what to read; at least one. Answered in \`json\`.`,
-          properties: {
-            type: { type: 'string', enum: ['json'] },
-            schema: { type: 'object', additionalProperties: true },
-            prompt: { type: 'string' },
-          },
-        },
-        {
-          type: 'object',
-          required: ['type'],
-          additionalProperties: false,
-          description: 'A summary of the page by the language model, answered in `summary`.',
-          properties: { type: { type: 'string', enum: ['summary'] } },
-        },
-        {
-          type: 'object',
-          required: ['type'],
-          additionalProperties: false,
-          properties: {
-            type: { type: 'string', enum: ['screenshot'] },
-            fullPage: { type: 'boolean' },
-            quality: { type: 'integer', minimum: 1, maximum: 100, description: 'A JPEG of this quality.' },
-            viewport: {
-              type: 'object',
-              required: ['width', 'height'],
-              properties: { width: { type: 'integer' }, height: { type: 'integer' } },
-            },
-          },
-        },
-      ],
-    },
+    items: SCRAPE_FORMAT_ITEMS_DOC,
     default: ['markdown'],
   })
   @Validate(IsScrapeFormats, [SCRAPE_FORMATS])

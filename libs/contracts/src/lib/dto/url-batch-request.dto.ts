@@ -14,9 +14,7 @@ import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
 import { LIMITS } from '../limits.constants.js';
 import { IsHttpUrl } from './http-url.validator.js';
-import { IsScrapeOptions } from './scrape-actions.validator.js';
-import type { ScrapeOptions } from './scrape-browser.types.js';
-import { SCRAPE_FORMATS } from './scrape-request.dto.js';
+import { IsScrapeOptions, ScrapeOptionsDto, type ScrapeOptions } from './scrape-options.dto.js';
 import { IsUrlParams, URL_PARAMS_DOC, type UrlParams } from './url-params.validator.js';
 import { IsTimeout } from './timeout.validator.js';
 import { IsUpstreamEngine } from './upstream-engine.validator.js';
@@ -77,22 +75,14 @@ export class UrlBatchRequestDto {
   engine?: UpstreamEngine;
 
   @ApiPropertyOptional({
+    type: () => ScrapeOptionsDto,
     description:
-      'Type `scrape` only: the formats (instead of the configured markdown and html) and the browser options, as on ' +
-      '`/scrape` (ADR 0019): `formats`, `actions`, `location`, `mobile`, `blockAds` (ADR 0030).',
-    type: 'object',
-    properties: {
-      formats: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'object' }] } },
-      actions: { type: 'array', items: { type: 'object' } },
-      location: {
-        type: 'object',
-        properties: { country: { type: 'string' }, languages: { type: 'array', items: { type: 'string' } } },
-      },
-      mobile: { type: 'boolean' },
-      blockAds: { type: 'boolean', default: true },
-    },
+      "Type `scrape` only: POST /scrape's per-page options, with its rules and defaults (ADR 0039): the formats " +
+      '(instead of the configured markdown and html), `headers`, `headersEverywhere`, `waitFor`, ' +
+      '`onlyMainContent`, `includeTags`, `excludeTags`, `blockAds`, and the browser options `actions`, `location`, ' +
+      '`mobile` (ADR 0019).',
   })
   @IsOptional()
-  @Validate(IsScrapeOptions, [SCRAPE_FORMATS])
+  @Validate(IsScrapeOptions)
   scrapeOptions?: ScrapeOptions;
 }
