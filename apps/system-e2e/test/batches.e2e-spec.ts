@@ -242,7 +242,9 @@ describe('asynchronous batches through the whole stack (processes, real Redis an
     const whole = markdownOf.get(batches.whole.urls[0]) ?? '';
     for (const f of ['Sport', 'We use cookies', 'Most read', 'All rights reserved']) expect(whole).toContain(f);
     expect(markdownOf.get(batches.picked.urls[0])).toBe(
-      '# Tram line approved, probe none\n\n### Most read\n\n-   [Heatwave warning](/a)\n-   [Bakery award](/b)',
+      // Link URLs are absolute against the page (ADR 0003), as on /scrape.
+      `# Tram line approved, probe none\n\n### Most read\n\n-   [Heatwave warning](${site.url}/a)\n` +
+        `-   [Bakery award](${site.url}/b)`,
     );
     const dropped = markdownOf.get(batches.dropped.urls[0]) ?? '';
     expect(dropped).toContain('Most read');
