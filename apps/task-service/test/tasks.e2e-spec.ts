@@ -74,8 +74,19 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
       return { data: { organicResults: [{ name: `place for ${q}` }] }, q };
     });
     serveSubject(nc, SUBJECTS.searchWeb, (data) => {
-      const { q, gl, num } = data as { q: string; gl: string; num: number };
-      return { results: [{ title: `result for ${q}` }], location: { htmlLang: 'en' }, gl, num };
+      const { q, gl, num, meta } = data as { q: string; gl: string; num: number; meta?: boolean };
+      return {
+        results: [{ title: `result for ${q}` }],
+        location: { htmlLang: 'en' },
+        gl,
+        num,
+        askedMeta: meta ?? null,
+      };
+    });
+    // A retail page: says whether the request asked for `meta` (the extractor would add the block).
+    serveSubject(nc, SUBJECTS.extractRetail, (data) => {
+      const { url, meta } = data as { url: string; meta?: boolean };
+      return { url, askedMeta: meta ?? null };
     });
     await nc.flush();
 
@@ -311,6 +322,32 @@ describe('task-service (in-process, real Redis and NATS, stand-in extractors, re
         ],
       },
     });
+  });
+
+  it('passes `meta` to every query of a search batch and to a retail URL task when the batch asks for it', async () => {
+    const { jobs: search } = await submit({
+      kind: 'search',
+      request: { querys: ['ristretto', 'lungo'], webhook: `${receiver.url}/meta`, meta: true },
+    });
+    expect(search[0]).toMatchObject({ data: { meta: true } });
+    const { jobs: plain } = await submit({
+      kind: 'search',
+      request: { querys: ['doppio'], webhook: `${receiver.url}/meta` },
+    });
+    expect(plain[0]!.data).not.toHaveProperty('meta');
+    const { jobs: retail } = await submit({
+      kind: 'url',
+      request: {
+        urls: ['https://www.amazon.com/dp/B0META0001'],
+        type: 'retail',
+        webhook: `${receiver.url}/meta`,
+        meta: true,
+      },
+    });
+    const [[s], [p], [r]] = await outcomesOf(receiver, [search[0]!.id, plain[0]!.id, retail[0]!.id]);
+    expect(s!.body.data.results.map((x: { data: { askedMeta: unknown } }) => x.data.askedMeta)).toEqual([true, true]);
+    expect(p!.body.data.results[0].data.askedMeta).toBeNull();
+    expect(r!.body).toMatchObject({ event: 'task.completed', data: { askedMeta: true } });
   });
 
   it('delivers to a receiver that answers 500 three times, with the same webhook-id on every attempt', async () => {

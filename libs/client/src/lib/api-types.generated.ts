@@ -274,6 +274,7 @@ export type MapsBatchJobData = {
   hl: string;
   kind: "maps";
   ll: string;
+  meta?: boolean;
   num: number;
   querys: string[];
   start: number;
@@ -285,6 +286,7 @@ export type MapsBatchRequest = {
   engine?: "http" | "browser" | "auto";
   hl?: string;
   ll?: string;
+  meta?: boolean;
   num?: number;
   querys: string[];
   start?: number;
@@ -622,6 +624,7 @@ export type SearchBatchJobData = {
   hl: string;
   kind: "search";
   lr?: string;
+  meta?: boolean;
   num: number;
   querys: string[];
   start: number;
@@ -635,6 +638,7 @@ export type SearchBatchRequest = {
   gl?: string;
   hl?: string;
   lr?: string;
+  meta?: boolean;
   num?: number;
   querys: string[];
   start?: number;
@@ -672,6 +676,7 @@ export type UrlBatchJob = {
 
 export type UrlBatchRequest = {
   engine?: "http" | "browser" | "auto";
+  meta?: boolean;
   params?: Record<string, unknown>;
   scrapeOptions?: ScrapeOptions;
   timeout?: number;
@@ -692,6 +697,7 @@ export type UrlBatchWebhookOptions = {
 export type UrlJobData = {
   engine?: "http" | "browser" | "auto";
   kind: "url";
+  meta?: boolean;
   params?: Record<string, string | number | boolean>;
   scrapeOptions?: Record<string, unknown>;
   timeout: number;

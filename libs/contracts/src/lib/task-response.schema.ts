@@ -28,6 +28,8 @@ const QUERY_BATCH_FIELDS = {
   webhook: s.str(),
   /** Extension of the spec: the engine asked for (absent: the service's configuration). */
   engine: s.optional(s.enumOf(UPSTREAM_ENGINES)),
+  /** Each result carries `meta` (docs/result-meta.md); present only when asked. */
+  meta: s.optional(s.bool('Each result carries `meta` (parser, version, empty fields).')),
 };
 
 /** Echo of a maps batch (one job per call). */
@@ -62,6 +64,7 @@ export const URL_JOB_DATA = s.named(
     type: s.enumOf(EXTRACT_TYPES),
     params: s.optional(URL_PARAMS),
     engine: QUERY_BATCH_FIELDS.engine,
+    meta: QUERY_BATCH_FIELDS.meta,
     /** POST /scrape's per-page options (ADR 0019, ADR 0039). */
     scrapeOptions: s.optional(
       s.anyObjectOf<ScrapeOptions>('Type `scrape`: the page options asked for, as POST /scrape takes them.'),

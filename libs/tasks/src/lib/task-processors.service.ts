@@ -163,6 +163,7 @@ export class TaskProcessors {
         timeout: data.timeout,
         params: data.params,
         engine: data.engine,
+        meta: data.meta,
         tenant: data.apiKeyId,
         ...(data.scrapeOptions ? { scrapeOptions: data.scrapeOptions } : {}),
       },

@@ -162,6 +162,8 @@ export class TaskSubmitter {
       type: req.type,
       ...(req.params ? { params: req.params } : {}),
       ...(req.engine ? { engine: req.engine } : {}),
+      // `meta` is a parsed record's (docs/result-meta.md): a scrape has its page metadata instead.
+      ...(req.meta && req.type !== 'scrape' ? { meta: true } : {}),
       ...(req.scrapeOptions ? { scrapeOptions: req.scrapeOptions } : {}),
       ...meta,
       ...(batchEvents ? { batchEvents } : {}),
@@ -280,10 +282,23 @@ export class TaskSubmitter {
   private async submitMaps(req: MapsBatchRequestDto, meta: TaskJobMeta, cap?: number): Promise<TaskSubmitReply> {
     const { querys, ll, hl, start, num, timeout, webhook } = req;
     const engine = req.engine ? { engine: req.engine } : {};
-    const data: TaskJobData = { kind: 'maps', querys, ll, hl, start, num, timeout, webhook, ...engine, ...meta };
+    const withMeta = req.meta ? { meta: true } : {};
+    const data: TaskJobData = {
+      kind: 'maps',
+      querys,
+      ll,
+      hl,
+      start,
+      num,
+      timeout,
+      webhook,
+      ...engine,
+      ...withMeta,
+      ...meta,
+    };
     const children = querys.map((q): QueryJobData => ({
       kind: 'maps-query',
-      request: { q, ll, hl, start, num, timeout, ...engine },
+      request: { q, ll, hl, start, num, timeout, ...engine, ...withMeta },
       ...queryMetaOf(meta),
     }));
     return this.submitFlow('maps-batch', 'maps-query', QUEUES.maps, data, children, meta.apiKeyId, cap);
@@ -293,6 +308,7 @@ export class TaskSubmitter {
     const { querys, start, num, hl, gl, cr, lr, timeout, webhook } = req;
     const optional = { ...(cr ? { cr } : {}), ...(lr ? { lr } : {}) };
     const engine = req.engine ? { engine: req.engine } : {};
+    const withMeta = req.meta ? { meta: true } : {};
     const data: TaskJobData = {
       kind: 'search',
       querys,
@@ -304,11 +320,12 @@ export class TaskSubmitter {
       timeout,
       webhook,
       ...engine,
+      ...withMeta,
       ...meta,
     };
     const children = querys.map((q): QueryJobData => ({
       kind: 'search-query',
-      request: { q, start, num, hl, gl, ...optional, timeout, ...engine },
+      request: { q, start, num, hl, gl, ...optional, timeout, ...engine, ...withMeta },
       ...queryMetaOf(meta),
     }));
     return this.submitFlow('search-batch', 'search-query', QUEUES.search, data, children, meta.apiKeyId, cap);

@@ -5,11 +5,13 @@ import {
   IsArray,
   IsInt,
   IsNotEmpty,
+  IsOptional,
   IsString,
   Matches,
   Max,
   MaxLength,
   Min,
+  IsBoolean,
 } from 'class-validator';
 import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_BATCH_MAPS_LL, DEFAULT_HL, LIMITS, LL_PATTERN } from '../limits.constants.js';
@@ -59,4 +61,13 @@ export class MapsBatchRequestDto {
 
   @IsUpstreamEngine()
   engine?: UpstreamEngine;
+
+  @ApiPropertyOptional({
+    description:
+      'Each result carries `meta` (parser, parser version, fields left empty; docs/result-meta.md). Not for type `scrape`.',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 }

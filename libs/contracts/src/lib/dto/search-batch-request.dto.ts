@@ -11,6 +11,7 @@ import {
   Max,
   MaxLength,
   Min,
+  IsBoolean,
 } from 'class-validator';
 import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { DEFAULT_BATCH_GL, DEFAULT_HL, LIMITS } from '../limits.constants.js';
@@ -74,4 +75,13 @@ export class SearchBatchRequestDto {
 
   @IsUpstreamEngine()
   engine?: UpstreamEngine;
+
+  @ApiPropertyOptional({
+    description:
+      'Each result carries `meta` (parser, parser version, fields left empty; docs/result-meta.md). Not for type `scrape`.',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 }

@@ -9,6 +9,7 @@ import {
   IsUUID,
   Validate,
   ValidateNested,
+  IsBoolean,
 } from 'class-validator';
 import type { UpstreamEngine } from '../upstream-engine.constants.js';
 import { EXTRACT_TYPES, type ExtractType } from '../extract-type.constants.js';
@@ -73,6 +74,15 @@ export class UrlBatchRequestDto {
 
   @IsUpstreamEngine()
   engine?: UpstreamEngine;
+
+  @ApiPropertyOptional({
+    description:
+      'Each result carries `meta` (parser, parser version, fields left empty; docs/result-meta.md). Not for type `scrape`.',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  meta?: boolean;
 
   @ApiPropertyOptional({
     type: () => ScrapeOptionsDto,
