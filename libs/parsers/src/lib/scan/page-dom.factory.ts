@@ -15,6 +15,7 @@ import {
   type CompiledSelector,
 } from './compiled-selector.util.js';
 import { ElementOrder } from './element-order.util.js';
+import { registerPageQuery } from './page-query.util.js';
 import type { ScanMeter } from './scan-meter.types.js';
 
 /**
@@ -247,7 +248,9 @@ export function loadPageDom(html: string, meter?: ScanMeter): CheerioAPI {
   const $ = load(handler.root, { xml: { xmlMode: false, decodeEntities: true } });
   const fn = $.fn as unknown as Record<string, unknown>;
   let order: ElementOrder | undefined;
-  fn._findBySelector = findBySelector(() => (order ??= new ElementOrder(handler.root)));
+  const currentOrder = (): ElementOrder => (order ??= new ElementOrder(handler.root));
+  fn._findBySelector = findBySelector(currentOrder);
+  registerPageQuery($, currentOrder);
   // A find reads the element order built on first use: a removal marks the removed elements in it, any other change
   // of the tree drops it.
   const remove = fn.remove as (this: Cheerio<AnyNode>, selector?: string) => Cheerio<AnyNode>;
