@@ -1,7 +1,6 @@
 // The elements of a loaded document in document order, indexed by tag and attribute name: what the loaded document's
 // `.find()` scans instead of walking the tree (see compiled-selector.util.ts).
-import { isTag, type AnyNode } from 'domhandler';
-import { getChildren } from 'domutils';
+import { isTag, type AnyNode, type ParentNode } from 'domhandler';
 import type { CompiledSelector } from './compiled-selector.util.js';
 
 /**
@@ -19,28 +18,29 @@ export class ElementOrder {
   private dead: Uint8Array | undefined;
 
   constructor(private readonly root: AnyNode) {
-    this.visit(root);
+    const byTag = new Map<string, number[]>();
+    const byAttribute = new Map<string, number[]>();
+    this.visit(root, byTag, byAttribute);
+    // Keyed as the compiled selectors name them; names are joined to their prefix once each, not once per element.
+    for (const [name, at] of byTag) this.byKey.set(`<${name}`, at);
+    for (const [name, at] of byAttribute) this.byKey.set(`@${name}`, at);
   }
 
   /** Depth-first; the tree's depth is capped (MAX_DOM_DEPTH), so the recursion is bounded. */
-  private visit(node: AnyNode): void {
-    for (const child of getChildren(node)) {
+  private visit(node: AnyNode, byTag: Map<string, number[]>, byAttribute: Map<string, number[]>): void {
+    const children = (node as ParentNode).children;
+    for (let c = 0; c < children.length; c++) {
+      const child = children[c];
       if (!isTag(child)) continue;
       const i = this.order.length;
       this.order.push(child);
       this.at.set(child, i);
-      this.index(`<${child.name}`, i);
-      for (const name in child.attribs) this.index(`@${name}`, i);
+      push(byTag, child.name, i);
+      for (const name in child.attribs) push(byAttribute, name, i);
       this.ends.push(0);
-      this.visit(child);
+      this.visit(child, byTag, byAttribute);
       this.ends[i] = this.order.length;
     }
-  }
-
-  private index(key: string, i: number): void {
-    const same = this.byKey.get(key);
-    if (same) same.push(i);
-    else this.byKey.set(key, [i]);
   }
 
   /** Marks an element that was removed from the tree, with everything inside it. */
@@ -93,6 +93,12 @@ export class ElementOrder {
     }
     return out;
   }
+}
+
+function push(map: Map<string, number[]>, key: string, i: number): void {
+  const same = map.get(key);
+  if (same) same.push(i);
+  else map.set(key, [i]);
 }
 
 /** Index of the first value of an ascending list that is at least `min` (binary search). */

@@ -7,6 +7,7 @@ import type { AnyNode, Element } from 'domhandler';
 import type { SitelinkItem, WebResultItem } from '@trawl/contracts';
 import { COLUMN_BOUNDARIES, NON_ORGANIC_FOR_H3, NON_ORGANIC_REGIONS } from './serp-regions.constants.js';
 import {
+  ancestorsOf,
   attrOf,
   clean,
   hostnameOf,
@@ -58,11 +59,6 @@ function anchorsWithHeading(query: PageQuery, headingSelector: string): ResultAn
     out.push({ anchor, heading, link, title });
   }
   return out;
-}
-
-/** The ancestors of a node up to the document (not included), nearest first. */
-function* ancestorsOf(node: AnyNode): Generator<Element> {
-  for (let up = node.parent; up && up.type !== 'root'; up = up.parent) yield up as Element;
 }
 
 export function readOrganicResults($: CheerioAPI, ctx: OrganicContext): WebResultItem[] {

@@ -2,6 +2,8 @@
 // fills in from inline scripts. Nothing here knows a class name.
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import { isTag, type AnyNode, type Element } from 'domhandler';
+import { textContent } from 'domutils';
+import { pageQuery } from '../scan/page-query.util.js';
 
 /** Elements that start a new line when rendered: their text is separated from what is around it. */
 const BLOCK_TAGS = new Set([
@@ -87,6 +89,11 @@ export function nodeText(node: AnyNode | undefined, skip?: ReadonlySet<AnyNode>)
   const out: string[] = [];
   collect(node, out, skip);
   return clean(out.join(''));
+}
+
+/** The ancestors of a node up to the document (not included), nearest first: cheerio's `.parents()` of one node. */
+export function* ancestorsOf(node: AnyNode): Generator<Element> {
+  for (let up = node.parent; up && up.type !== 'root'; up = up.parent) yield up as Element;
 }
 
 /** Attributes cheerio's `.attr()` answers with their own name (HTML mode). */
@@ -186,9 +193,10 @@ export function scriptImageMap($: CheerioAPI): Map<string, string> {
       .replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
       .replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
       .replace(/\\\//g, '/');
-  $('script').each((_, el) => {
-    const code = $(el).text();
-    if (!code) return;
+  const query = pageQuery($);
+  for (const el of query.find(query.root, 'script')) {
+    const code = textContent(el);
+    if (!code) continue;
     // Bounded repeats: a script of a million unclosed `var ii=[` costs a bounded scan from each, not the rest.
     for (const m of code.matchAll(/var s='(data:image\/[^']{1,200000})';\s{0,16}var ii=\[([^\]]{0,4000})\]/g)) {
       const src = unescape(m[1]);
@@ -206,7 +214,7 @@ export function scriptImageMap($: CheerioAPI): Map<string, string> {
         // Not JSON after all: ignore, the images stay unresolved.
       }
     }
-  });
+  }
   return map;
 }
 
