@@ -4,7 +4,7 @@
 // elements, same order); selectors that cheerio must answer still go to cheerio.
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import { isTag, type AnyNode, type Element } from 'domhandler';
-import { compiledSelector, findUnder, type CompiledSelector } from './compiled-selector.util.js';
+import { compiledSelector, filterScoped, findUnder, type CompiledSelector } from './compiled-selector.util.js';
 import type { ElementOrder } from './element-order.util.js';
 
 export interface PageQuery {
@@ -69,8 +69,8 @@ class CheerioQuery implements PageQuery {
 
 /**
  * A compiled selector answered on the nodes themselves, with the loaded document's semantics: a find scans the element
- * order's range of the start node (`ElementOrder.find`), unless the selector walks up from a start whose parent is an
- * element (cheerio scopes that one), which cheerio answers.
+ * order's range of the start node (`ElementOrder.find`); a selector that walks up from a start whose parent is an
+ * element (cheerio scopes that one) keeps the matches whose leftmost part lies in the start (`filterScoped`).
  */
 class IndexedQuery extends CheerioQuery {
   constructor(
@@ -82,8 +82,11 @@ class IndexedQuery extends CheerioQuery {
 
   override find(from: AnyNode, selector: string, limit = Infinity): Element[] {
     const q = compiledSelector(selector);
-    if (q === null || (q.traverses && isTag(from) && from.parent && isTag(from.parent))) {
-      return super.find(from, selector, limit);
+    if (q === null) return super.find(from, selector, limit);
+    if (q.traverses && isTag(from) && from.parent && isTag(from.parent)) {
+      // cheerio scopes it: the unscoped matches under `from`, kept when they match from inside `from`.
+      const unscoped = this.order().find(from, q, Infinity) ?? findUnder(from, q, Infinity);
+      return (filterScoped(from, selector, unscoped, limit) ?? super.find(from, selector, limit)) as Element[];
     }
     return (this.order().find(from, q, limit) ?? findUnder(from, q, limit)) as Element[];
   }
