@@ -10,7 +10,8 @@ import type { CompiledSelector } from './compiled-selector.util.js';
  */
 export class ElementOrder {
   private readonly order: AnyNode[] = [];
-  private readonly at = new Map<AnyNode, number>();
+  /** Positions of elements that `startIndex` does not find (built on first need). */
+  private at: Map<AnyNode, number> | undefined;
   private readonly ends: number[] = [];
   /** Positions in `order` of the elements of each key (`<tag`, `@attribute`), ascending. */
   private readonly byKey = new Map<string, number[]>();
@@ -34,7 +35,6 @@ export class ElementOrder {
       if (!isTag(child)) continue;
       const i = this.order.length;
       this.order.push(child);
-      this.at.set(child, i);
       push(byTag, child.name, i);
       for (const name in child.attribs) push(byAttribute, name, i);
       this.ends.push(0);
@@ -43,9 +43,35 @@ export class ElementOrder {
     }
   }
 
+  /**
+   * An element's position: found by its `startIndex` (set by the load, ascending in document order; elements made by
+   * the parser without a tag of their own share their neighbour's), confirmed by identity; else from a map of every
+   * element, built once (elements inserted after the load carry another input's indices).
+   */
+  private positionOf(el: AnyNode): number | undefined {
+    const start = el.startIndex;
+    const order = this.order;
+    if (typeof start === 'number') {
+      let lo = 0;
+      let hi = order.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const s = order[mid].startIndex;
+        if (s !== null && s < start) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = lo; k < order.length && order[k].startIndex === start; k++) if (order[k] === el) return k;
+    }
+    if (!this.at) {
+      this.at = new Map();
+      for (let k = 0; k < order.length; k++) this.at.set(order[k], k);
+    }
+    return this.at.get(el);
+  }
+
   /** Marks an element that was removed from the tree, with everything inside it. */
   drop(el: AnyNode): void {
-    const i = this.at.get(el);
+    const i = this.positionOf(el);
     if (i === undefined) return;
     const dead = (this.dead ??= new Uint8Array(this.order.length));
     dead.fill(1, i, this.ends[i]);
@@ -57,7 +83,7 @@ export class ElementOrder {
     let hi = this.order.length;
     const dead = this.dead;
     if (from !== this.root) {
-      const i = this.at.get(from);
+      const i = this.positionOf(from);
       if (i === undefined || dead?.[i]) return undefined;
       lo = i + 1;
       hi = this.ends[i];

@@ -40,6 +40,8 @@ type Node = Parameters<DomHandler['addNode']>[0];
 
 /** htmlparser2's Parser internals the depth cap trims: open element names and foreign-content flags, innermost first. */
 interface OpenElements {
+  /** Where the current token starts in the input. */
+  startIndex: number;
   stack: string[];
   foreignContext: boolean[];
   onclosetag(start: number, endIndex: number): void;
@@ -53,7 +55,9 @@ class CappedDomHandler extends DomHandler {
   private open?: OpenElements;
 
   constructor(private readonly meter?: ScanMeter) {
-    super(undefined, { withStartIndices: false, withEndIndices: false });
+    // Start indices: every node's position in the input, ascending in document order (ElementOrder finds a node by
+    // it instead of keeping a map of every element).
+    super(undefined, { withStartIndices: true, withEndIndices: false });
   }
 
   override onparserinit(parser: Parameters<DomHandler['onparserinit']>[0]): void {
@@ -100,6 +104,7 @@ class CappedDomHandler extends DomHandler {
     }
     const parent = stack[depth - 1];
     const previous = parent.children[parent.children.length - 1];
+    if (this.open) node.startIndex = this.open.startIndex;
     parent.children.push(node);
     if (previous) {
       node.prev = previous;
