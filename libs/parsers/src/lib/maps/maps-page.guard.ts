@@ -2,7 +2,7 @@
 // pages of another kind.
 import { TrawlError } from '@trawl/contracts';
 import type { ScanMeter } from '../scan/scan-meter.types.js';
-import { withoutScripts } from '../scan/script-text.util.js';
+import { matchesWithoutScripts } from '../scan/script-text.util.js';
 import { UpstreamWallError, WALL_NAMES, type WallKind } from '../wall/upstream-wall.error.js';
 
 /**
@@ -40,7 +40,7 @@ const MAPS_PAYLOAD = /\)\]\}'/;
 /** Rendered content in the markup (not in scripts). */
 function hasMapsMarkup(html: string, meter?: ScanMeter): boolean {
   // Markup only: a script that builds the feed names it too, and a shell is not content.
-  return MAPS_MARKUP.test(withoutScripts(html, meter));
+  return matchesWithoutScripts(html, MAPS_MARKUP, meter);
 }
 
 /**

@@ -1,6 +1,8 @@
 // Layer 3 for search pages: the rendered result list (`role="feed"` of `role="article"` cards, each with a link to
 // the place whose URL carries its feature id, coordinates and place id).
 import type * as cheerio from 'cheerio';
+import { isTag, type Element } from 'domhandler';
+import { textContent } from 'domutils';
 import { splitAddress } from './address.util.js';
 import {
   isOpeningStatus,
@@ -12,51 +14,54 @@ import {
 } from './maps-dom.util.js';
 import { cidFromDataId, type PlaceFacts } from './place-facts.util.js';
 import { normaliseLocale, parseLocaleCount, parseLocaleRating } from '../locale/index.js';
-
-type Sel = cheerio.Cheerio<Parameters<typeof cheerio.contains>[0]>;
+import { pageQuery, type PageQuery } from '../scan/page-query.util.js';
 
 /** Text of each leaf cell of a card's info rows, one array per row. */
-function infoRows($: cheerio.CheerioAPI, card: Sel): string[][] {
+function infoRows(query: PageQuery, card: Element): string[][] {
   const rows: string[][] = [];
-  card.find('div').each((_, div) => {
-    const row = $(div);
-    const spans = row.children('span');
-    if (spans.length === 0 || row.children('div').length > 0) return;
-    if (row.find('[role="img"][aria-label*="star" i]').length > 0) return;
+  for (const row of query.find(card, 'div')) {
+    const kids = row.children.filter(isTag);
+    const spans = kids.filter((k) => query.is(k, 'span'));
+    if (spans.length === 0 || kids.some((k) => query.is(k, 'div'))) continue;
+    if (query.first(row, '[role="img"][aria-label*="star" i]')) continue;
     const cells = spans
-      .map((__, s) =>
-        $(s)
-          .text()
+      .map((s) =>
+        textContent(s)
           .replace(/^\s*[·⋅]\s*/, '')
           .trim(),
       )
-      .get()
       .filter((t) => t !== '');
     if (cells.length > 0) rows.push(cells);
-  });
+  }
   return rows;
 }
 
-function readCard($: cheerio.CheerioAPI, card: Sel, locale: string | undefined): PlaceFacts | undefined {
-  const link = card.find('a[href*="/maps/place/"]').first();
-  const href = link.attr('href');
+/** `.attr(name)` of an element (undefined for none). */
+function attr(el: Element | undefined, name: string): string | undefined {
+  return el && Object.hasOwn(el.attribs, name) ? el.attribs[name] : undefined;
+}
+
+function readCard(query: PageQuery, card: Element, locale: string | undefined): PlaceFacts | undefined {
+  const link = query.first(card, 'a[href*="/maps/place/"]');
+  const href = attr(link, 'href');
   const fromUrl = readPlaceUrl(href);
+  const headline = query.first(card, '.fontHeadlineSmall');
   const name =
-    card.attr('aria-label')?.trim() ||
-    link.attr('aria-label')?.trim() ||
-    card.find('.fontHeadlineSmall').first().text().trim() ||
+    attr(card, 'aria-label')?.trim() ||
+    attr(link, 'aria-label')?.trim() ||
+    (headline ? textContent(headline) : '').trim() ||
     undefined;
   if (!name) return undefined;
 
   // The star label reads "4.5 stars 1,234 Reviews", "4,5 Sterne 1.234 Rezensionen", "4,6 étoiles 3 412 avis": by
   // structure (a role="img" label starting with a rating), numbers read with the page locale's separators.
-  const starLabel = card
-    .find('[role="img"][aria-label]')
-    .filter(
-      (_, e) => /^\s*\d[.,]\d\b/.test($(e).attr('aria-label') ?? '') || /stars?/i.test($(e).attr('aria-label') ?? ''),
-    )
-    .first()
-    .attr('aria-label');
+  const labelled = query.find(card, '[role="img"][aria-label]');
+  const starLabel = attr(
+    labelled.find(
+      (e) => /^\s*\d[.,]\d\b/.test(attr(e, 'aria-label') ?? '') || /stars?/i.test(attr(e, 'aria-label') ?? ''),
+    ),
+    'aria-label',
+  );
   const starMatch = /(\d[.,]?\d*)\D*(\d[\d.,\s\u00a0\u202f]*)?/.exec(starLabel ?? '');
   const facts: PlaceFacts = {
     name,
@@ -68,7 +73,7 @@ function readCard($: cheerio.CheerioAPI, card: Sel, locale: string | undefined):
     categories: [],
   };
 
-  const rows = infoRows($, card).filter((r) => !r.every((t) => /^[\d.,]+\s*(\([\d.,\s\u00a0\u202f]+\))?$/.test(t)));
+  const rows = infoRows(query, card).filter((r) => !r.every((t) => /^[\d.,]+\s*(\([\d.,\s\u00a0\u202f]+\))?$/.test(t)));
   let first = true;
   for (const row of rows) {
     if (row.some(isOpeningStatus) && !facts.status) {
@@ -92,26 +97,23 @@ function readCard($: cheerio.CheerioAPI, card: Sel, locale: string | undefined):
     if (phone) facts.phone = phone;
     else if (!facts.description && row.length === 1) facts.description = row[0].replace(/^"|"$/g, '');
   }
-  const price = card
-    .find('[role="img"][aria-label]')
-    .filter((_, e) => isPriceLevel($(e).text()))
-    .first();
-  if (price.length > 0) {
-    facts.priceDollar = price.text().trim();
-    facts.priceText = price.attr('aria-label');
+  const price = labelled.find((e) => isPriceLevel(textContent(e)));
+  if (price) {
+    facts.priceDollar = textContent(price).trim();
+    facts.priceText = attr(price, 'aria-label');
   }
   const parts = splitAddress(facts.address);
   facts.street = parts.street ?? facts.address;
-  facts.image = card
-    .find('img')
-    .map((_, i) => $(i).attr('src'))
-    .get()
-    .find((s) => PHOTO_URL.test(s));
-  const site = card
-    .find('a[href]')
-    .map((_, a) => unwrapRedirect($(a).attr('href')))
-    .get()
-    .find((u) => /^https?:\/\//.test(u) && !/^https?:\/\/(www\.)?google\.[a-z.]+\//.test(u));
+  facts.image = query
+    .find(card, 'img')
+    .map((i) => attr(i, 'src'))
+    .find((s): s is string => s !== undefined && PHOTO_URL.test(s));
+  const site = query
+    .find(card, 'a[href]')
+    .map((a) => unwrapRedirect(attr(a, 'href')))
+    .find(
+      (u): u is string => u !== undefined && /^https?:\/\//.test(u) && !/^https?:\/\/(www\.)?google\.[a-z.]+\//.test(u),
+    );
   if (site) facts.website = site;
   facts.reviewsUrl = facts.placeId ? `https://search.google.com/local/reviews?placeid=${facts.placeId}` : undefined;
   return facts;
@@ -119,13 +121,14 @@ function readCard($: cheerio.CheerioAPI, card: Sel, locale: string | undefined):
 
 /** Cards of a rendered search page loaded once (`$`), in page order. */
 export function readSearchDom($: cheerio.CheerioAPI): PlaceFacts[] {
+  const query = pageQuery($);
   const locale = normaliseLocale($('html').attr('lang'));
-  let cards: Sel = $('[role="feed"] [role="article"]');
-  if (cards.length === 0) cards = $('[role="article"]');
-  if (cards.length === 0) cards = $('a[href*="/maps/place/"]').parent();
+  let cards: Element[] = query.find(query.root, '[role="feed"] [role="article"]');
+  if (cards.length === 0) cards = query.find(query.root, '[role="article"]');
+  if (cards.length === 0) cards = $('a[href*="/maps/place/"]').parent().toArray() as Element[];
   // A card never holds another card: only the innermost are read (a page of cards nested in cards would make every
   // outer card's reading cover the rest of the page). Found in one walk up from each card.
-  const all = new Set(cards.toArray());
+  const all = new Set(cards);
   const outer = new Set<unknown>();
   for (const card of all) {
     for (let up = card.parent; up; up = up.parent) {
@@ -136,7 +139,7 @@ export function readSearchDom($: cheerio.CheerioAPI): PlaceFacts[] {
   const out: PlaceFacts[] = [];
   for (const el of all) {
     if (outer.has(el)) continue;
-    const facts = readCard($, $(el), locale);
+    const facts = readCard(query, el, locale);
     if (facts) out.push(facts);
   }
   return out;

@@ -6,7 +6,7 @@
 // (same elements, same order). Anything else goes to cheerio as before.
 import type { Cheerio } from 'cheerio';
 import { compile } from 'css-select';
-import { parse, type Selector } from 'css-what';
+import { parse, SelectorType, type Selector } from 'css-what';
 import { isTag, type AnyNode, type Element } from 'domhandler';
 import { find as findNodes, getChildren, uniqueSort } from 'domutils';
 
@@ -91,6 +91,72 @@ export function compiledSelector(selector: string): CompiledSelector | null {
   // The parsers' selectors are constants; the bound only keeps a caller with made-up selectors from growing it.
   if (cache.size < MAX_CACHED) cache.set(selector, hit);
   return hit;
+}
+
+/** The element a scoped selector is asked from (set for the duration of one `findScoped`). */
+let scope: AnyNode | undefined;
+
+/** Whether `el` is the current scope element or inside it. */
+function withinScope(el: AnyNode): boolean {
+  for (let n: AnyNode | null = el; n; n = n.parent) if (n === scope) return true;
+  return false;
+}
+
+const WITHIN_SCOPE = 'trawl-within-scope';
+const scopedCache = new Map<string, ((el: AnyNode) => boolean) | null>();
+
+/**
+ * A selector that walks to other elements, as cheerio asks it from an element whose parent is an element: css-select
+ * then puts the context before every alternative (`:scope` and a descendant combinator that takes the context itself
+ * too), so an alternative's leftmost compound must match the start element or an element inside it. Compiled once with
+ * that condition added to each leftmost compound, checked against the start of the current call; without css-select's
+ * cache of non-matching ancestors (it would outlive the start it was true for). Null when cheerio must answer.
+ */
+function scopedSelector(selector: string): ((el: AnyNode) => boolean) | null {
+  let hit = scopedCache.get(selector);
+  if (hit !== undefined) return hit;
+  hit = null;
+  if (compiledSelector(selector)) {
+    const token = parse(selector);
+    for (const tokens of token) {
+      const firstWalk = tokens.findIndex((t) => WALKS.has(t.type));
+      tokens.splice(firstWalk < 0 ? tokens.length : firstWalk, 0, {
+        type: SelectorType.Pseudo,
+        name: WITHIN_SCOPE,
+        data: null,
+      });
+    }
+    hit = compile<AnyNode, Element>(token, {
+      xmlMode: false,
+      cacheResults: false,
+      pseudos: { [WITHIN_SCOPE]: withinScope },
+    }) as (el: AnyNode) => boolean;
+  }
+  if (scopedCache.size < MAX_CACHED) scopedCache.set(selector, hit);
+  return hit;
+}
+
+/**
+ * Elements under `root` that match `selector` as cheerio's `.find()` asks it from `root` when `root`'s parent is an
+ * element (see `scopedSelector`): `candidates` are the elements under `root` that match it unscoped, in document order
+ * (a scoped match is an unscoped one). Null when cheerio must answer.
+ */
+export function filterScoped(root: AnyNode, selector: string, candidates: AnyNode[], limit: number): AnyNode[] | null {
+  const test = scopedSelector(selector);
+  if (!test) return null;
+  const out: AnyNode[] = [];
+  const outer = scope;
+  scope = root;
+  try {
+    for (const el of candidates) {
+      if (!test(el)) continue;
+      out.push(el);
+      if (out.length >= limit) break;
+    }
+  } finally {
+    scope = outer;
+  }
+  return out;
 }
 
 type Sel = Cheerio<AnyNode>;

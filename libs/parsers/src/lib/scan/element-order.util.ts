@@ -1,7 +1,6 @@
 // The elements of a loaded document in document order, indexed by tag and attribute name: what the loaded document's
 // `.find()` scans instead of walking the tree (see compiled-selector.util.ts).
-import { isTag, type AnyNode } from 'domhandler';
-import { getChildren } from 'domutils';
+import { isTag, type AnyNode, type ParentNode } from 'domhandler';
 import type { CompiledSelector } from './compiled-selector.util.js';
 
 /**
@@ -11,7 +10,8 @@ import type { CompiledSelector } from './compiled-selector.util.js';
  */
 export class ElementOrder {
   private readonly order: AnyNode[] = [];
-  private readonly at = new Map<AnyNode, number>();
+  /** Positions of elements that `startIndex` does not find (built on first need). */
+  private at: Map<AnyNode, number> | undefined;
   private readonly ends: number[] = [];
   /** Positions in `order` of the elements of each key (`<tag`, `@attribute`), ascending. */
   private readonly byKey = new Map<string, number[]>();
@@ -19,33 +19,59 @@ export class ElementOrder {
   private dead: Uint8Array | undefined;
 
   constructor(private readonly root: AnyNode) {
-    this.visit(root);
+    const byTag = new Map<string, number[]>();
+    const byAttribute = new Map<string, number[]>();
+    this.visit(root, byTag, byAttribute);
+    // Keyed as the compiled selectors name them; names are joined to their prefix once each, not once per element.
+    for (const [name, at] of byTag) this.byKey.set(`<${name}`, at);
+    for (const [name, at] of byAttribute) this.byKey.set(`@${name}`, at);
   }
 
   /** Depth-first; the tree's depth is capped (MAX_DOM_DEPTH), so the recursion is bounded. */
-  private visit(node: AnyNode): void {
-    for (const child of getChildren(node)) {
+  private visit(node: AnyNode, byTag: Map<string, number[]>, byAttribute: Map<string, number[]>): void {
+    const children = (node as ParentNode).children;
+    for (let c = 0; c < children.length; c++) {
+      const child = children[c];
       if (!isTag(child)) continue;
       const i = this.order.length;
       this.order.push(child);
-      this.at.set(child, i);
-      this.index(`<${child.name}`, i);
-      for (const name in child.attribs) this.index(`@${name}`, i);
+      push(byTag, child.name, i);
+      for (const name in child.attribs) push(byAttribute, name, i);
       this.ends.push(0);
-      this.visit(child);
+      this.visit(child, byTag, byAttribute);
       this.ends[i] = this.order.length;
     }
   }
 
-  private index(key: string, i: number): void {
-    const same = this.byKey.get(key);
-    if (same) same.push(i);
-    else this.byKey.set(key, [i]);
+  /**
+   * An element's position: found by its `startIndex` (set by the load, ascending in document order; elements made by
+   * the parser without a tag of their own share their neighbour's), confirmed by identity; else from a map of every
+   * element, built once (elements inserted after the load carry another input's indices).
+   */
+  private positionOf(el: AnyNode): number | undefined {
+    const start = el.startIndex;
+    const order = this.order;
+    if (typeof start === 'number') {
+      let lo = 0;
+      let hi = order.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const s = order[mid].startIndex;
+        if (s !== null && s < start) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = lo; k < order.length && order[k].startIndex === start; k++) if (order[k] === el) return k;
+    }
+    if (!this.at) {
+      this.at = new Map();
+      for (let k = 0; k < order.length; k++) this.at.set(order[k], k);
+    }
+    return this.at.get(el);
   }
 
   /** Marks an element that was removed from the tree, with everything inside it. */
   drop(el: AnyNode): void {
-    const i = this.at.get(el);
+    const i = this.positionOf(el);
     if (i === undefined) return;
     const dead = (this.dead ??= new Uint8Array(this.order.length));
     dead.fill(1, i, this.ends[i]);
@@ -57,7 +83,7 @@ export class ElementOrder {
     let hi = this.order.length;
     const dead = this.dead;
     if (from !== this.root) {
-      const i = this.at.get(from);
+      const i = this.positionOf(from);
       if (i === undefined || dead?.[i]) return undefined;
       lo = i + 1;
       hi = this.ends[i];
@@ -93,6 +119,12 @@ export class ElementOrder {
     }
     return out;
   }
+}
+
+function push(map: Map<string, number[]>, key: string, i: number): void {
+  const same = map.get(key);
+  if (same) same.push(i);
+  else map.set(key, [i]);
 }
 
 /** Index of the first value of an ascending list that is at least `min` (binary search). */

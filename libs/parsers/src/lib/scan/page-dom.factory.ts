@@ -15,6 +15,7 @@ import {
   type CompiledSelector,
 } from './compiled-selector.util.js';
 import { ElementOrder } from './element-order.util.js';
+import { registerPageQuery } from './page-query.util.js';
 import type { ScanMeter } from './scan-meter.types.js';
 
 /**
@@ -39,6 +40,8 @@ type Node = Parameters<DomHandler['addNode']>[0];
 
 /** htmlparser2's Parser internals the depth cap trims: open element names and foreign-content flags, innermost first. */
 interface OpenElements {
+  /** Where the current token starts in the input. */
+  startIndex: number;
   stack: string[];
   foreignContext: boolean[];
   onclosetag(start: number, endIndex: number): void;
@@ -52,7 +55,9 @@ class CappedDomHandler extends DomHandler {
   private open?: OpenElements;
 
   constructor(private readonly meter?: ScanMeter) {
-    super(undefined, { withStartIndices: false, withEndIndices: false });
+    // Start indices: every node's position in the input, ascending in document order (ElementOrder finds a node by
+    // it instead of keeping a map of every element).
+    super(undefined, { withStartIndices: true, withEndIndices: false });
   }
 
   override onparserinit(parser: Parameters<DomHandler['onparserinit']>[0]): void {
@@ -99,6 +104,7 @@ class CappedDomHandler extends DomHandler {
     }
     const parent = stack[depth - 1];
     const previous = parent.children[parent.children.length - 1];
+    if (this.open) node.startIndex = this.open.startIndex;
     parent.children.push(node);
     if (previous) {
       node.prev = previous;
@@ -247,7 +253,9 @@ export function loadPageDom(html: string, meter?: ScanMeter): CheerioAPI {
   const $ = load(handler.root, { xml: { xmlMode: false, decodeEntities: true } });
   const fn = $.fn as unknown as Record<string, unknown>;
   let order: ElementOrder | undefined;
-  fn._findBySelector = findBySelector(() => (order ??= new ElementOrder(handler.root)));
+  const currentOrder = (): ElementOrder => (order ??= new ElementOrder(handler.root));
+  fn._findBySelector = findBySelector(currentOrder);
+  registerPageQuery($, currentOrder);
   // A find reads the element order built on first use: a removal marks the removed elements in it, any other change
   // of the tree drops it.
   const remove = fn.remove as (this: Cheerio<AnyNode>, selector?: string) => Cheerio<AnyNode>;

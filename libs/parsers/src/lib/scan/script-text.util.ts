@@ -35,6 +35,40 @@ export function withoutScripts(html: string, meter?: ScanMeter): string {
 }
 
 /**
+ * Whether `re` matches the page without its scripts: `re.test(withoutScripts(html))`, for a pattern that reads only
+ * the text it matches and the character after it (no anchors, no lookbehind). The markup between scripts is asked
+ * first, in place: a match that ends before its stretch of markup does (so the character after it is the same once
+ * the scripts are cut) is a match of the page without scripts. Only a page with none is cut and asked whole (a match
+ * may span a cut). One pass: the first match ahead is kept until the markup passes it.
+ */
+export function matchesWithoutScripts(html: string, re: RegExp, meter?: ScanMeter): boolean {
+  const ahead = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
+  let match: RegExpExecArray | null | undefined;
+  let from = 0;
+  for (;;) {
+    SCRIPT_OPEN.lastIndex = from;
+    const open = SCRIPT_OPEN.exec(html);
+    const end = open ? open.index : html.length;
+    if (match === undefined || (match !== null && match.index < from)) {
+      ahead.lastIndex = from;
+      match = ahead.exec(html);
+    }
+    if (match === null) break;
+    if (match.index + match[0].length < end) {
+      if (meter) meter.chars += end;
+      return true;
+    }
+    if (!open) break;
+    SCRIPT_CLOSE.lastIndex = open.index + open[0].length;
+    const close = SCRIPT_CLOSE.exec(html);
+    if (!close) break;
+    from = close.index + close[0].length;
+  }
+  if (meter) meter.chars += html.length;
+  return re.test(withoutScripts(html, meter));
+}
+
+/**
  * Index just past the JSON literal (array or object) that starts at `start`, matched by brackets and aware of
  * double-quoted strings; -1 when it does not close. Iterative: nesting depth costs nothing.
  */

@@ -3,7 +3,8 @@
 // "people also ask", ads or a result. The query is the link's q parameter (its text may split words: "Fetch<b>mode</b>").
 import type { CheerioAPI } from 'cheerio';
 import { AD_REGIONS, AI_OVERVIEW_REGIONS, PAA_REGIONS } from './serp-regions.constants.js';
-import { clean, isGoogleHost } from './serp-dom.util.js';
+import { attrOf, clean, isGoogleHost } from './serp-dom.util.js';
+import { pageQuery } from '../scan/page-query.util.js';
 
 const NOT_RELATED_PARAMS = [
   'tbm',
@@ -50,6 +51,9 @@ const NOT_RELATED_PARAMS = [
   'chips',
 ];
 
+/** Where a link to another results page is something else (a question, an ad, a result's title, a spelling fix). */
+const NOT_RELATED_CONTEXT = `${PAA_REGIONS}, ${AD_REGIONS}, ${AI_OVERVIEW_REGIONS}, [data-hveid] h3, #topstuff, #taw, cite`;
+
 function normaliseQuery(q: string): string {
   return clean(q.replace(/["“”]/g, '')).toLowerCase();
 }
@@ -67,29 +71,25 @@ export function readRelatedSearches(
   const excluded = new Set(exclude.map(normaliseQuery));
   const out: { query: string }[] = [];
   const seen = new Set<string>();
-  $('a[href]').each((_, el) => {
-    const a = $(el);
-    const href = a.attr('href') ?? '';
-    if (!href.includes('/search?')) return;
+  const query = pageQuery($);
+  for (const a of query.find(query.root, 'a[href]')) {
+    const href = attrOf(a, 'href') ?? '';
+    if (!href.includes('/search?')) continue;
     let u: URL;
     try {
       u = new URL(href, 'https://www.google.com');
     } catch {
-      return;
+      continue;
     }
-    if (!isGoogleHost(u.hostname) || u.pathname !== '/search') return;
+    if (!isGoogleHost(u.hostname) || u.pathname !== '/search') continue;
     const q = clean(u.searchParams.get('q') ?? '');
-    if (!q || /^(cache|related|site|info):/i.test(q)) return;
-    if (NOT_RELATED_PARAMS.some((p) => u.searchParams.has(p))) return;
+    if (!q || /^(cache|related|site|info):/i.test(q)) continue;
+    if (NOT_RELATED_PARAMS.some((p) => u.searchParams.has(p))) continue;
     const norm = normaliseQuery(q);
-    if (norm === current || seen.has(norm) || excluded.has(norm)) return;
-    if (
-      a.closest(`${PAA_REGIONS}, ${AD_REGIONS}, ${AI_OVERVIEW_REGIONS}, [data-hveid] h3, #topstuff, #taw, cite`)
-        .length > 0
-    )
-      return;
+    if (norm === current || seen.has(norm) || excluded.has(norm)) continue;
+    if (query.closest(a, NOT_RELATED_CONTEXT)) continue;
     seen.add(norm);
     out.push({ query: q });
-  });
+  }
   return out;
 }

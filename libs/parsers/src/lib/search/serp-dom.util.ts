@@ -1,7 +1,9 @@
 // DOM helpers shared by the search-page readers: layout-aware text, Google link unwrapping, and the images Google
 // fills in from inline scripts. Nothing here knows a class name.
 import type { Cheerio, CheerioAPI } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import { isTag, type AnyNode, type Element } from 'domhandler';
+import { textContent } from 'domutils';
+import { pageQuery } from '../scan/page-query.util.js';
 
 /** Elements that start a new line when rendered: their text is separated from what is around it. */
 const BLOCK_TAGS = new Set([
@@ -79,6 +81,32 @@ export function textOf(sel: Cheerio<AnyNode> | undefined, skip?: ReadonlySet<Any
   const out: string[] = [];
   for (const node of sel.toArray()) collect(node, out, skip);
   return clean(out.join(''));
+}
+
+/** `textOf` of one node (no selection around it); '' for none. */
+export function nodeText(node: AnyNode | undefined, skip?: ReadonlySet<AnyNode>): string {
+  if (!node) return '';
+  const out: string[] = [];
+  collect(node, out, skip);
+  return clean(out.join(''));
+}
+
+/** The ancestors of a node up to the document (not included), nearest first: cheerio's `.parents()` of one node. */
+export function* ancestorsOf(node: AnyNode): Generator<Element> {
+  for (let up = node.parent; up && up.type !== 'root'; up = up.parent) yield up as Element;
+}
+
+/** Attributes cheerio's `.attr()` answers with their own name (HTML mode). */
+const BOOLEAN_ATTRIBUTE =
+  /^(?:autofocus|autoplay|async|checked|controls|defer|disabled|hidden|loop|multiple|open|readonly|required|scoped|selected)$/i;
+
+/**
+ * cheerio's `.attr(name)` of one node, without a selection around it: the attribute's value, undefined when it has
+ * none or is no element. An option's or a checkbox's `value` (which cheerio makes up when absent) is not asked here.
+ */
+export function attrOf(node: AnyNode | undefined, name: string): string | undefined {
+  if (!node || !isTag(node) || !Object.hasOwn(node.attribs, name)) return undefined;
+  return BOOLEAN_ATTRIBUTE.test(name) ? name : node.attribs[name];
 }
 
 /** Every node of a selection and its descendants, for `textOf`'s skip set. */
@@ -165,9 +193,10 @@ export function scriptImageMap($: CheerioAPI): Map<string, string> {
       .replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
       .replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
       .replace(/\\\//g, '/');
-  $('script').each((_, el) => {
-    const code = $(el).text();
-    if (!code) return;
+  const query = pageQuery($);
+  for (const el of query.find(query.root, 'script')) {
+    const code = textContent(el);
+    if (!code) continue;
     // Bounded repeats: a script of a million unclosed `var ii=[` costs a bounded scan from each, not the rest.
     for (const m of code.matchAll(/var s='(data:image\/[^']{1,200000})';\s{0,16}var ii=\[([^\]]{0,4000})\]/g)) {
       const src = unescape(m[1]);
@@ -185,7 +214,7 @@ export function scriptImageMap($: CheerioAPI): Map<string, string> {
         // Not JSON after all: ignore, the images stay unresolved.
       }
     }
-  });
+  }
   return map;
 }
 
@@ -200,13 +229,18 @@ function readLdi(code: string): string | undefined {
 
 /** An img's source: its own data URI or http src, else what the page's scripts would set for its id. */
 export function imageSrc(img: Cheerio<Element>, images: ReadonlyMap<string, string>): string {
-  const src = img.attr('src') ?? '';
+  return imageSrcOf(img[0], images);
+}
+
+/** `imageSrc` of one img element. */
+export function imageSrcOf(img: AnyNode | undefined, images: ReadonlyMap<string, string>): string {
+  const src = attrOf(img, 'src') ?? '';
   // A 1x1 placeholder gif is ~80 characters; a real favicon or thumbnail is longer.
   if (src.startsWith('data:image/') && src.length > 100) return src;
-  const id = img.attr('id');
+  const id = attrOf(img, 'id');
   if (id && images.has(id)) return images.get(id) ?? '';
   if (/^https?:\/\//.test(src)) return src;
-  const dataSrc = img.attr('data-src') ?? '';
+  const dataSrc = attrOf(img, 'data-src') ?? '';
   if (/^(https?:\/\/|data:image\/)/.test(dataSrc)) return dataSrc;
   return '';
 }

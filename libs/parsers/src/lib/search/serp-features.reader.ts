@@ -1,11 +1,22 @@
 // The optional blocks: text ads, the local pack, top stories and the AI overview. Each is found by a stable marker
 // (data-text-ad / #tads, data-cid, g-section-with-header with heading links, data-mlro / data-subtree="aimc") and
 // read by roles (role="heading", aria-label) rather than class names.
-import type { Cheerio, CheerioAPI } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
+import type { CheerioAPI } from 'cheerio';
+import { isTag, type AnyNode, type Element } from 'domhandler';
 import type { AdItem, LocalResultItem, TopStoryItem, WebSearchResult } from '@trawl/contracts';
 import { AI_OVERVIEW_REGIONS, CAROUSEL_REGIONS } from './serp-regions.constants.js';
-import { clean, hostnameOf, isDisplayUrl, isGoogleUtilityLink, resolveHref, textOf } from './serp-dom.util.js';
+import {
+  ancestorsOf,
+  attrOf,
+  clean,
+  hostnameOf,
+  isDisplayUrl,
+  isGoogleUtilityLink,
+  nodeText,
+  resolveHref,
+  textOf,
+} from './serp-dom.util.js';
+import { pageQuery, type PageQuery } from '../scan/page-query.util.js';
 
 const AD_LINK = 'a[href*="/aclk?"], a[href*="googleadservices.com/pagead/aclk"]';
 const AD_LABEL = /^(ad|ads|sponsored|anzeige|anzeigen|anuncio|annonce|patrocinado|sponsorisé|gesponsert)\s*[·:]\s*/i;
@@ -15,52 +26,51 @@ const AD_LABEL = /^(ad|ads|sponsored|anzeige|anzeigen|anuncio|annonce|patrocinad
  * the blocks around ad-click links (/aclk?).
  */
 export function readAds($: CheerioAPI): AdItem[] {
-  const marked = $('[data-text-ad], #tads li, #tadsb li, #bottomads li')
-    .toArray()
-    .filter((el) => $(el).parents('[data-text-ad]').length === 0);
-  const units = marked.length > 0 ? marked : adClickBlocks($);
+  const query = pageQuery($);
+  const marked = query
+    .find(query.root, '[data-text-ad], #tads li, #tadsb li, #bottomads li')
+    .filter((el) => !el.parent || !query.closest(el.parent, '[data-text-ad]'));
+  const units = marked.length > 0 ? marked : adClickBlocks(query);
   const ads: AdItem[] = [];
-  for (const el of units) {
-    const unit = $(el);
-    const heading = unit.find('[role="heading"], h3').first();
-    const anchor = heading.closest('a[href]').length
-      ? heading.closest('a[href]')
-      : unit.find(AD_LINK).first().length
-        ? unit.find(AD_LINK).first()
-        : unit.find('a[href]').first();
-    const titleEl = heading.length
-      ? heading
-      : anchor
-          .find('div, span')
-          .toArray()
-          .map((e) => $(e))
-          .find((e) => textOf(e) && !AD_LABEL.test(`${textOf(e)} ·`));
-    const title = textOf(titleEl ?? anchor);
-    if (!title || anchor.length === 0) continue;
+  for (const unit of units) {
+    const heading = query.first(unit, '[role="heading"], h3');
+    const anchor =
+      (heading && query.closest(heading, 'a[href]')) ?? query.first(unit, AD_LINK) ?? query.first(unit, 'a[href]');
+    const titleEl =
+      heading ??
+      (anchor
+        ? query.find(anchor, 'div, span').find((e) => nodeText(e) && !AD_LABEL.test(`${nodeText(e)} ·`))
+        : undefined);
+    const title = nodeText(titleEl ?? anchor);
+    if (!title || !anchor) continue;
+    const link = adLink(anchor);
+    let displayLink = '';
+    for (const e of query.find(unit, 'cite, span, div')) {
+      const t = nodeText(e).replace(AD_LABEL, '');
+      if (t.length < 100 && isDisplayUrl(t)) {
+        displayLink = t;
+        break;
+      }
+    }
     ads.push({
       position: ads.length + 1,
       title,
-      link: adLink(anchor),
-      displayLink: '',
-      snippet: longestText($, unit, anchor),
+      link,
+      displayLink: displayLink || hostnameOf(link),
+      snippet: longestText(query, unit, anchor),
     });
-    const ad = ads[ads.length - 1];
-    unit.find('cite, span, div').each((_, e) => {
-      const t = textOf($(e)).replace(AD_LABEL, '');
-      if (!ad.displayLink && t.length < 100 && isDisplayUrl(t)) ad.displayLink = t;
-    });
-    if (!ad.displayLink) ad.displayLink = hostnameOf(ad.link);
   }
   return ads;
 }
 
 /** The landing page: the link itself, else Google's adurl / data-pcu, else the click URL made absolute. */
-function adLink(anchor: Cheerio<AnyNode>): string {
-  const href = resolveHref(anchor.attr('href'));
+function adLink(anchor: Element): string {
+  const href = resolveHref(attrOf(anchor, 'href'));
   if (href && !isGoogleUtilityLink(href)) return href;
   const adurl = href ? new URL(href).searchParams.get('adurl') : null;
   if (adurl && /^https?:\/\//.test(adurl)) return adurl;
-  const landing = anchor.attr('data-pcu') ? resolveHref(anchor.attr('data-pcu')) : null;
+  const pcu = attrOf(anchor, 'data-pcu');
+  const landing = pcu ? resolveHref(pcu) : null;
   return landing ?? href ?? '';
 }
 
@@ -68,63 +78,55 @@ function adLink(anchor: Cheerio<AnyNode>): string {
  * No-JS ads: each carries an "Ad ·" / "Sponsored" label; an ad is the widest block around one label that holds an
  * ad-click link and no other label.
  */
-function adClickBlocks($: CheerioAPI): Element[] {
-  if ($(AD_LINK).length === 0) return [];
-  const labels = $('span, div')
-    .toArray()
-    .filter((e) => $(e).children().length === 0 && AD_LABEL.test(`${textOf($(e))} ·`) && textOf($(e)).length < 80);
+function adClickBlocks(query: PageQuery): Element[] {
+  if (!query.first(query.root, AD_LINK)) return [];
+  const labels = query.find(query.root, 'span, div').filter((e) => {
+    if (e.children.some(isTag)) return false;
+    const t = nodeText(e);
+    return AD_LABEL.test(`${t} ·`) && t.length < 80;
+  });
   const perAncestor = new Map<AnyNode, number>();
-  for (const l of labels)
-    for (const anc of $(l).parents().toArray()) perAncestor.set(anc, (perAncestor.get(anc) ?? 0) + 1);
+  for (const l of labels) for (const anc of ancestorsOf(l)) perAncestor.set(anc, (perAncestor.get(anc) ?? 0) + 1);
   const blocks: Element[] = [];
   for (const l of labels) {
-    let node = $(l);
-    for (;;) {
-      const parent = node.parent();
-      if (
-        parent.length === 0 ||
-        parent.is('body, #main, #rso, #search, #center_col') ||
-        (perAncestor.get(parent[0]) ?? 0) > 1
-      )
-        break;
+    let node = l;
+    for (const parent of ancestorsOf(l)) {
+      if (query.is(parent, 'body, #main, #rso, #search, #center_col') || (perAncestor.get(parent) ?? 0) > 1) break;
       node = parent;
     }
-    if (node.find(AD_LINK).length > 0 && !blocks.includes(node[0] as Element)) blocks.push(node[0] as Element);
+    if (query.first(node, AD_LINK) && !blocks.includes(node)) blocks.push(node);
   }
   return blocks;
 }
 
 /** The longest link-free text box of a unit (its description). */
-function longestText($: CheerioAPI, unit: Cheerio<Element>, exclude: Cheerio<AnyNode>): string {
+function longestText(query: PageQuery, unit: Element, exclude: Element): string {
   let best = '';
-  for (const el of unit.find('div, span').toArray()) {
-    const box = $(el);
-    if (box.find('a, [role="heading"]').length > 0 || box.closest('a').length > 0 || exclude.find(el).length > 0)
-      continue;
-    const t = textOf(box);
+  for (const box of query.find(unit, 'div, span')) {
+    if (query.first(box, 'a, [role="heading"]') || query.closest(box, 'a') || isInside(box, exclude)) continue;
+    const t = nodeText(box);
     if (t.length > best.length) best = t;
   }
   return best;
 }
 
 export function readLocalResults($: CheerioAPI): LocalResultItem[] {
+  const query = pageQuery($);
   const out: LocalResultItem[] = [];
   const seen = new Set<string>();
-  $('a[data-cid], [data-cid][role="link"], .rllt__link').each((_, el) => {
-    const card = $(el);
-    if (card.closest(CAROUSEL_REGIONS).length > 0) return;
-    const heading = card.find('[role="heading"]').first();
-    const title = textOf(heading);
-    const cid = card.attr('data-cid') ?? '';
-    if (!title || seen.has(cid) || card.parents('[data-cid]').length > 0) return;
+  for (const card of query.find(query.root, 'a[data-cid], [data-cid][role="link"], .rllt__link')) {
+    if (query.closest(card, CAROUSEL_REGIONS)) continue;
+    const heading = query.first(card, '[role="heading"]');
+    const title = nodeText(heading);
+    const cid = attrOf(card, 'data-cid') ?? '';
+    if (!title || seen.has(cid) || (card.parent && query.closest(card.parent, '[data-cid]'))) continue;
     // The card's lines are its innermost <div>s: "4.7(45) · $ · Coffee shop", then "244 Gough St · …", then hours.
-    const lines = card
-      .find('div')
-      .toArray()
-      .filter((d) => $(d).find('div').length === 0 && d !== heading[0] && $(d).closest('[role="heading"]').length === 0)
-      .map((d) => textOf($(d)))
+    const lines = query
+      .find(card, 'div')
+      .filter((d) => !query.first(d, 'div') && d !== heading && !query.closest(d, '[role="heading"]'))
+      .map((d) => nodeText(d))
       .filter(Boolean);
-    const ratingLabel = card.find('[aria-label*="ated"], [role="img"][aria-label]').first().attr('aria-label') ?? '';
+    const ratingLabel = attrOf(query.first(card, '[aria-label*="ated"], [role="img"][aria-label]'), 'aria-label') ?? '';
     const ratingLine = lines.find((l) => /^\d[.,]\d/.test(l)) ?? '';
     const ratingM = /(\d[.,]\d)/.exec(ratingLine) ?? /(\d[.,]\d)/.exec(ratingLabel);
     const reviewsM = /\(([\d.,\s]+[KkMm]?)\)/.exec(ratingLine);
@@ -145,7 +147,7 @@ export function readLocalResults($: CheerioAPI): LocalResultItem[] {
       type,
       address,
     });
-  });
+  }
   return out;
 }
 
@@ -157,49 +159,64 @@ function parseCount(s: string): number | null {
   return Number.isFinite(n) ? Math.round(n * mult) : null;
 }
 
+/** Where top stories are: their cards are the links inside. */
+const STORY_REGIONS = 'g-section-with-header, [data-news-cluster-id], [data-news-doc-id]';
+
 export function readTopStories($: CheerioAPI): TopStoryItem[] {
+  const query = pageQuery($);
   const out: TopStoryItem[] = [];
   const seen = new Set<string>();
-  $('g-section-with-header a[href], [data-news-cluster-id] a[href], [data-news-doc-id] a[href]').each((_, el) => {
-    const a = $(el);
-    const heading = a.find('[role="heading"]').first();
-    if (heading.length === 0) return;
-    const link = resolveHref(a.attr('href'));
-    if (!link || isGoogleUtilityLink(link) || seen.has(link)) return;
-    if (a.find('[data-vid]').length > 0 || a.closest('[data-vid]').length > 0) return;
+  for (const a of linksInside(query, STORY_REGIONS)) {
+    const heading = query.first(a, '[role="heading"]');
+    if (!heading) continue;
+    const link = resolveHref(attrOf(a, 'href'));
+    if (!link || isGoogleUtilityLink(link) || seen.has(link)) continue;
+    if (query.first(a, '[data-vid]') || query.closest(a, '[data-vid]')) continue;
     seen.add(link);
     // The card's other text pieces, in order: the publisher comes first, the age last.
-    const pieces = leafTexts($, a, heading[0]);
+    const pieces = leafTexts(query, a, heading);
     // A story card ends with its age ("1 day ago", "Aug 16, 2019"); recipe and product cards in the same kind of
     // carousel do not.
-    if (!/\d/.test(pieces[pieces.length - 1] ?? '')) return;
+    if (!/\d/.test(pieces[pieces.length - 1] ?? '')) continue;
     out.push({
-      title: textOf(heading),
+      title: nodeText(heading),
       link,
       source: pieces.length >= 2 ? pieces[0] : '',
       date: pieces.length >= 1 ? pieces[pieces.length - 1] : '',
     });
-  });
+  }
   return out;
 }
 
+/**
+ * `$('R a[href]')` for a list of compounds R, from the regions down: the links under the outermost regions, in
+ * document order (each link once), instead of an ancestor walk from every link of the page.
+ */
+function linksInside(query: PageQuery, regions: string): Element[] {
+  const out: Element[] = [];
+  let last: Element | undefined;
+  for (const region of query.find(query.root, regions)) {
+    if (last && isInside(region, last)) continue; // its links are among the outer region's
+    last = region;
+    for (const a of query.find(region, 'a[href]')) out.push(a);
+  }
+  return out;
+}
+
+function isInside(node: AnyNode, container: AnyNode): boolean {
+  for (let up = node.parent; up; up = up.parent) if (up === container) return true;
+  return false;
+}
+
 /** Texts of the element's innermost text-holding elements, outside `skip`. */
-function leafTexts($: CheerioAPI, root: Cheerio<Element>, skip: AnyNode): string[] {
+function leafTexts(query: PageQuery, root: Element, skip: AnyNode): string[] {
   const out: string[] = [];
-  root.find('*').each((_, el) => {
-    const e = $(el);
-    if (
-      el === skip ||
-      e
-        .parents()
-        .toArray()
-        .includes(skip as Element)
-    )
-      return;
-    if (e.children().length > 0 || e.is('img, svg, path')) return;
-    const t = textOf(e);
+  for (const el of query.find(root, '*')) {
+    if (el === skip || isInside(el, skip)) continue;
+    if (el.children.some(isTag) || query.is(el, 'img, svg, path')) continue;
+    const t = nodeText(el);
     if (t && t.length <= 80) out.push(t);
-  });
+  }
   return out;
 }
 
