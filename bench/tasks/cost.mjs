@@ -11,6 +11,7 @@
 // other keys, and `used_memory`). Prints one JSON line per part and, with --markdown, tables for docs/scaling.md.
 //
 //   node bench/tasks/cost.mjs [--urls 2000] [--concurrency 16] [--dist dist] [--markdown] [--profile <dir>]
+//        [--result-bytes 40000]   (the stand-in answers with a markdown this long: a real page's result size)
 // Loopback only; stops every process it started.
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -33,11 +34,14 @@ const { values } = parseArgs({
     dist: { type: 'string', default: 'dist' },
     markdown: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    'result-bytes': { type: 'string', default: '0' },
   },
 });
 const N = Number(values.urls);
 const concurrency = Number(values.concurrency);
 const distDir = resolve(root, values.dist);
+/** The stand-in's markdown is this long (0: `# noop`); a real page's is about 40 KB. */
+const resultBytes = Number(values['result-bytes']);
 const log = (...m) => console.error('[bench:cost]', ...m);
 const SECRET = `whsec_${Buffer.from('bench-cost-signing-secret-0123456789').toString('base64')}`;
 const API_KEY = 'bench-cost-key';
@@ -185,6 +189,8 @@ function stepOf(cmd, script, clientName, firstKey) {
     if (s === 'getStateV2' || s === 'getState') return 'outcome: job state read';
     return `script ${s}`;
   }
+  if (cmd === 'eval' && firstKey.includes("redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])"))
+    return 'completion: large result into the job hash (kept apart)';
   if (cmd === 'hexists') return 'extractor call: cancellation checks (before, after)';
   if (cmd === 'srem') return 'outcome: release from the outstanding set';
   if (cmd === 'zadd' && /published|outcomes/.test(firstKey)) return 'outcome: published mark';
@@ -275,11 +281,12 @@ async function main() {
         `import { connect } from '@nats-io/transport-node';
          const nc = await connect({ servers: ${JSON.stringify(natsUrl)}, name: 'bench-cost-stand-in' });
          const enc = new TextEncoder(), dec = new TextDecoder();
+         const markdown = ${resultBytes} > 0 ? '# page\\n' + 'x'.repeat(${resultBytes}) : '# noop';
          nc.subscribe('scrape.page.v1', { queue: 'extractor-scrape', callback: (_e, m) => {
            const frame = JSON.parse(dec.decode(m.data));
            const url = frame.data.url;
            const response = { sourceURL: url, taskId: 'noop', edgeId: 'noop', status: 200, rawStatus: 200,
-             markdown: '# noop', metadata: { title: 'noop', url, engine: 'http', contentType: 'text/html' } };
+             markdown, metadata: { title: 'noop', url, engine: 'http', contentType: 'text/html' } };
            m.respond(enc.encode(JSON.stringify({ id: frame.id, response, isDisposed: true })));
          } });
          await nc.flush();
@@ -397,6 +404,7 @@ async function main() {
     }
     const counts = {
       part: 'counts',
+      resultBytes,
       ...omitIds(counted),
       commandsPerTask: Number(total.toFixed(1)),
       idleCommandsPerSecond: Number((Object.values(idleStats).reduce((a, b) => a + b, 0) / idleSec).toFixed(1)),
