@@ -11,6 +11,7 @@
 // other keys, and `used_memory`). Prints one JSON line per part and, with --markdown, tables for docs/scaling.md.
 //
 //   node bench/tasks/cost.mjs [--urls 2000] [--concurrency 16] [--dist dist] [--markdown] [--profile <dir>]
+//        [--aof]   (Redis with an append-only file, as in production: its growth per task, what replicas receive too)
 //        [--result-bytes 40000]   (the stand-in answers with a markdown this long: a real page's result size)
 // Loopback only; stops every process it started.
 import { createHash } from 'node:crypto';
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     markdown: { type: 'boolean', default: false },
     profile: { type: 'string' },
     'result-bytes': { type: 'string', default: '0' },
+    aof: { type: 'boolean', default: false },
   },
 });
 const N = Number(values.urls);
@@ -215,8 +217,9 @@ async function main() {
       '127.0.0.1',
       '--save',
       '',
-      '--appendonly',
-      'no',
+      ...(values.aof
+        ? ['--appendonly', 'yes', '--appendfsync', 'everysec', '--auto-aof-rewrite-percentage', '0']
+        : ['--appendonly', 'no']),
       '--dir',
       dir,
     ]);
@@ -381,6 +384,7 @@ async function main() {
     log(`counts: ${N} URLs`);
     await redis.config('RESETSTAT');
     const stats0 = await info(redis, 'stats');
+    const aof0 = Number((await info(redis, 'persistence')).aof_current_size ?? 0);
     const mem0 = Number((await info(redis, 'memory')).used_memory);
     const cpu0 = Object.fromEntries(Object.entries(procs).map(([k, p]) => [k, cpuMs(p.child.pid)]));
     const self0 = selfCpuMs();
@@ -389,6 +393,7 @@ async function main() {
     const elapsedSec = (performance.now() - t0) / 1000;
     const cmdstats = await info(redis, 'commandstats');
     const stats1 = await info(redis, 'stats');
+    const aof1 = Number((await info(redis, 'persistence')).aof_current_size ?? 0);
     const cpu = Object.fromEntries(
       Object.entries(procs).map(([k, p]) => [k, Number(((cpuMs(p.child.pid) - cpu0[k]) / N).toFixed(3))]),
     );
@@ -413,6 +418,7 @@ async function main() {
       netOutBytesPerTask: Math.round(
         (Number(stats1.total_net_output_bytes) - Number(stats0.total_net_output_bytes)) / N,
       ),
+      ...(values.aof ? { aofBytesPerTask: Math.round((aof1 - aof0) / N) } : {}),
       cpuMsPerTask: cpu,
       load: loadavg()
         .map((l) => l.toFixed(2))
