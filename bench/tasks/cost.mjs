@@ -142,12 +142,18 @@ async function scriptNames() {
   const require = createRequire(join(root, 'package.json'));
   const dir = join(dirname(require.resolve('bullmq/package.json')), 'dist/cjs/scripts');
   const { batchedScriptLua } = await import(join(distDir, 'libs/tasks/src/lib/task-insert-batches.builder.js'));
+  // The completion that keeps a large result apart (issue 24), in builds that have it.
+  const { finishKeepingResultLua } = await import(join(distDir, 'libs/tasks/src/lib/task-results.store.js')).catch(
+    () => ({}),
+  );
   const sha = (s) => createHash('sha1').update(s).digest('hex');
   for (const file of readdirSync(dir).filter((f) => /-\d+\.js$/.test(f))) {
     const mod = require(join(dir, file));
     for (const s of Object.values(mod)) {
       if (!s?.content) continue;
       names.set(sha(s.content), s.name);
+      if (s.name === 'moveToFinished' && finishKeepingResultLua)
+        names.set(sha(finishKeepingResultLua(s.content)), 'moveToFinished keeping the result');
       try {
         names.set(sha(batchedScriptLua(s.content)), `batched ${s.name}`);
       } catch {
@@ -186,13 +192,13 @@ function stepOf(cmd, script, clientName, firstKey) {
     if (/^add(Prioritized|Standard|Delayed|Parent)Job/.test(s)) return 'submission: job inserts (batched script)';
     if (s === 'moveToActive') return 'take: moveToActive (after a blocking wait)';
     if (s === 'moveToFinished') return 'completion: moveToFinished (+ take of the next job)';
+    if (s === 'moveToFinished keeping the result')
+      return 'completion: moveToFinished writing the large result once (+ take of the next job)';
     if (s === 'extendLock' || s === 'extendLocks') return 'lock renewal';
     if (s === 'moveStalledJobsToWait') return 'stalled-job check (periodic)';
     if (s === 'getStateV2' || s === 'getState') return 'outcome: job state read';
     return `script ${s}`;
   }
-  if (cmd === 'eval' && firstKey.includes("redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])"))
-    return 'completion: large result into the job hash (kept apart)';
   if (cmd === 'hexists') return 'extractor call: cancellation checks (before, after)';
   if (cmd === 'srem') return 'outcome: release from the outstanding set';
   if (cmd === 'zadd' && /published|outcomes/.test(firstKey)) return 'outcome: published mark';

@@ -1,4 +1,4 @@
-import { DelayedError, Job, UnrecoverableError, Worker, type Processor } from 'bullmq';
+import { createRedisBackend, DelayedError, Job, UnrecoverableError, Worker, type Processor } from 'bullmq';
 import { QUEUES, type QueueName, type TraceCarrier } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
 import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
@@ -9,7 +9,7 @@ import { FleetOutageError } from './task-error.mapper.js';
 import type { QueryJobData, TaskJobData } from './task-job-data.types.js';
 import type { TaskProcessors } from './task-processors.service.js';
 import type { TaskQueues } from './task-queues.service.js';
-import { keepResultApart } from './task-results.store.js';
+import { resultKeepingBackend } from './task-results.store.js';
 import {
   FORGIVE_STALL_SCRIPT,
   isRedisOutageError,
@@ -71,8 +71,6 @@ export class TaskWorkers {
   /** What runs after a job settles (outcome publishing, parent progress); awaited by close(). */
   private readonly afterWork = new Set<Promise<void>>();
   private closing: Promise<void> | undefined;
-  /** The results of this replica's jobs that were kept apart (BullMQ holds the marker), until their outcome is out. */
-  private readonly resultsApart = new WeakMap<Job, unknown>();
 
   constructor(
     private readonly queues: TaskQueues,
@@ -105,17 +103,22 @@ export class TaskWorkers {
   private createWorker(name: QueueName): Worker {
     const connection = this.connectionFor(name);
     const outcomeQueue = OUTCOME_QUEUES.includes(name);
-    const run = this.withStalls(name, this.withOutages(name, this.processorOf(name)));
-    const worker = new Worker(name, consumerSpan(name, outcomeQueue ? this.withResultApart(name, run) : run), {
-      ...(this.options.name ? { name: this.options.name } : {}),
-      connection,
-      prefix: this.queues.prefixOf(name),
-      concurrency: this.options.concurrency[name],
-      lockDuration: this.options.lockDurationMs,
-      stalledInterval: this.options.stalledIntervalMs,
-      maxStalledCount: BULLMQ_MAX_STALLED,
-      autorun: false,
-    });
+    const worker = new Worker(
+      name,
+      consumerSpan(name, this.withStalls(name, this.withOutages(name, this.processorOf(name)))),
+      {
+        ...(this.options.name ? { name: this.options.name } : {}),
+        connection,
+        prefix: this.queues.prefixOf(name),
+        concurrency: this.options.concurrency[name],
+        lockDuration: this.options.lockDurationMs,
+        stalledInterval: this.options.stalledIntervalMs,
+        maxStalledCount: BULLMQ_MAX_STALLED,
+        autorun: false,
+      },
+      // The outcome queues' large results are written once, into the job's hash (task-results.store).
+      outcomeQueue ? resultKeepingBackend : createRedisBackend,
+    );
     this.connectionOf.set(worker, connection);
     const after = (job: Job | undefined, work: (job: Job) => Promise<void>) => {
       if (!job) return;
@@ -127,12 +130,7 @@ export class TaskWorkers {
     // A completed job object is the finished job (result, finishedOn, attempts): published as it is. After a failed
     // attempt the job may be retried, so its state is read back first.
     worker.on('completed', (job: Job<TaskJobData>) =>
-      after(
-        job,
-        outcomeQueue
-          ? () => this.outcomes.publish(this.withResultBack(job), 'completed')
-          : (j) => this.querySettled(j, true),
-      ),
+      after(job, outcomeQueue ? () => this.outcomes.publish(job, 'completed') : (j) => this.querySettled(j, true)),
     );
     worker.on('completed', () => this.options.onAttempt?.(name, 'completed'));
     worker.on('failed', (job: Job | undefined) => {
@@ -267,29 +265,6 @@ export class TaskWorkers {
     await this.queues.connection
       .eval(FORGIVE_STALL_SCRIPT, 1, this.queues.queue(name).toKey(jobId))
       .catch((e: unknown) => this.options.onError?.(`forgiving a stall of ${jobId}`, e));
-  }
-
-  /**
-   * A large result is written once, into the job's hash, and BullMQ finishes the job with a small marker instead
-   * (task-results.store): the result stays out of the queue's event stream. The result itself is kept with the job
-   * object until its outcome is published.
-   */
-  private withResultApart(name: QueueName, run: Processor): Processor {
-    return async (job: Job, token?: string, signal?: AbortSignal) => {
-      const result: unknown = await run(job, token, signal);
-      const stored = await keepResultApart(this.queues.connection, this.queues.queue(name), job, token, result);
-      if (stored !== result) this.resultsApart.set(job, result);
-      return stored;
-    };
-  }
-
-  /** The finished job with its result in place of the marker, when this replica kept the result apart. */
-  private withResultBack(job: Job<TaskJobData>): Job<TaskJobData> {
-    if (this.resultsApart.has(job)) {
-      job.returnvalue = this.resultsApart.get(job);
-      this.resultsApart.delete(job);
-    }
-    return job;
   }
 
   /**
