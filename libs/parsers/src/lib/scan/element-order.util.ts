@@ -17,6 +17,8 @@ export class ElementOrder {
   private readonly byKey = new Map<string, number[]>();
   /** 1 for an element removed from the tree, or inside one. */
   private dead: Uint8Array | undefined;
+  /** Per class token not yet listed, how many classed elements the finds that asked for it scanned. */
+  private readonly tokenScans = new Map<string, number>();
   /** Per selector, whether an element or one of its ancestors matches it (`PageQuery.within`). */
   private readonly memos = new Map<string, Map<AnyNode, boolean>>();
 
@@ -94,19 +96,27 @@ export class ElementOrder {
   }
 
   /**
-   * The positions of a key's elements. A class token's (`.token`) are those of `@class` whose class attribute holds
-   * it as text, listed on first use (a superset of the elements that hold it as a word: the selector's test decides).
+   * The positions of a key's elements that a find of `lo`..`hi` scans. A class token's (`.token`) are those of
+   * `@class` whose class attribute holds it as text (a superset of the elements that hold it as a word: the selector's
+   * test decides), listed once the finds that asked for it have together scanned as many classed elements as the
+   * listing reads; until then a find scans the classed elements of its range, as for `@class`. So a token asked from
+   * small subtrees costs no scan of the whole page, and the listing at most doubles the work of the finds before it.
    */
-  private listOf(key: string): number[] | undefined {
-    let list = this.byKey.get(key);
+  private listOf(key: string, lo: number, hi: number): number[] | undefined {
+    const list = this.byKey.get(key);
     if (list !== undefined || key.charCodeAt(0) !== 46 /* . */) return list;
-    list = [];
-    const token = key.slice(1);
-    for (const k of this.byKey.get('@class') ?? []) {
-      if ((this.order[k] as Element).attribs.class.includes(token)) list.push(k);
+    const classed = this.byKey.get('@class');
+    if (!classed) return undefined;
+    const scanned = (this.tokenScans.get(key) ?? 0) + firstAtOrAfter(classed, hi) - firstAtOrAfter(classed, lo);
+    if (scanned < classed.length) {
+      this.tokenScans.set(key, scanned);
+      return classed;
     }
-    this.byKey.set(key, list);
-    return list;
+    const token = key.slice(1);
+    const listed: number[] = [];
+    for (const k of classed) if ((this.order[k] as Element).attribs.class.includes(token)) listed.push(k);
+    this.byKey.set(key, listed);
+    return listed;
   }
 
   /** As `findUnder`, or undefined for a start outside this tree (or removed from it). */
@@ -125,7 +135,7 @@ export class ElementOrder {
       // Only elements with one of the selector's keys can match: their positions inside the range, in order.
       let at: number[] = [];
       for (const key of q.keys) {
-        const all = this.listOf(key);
+        const all = this.listOf(key, lo, hi);
         if (!all) continue;
         for (let k = firstAtOrAfter(all, lo); k < all.length && all[k] < hi; k++) at.push(all[k]);
       }

@@ -149,8 +149,10 @@ const SNIPPET_SELECTORS = [
 ];
 
 function findSnippet(query: PageQuery, block: Element, a: Element): Element | undefined {
-  const usable = (el: Element): boolean =>
-    !isWithin(el, a) && !isWithin(a, el) && !query.within(el, 'cite, h3, [role="heading"]') && nodeText(el).length > 0;
+  // Outside the title link, not around it, not in a cite or heading (and, to be used, with text).
+  const placed = (el: Element): boolean =>
+    !isWithin(el, a) && !isWithin(a, el) && !query.within(el, 'cite, h3, [role="heading"]');
+  const usable = (el: Element): boolean => placed(el) && nodeText(el).length > 0;
   for (const sel of SNIPPET_SELECTORS) {
     const hits = query.find(block, sel).filter(usable);
     // A box that also holds the sitelinks is a wrapper: prefer the link-free one inside it.
@@ -161,7 +163,8 @@ function findSnippet(query: PageQuery, block: Element, a: Element): Element | un
   let best: Element | undefined;
   let bestLen = 0;
   for (const el of query.find(block, 'div, span, p')) {
-    if (!usable(el) || query.first(el, 'a, cite, h3') !== undefined) continue;
+    // The text is read once, last (a box without text is never longer than the best).
+    if (!placed(el) || query.first(el, 'a, cite, h3') !== undefined) continue;
     const len = nodeText(el).length;
     if (len > bestLen) {
       best = el;
