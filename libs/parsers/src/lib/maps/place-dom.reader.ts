@@ -5,6 +5,7 @@ import { splitAddress } from './address.util.js';
 import { afterLabel, isPriceLevel, PHOTO_URL, readPlaceUrl, unwrapRedirect } from './maps-dom.util.js';
 import { cidFromDataId, mergeFacts, type PlaceFacts } from './place-facts.util.js';
 import { normaliseLocale, parseLocaleCount, parseLocaleRating } from '../locale/index.js';
+import { treeText } from '../scan/tree-text.util.js';
 
 type Root = cheerio.CheerioAPI;
 type Sel = cheerio.Cheerio<Parameters<typeof cheerio.contains>[0]>;
@@ -197,7 +198,7 @@ export function readPlaceDom($: Root, html: string, pageUrl?: string): PlaceFact
     priceText: price.attr('aria-label') || undefined,
     menuUrls: [menu, ...reservation].filter((u): u is string => typeof u === 'string'),
     hours: readHours($),
-    claimed: !/claim this business/i.test($('body').text()),
+    claimed: !/claim this business/i.test(treeText($('body').toArray())),
     permanentlyClosed: /permanently closed/i.test(headerText) || undefined,
     temporarilyClosed: /temporarily closed/i.test(headerText) || undefined,
     panelOverList: panelOverList || undefined,

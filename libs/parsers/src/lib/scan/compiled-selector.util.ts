@@ -15,8 +15,9 @@ export interface CompiledSelector {
   test: (el: AnyNode) => boolean;
   traverses: boolean;
   /**
-   * Keys every matched element has, one per alternative: `<name` a tag name, `@name` an attribute the element
-   * carries; null when an alternative names neither (any element may match).
+   * Keys every matched element has, one per alternative: `@name` an attribute the element carries, `.token` a class
+   * its class attribute holds (as a substring: a class list that holds the token as a word holds it as text), `<name`
+   * a tag name; null when an alternative names none (any element may match).
    */
   keys: string[] | null;
 }
@@ -49,24 +50,33 @@ function analyse(selector: string): { traverses: boolean; keys: string[] | null 
   let keys: Set<string> | null = new Set();
   for (const tokens of parsed) {
     if (tokens.length === 0 || WALKS.has(tokens[0].type) || WALKS.has(tokens[tokens.length - 1].type)) return null;
-    // The key of the last compound (the element matched): an attribute it needs, else (or for a class) its tag.
+    // The key of the last compound (the element matched): an attribute it needs other than class, else one of its
+    // classes (a case-sensitive `.token`, as in a document not in quirks mode), else its tag, else `@class`.
     let tag: string | undefined;
     let attribute: string | undefined;
+    let token: string | undefined;
     for (const t of tokens) {
       if (WALKS.has(t.type)) {
         traverses = true;
-        tag = attribute = undefined;
+        tag = attribute = token = undefined;
       } else if (t.type === 'tag' && t.namespace == null) tag = t.name.toLowerCase();
       else if (t.type === 'attribute' && t.namespace == null && NEEDS_ATTRIBUTE.has(t.action)) {
         if (attribute === undefined || attribute === 'class') attribute = t.name.toLowerCase();
+        if (t.name === 'class' && t.action === 'element' && t.ignoreCase !== true && token === undefined) {
+          token = t.value;
+        }
       } else if (!SIMPLE.has(t.type) && !isPlainNot(t)) return null;
     }
     const key =
-      attribute !== undefined && (attribute !== 'class' || tag === undefined)
+      attribute !== undefined && attribute !== 'class'
         ? `@${attribute}`
-        : tag !== undefined
-          ? `<${tag}`
-          : undefined;
+        : token
+          ? `.${token}`
+          : tag !== undefined
+            ? `<${tag}`
+            : attribute !== undefined
+              ? `@${attribute}`
+              : undefined;
     if (key === undefined) keys = null;
     else keys?.add(key);
   }

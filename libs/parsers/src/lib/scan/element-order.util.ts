@@ -1,6 +1,6 @@
 // The elements of a loaded document in document order, indexed by tag and attribute name: what the loaded document's
 // `.find()` scans instead of walking the tree (see compiled-selector.util.ts).
-import { isTag, type AnyNode, type ParentNode } from 'domhandler';
+import { isTag, type AnyNode, type Element, type ParentNode } from 'domhandler';
 import type { CompiledSelector } from './compiled-selector.util.js';
 
 /**
@@ -13,10 +13,14 @@ export class ElementOrder {
   /** Positions of elements that `startIndex` does not find (built on first need). */
   private at: Map<AnyNode, number> | undefined;
   private readonly ends: number[] = [];
-  /** Positions in `order` of the elements of each key (`<tag`, `@attribute`), ascending. */
+  /** Positions in `order` of the elements of each key (`<tag`, `@attribute`, `.class` on first use), ascending. */
   private readonly byKey = new Map<string, number[]>();
   /** 1 for an element removed from the tree, or inside one. */
   private dead: Uint8Array | undefined;
+  /** Per class token not yet listed, how many classed elements the finds that asked for it scanned. */
+  private readonly tokenScans = new Map<string, number>();
+  /** Per selector, whether an element or one of its ancestors matches it (`PageQuery.within`). */
+  private readonly memos = new Map<string, Map<AnyNode, boolean>>();
 
   constructor(private readonly root: AnyNode) {
     const byTag = new Map<string, number[]>();
@@ -69,12 +73,50 @@ export class ElementOrder {
     return this.at.get(el);
   }
 
+  /**
+   * The answers kept for a selector while this order is current: a change of the tree makes a new order, a removal
+   * clears them (a removed element has no ancestors any more).
+   */
+  memo(selector: string): Map<AnyNode, boolean> {
+    let memo = this.memos.get(selector);
+    if (!memo) {
+      memo = new Map();
+      this.memos.set(selector, memo);
+    }
+    return memo;
+  }
+
   /** Marks an element that was removed from the tree, with everything inside it. */
   drop(el: AnyNode): void {
+    this.memos.clear();
     const i = this.positionOf(el);
     if (i === undefined) return;
     const dead = (this.dead ??= new Uint8Array(this.order.length));
     dead.fill(1, i, this.ends[i]);
+  }
+
+  /**
+   * The positions of a key's elements that a find of `lo`..`hi` scans. A class token's (`.token`) are those of
+   * `@class` whose class attribute holds it as text (a superset of the elements that hold it as a word: the selector's
+   * test decides), listed once the finds that asked for it have together scanned as many classed elements as the
+   * listing reads; until then a find scans the classed elements of its range, as for `@class`. So a token asked from
+   * small subtrees costs no scan of the whole page, and the listing at most doubles the work of the finds before it.
+   */
+  private listOf(key: string, lo: number, hi: number): number[] | undefined {
+    const list = this.byKey.get(key);
+    if (list !== undefined || key.charCodeAt(0) !== 46 /* . */) return list;
+    const classed = this.byKey.get('@class');
+    if (!classed) return undefined;
+    const scanned = (this.tokenScans.get(key) ?? 0) + firstAtOrAfter(classed, hi) - firstAtOrAfter(classed, lo);
+    if (scanned < classed.length) {
+      this.tokenScans.set(key, scanned);
+      return classed;
+    }
+    const token = key.slice(1);
+    const listed: number[] = [];
+    for (const k of classed) if ((this.order[k] as Element).attribs.class.includes(token)) listed.push(k);
+    this.byKey.set(key, listed);
+    return listed;
   }
 
   /** As `findUnder`, or undefined for a start outside this tree (or removed from it). */
@@ -93,7 +135,7 @@ export class ElementOrder {
       // Only elements with one of the selector's keys can match: their positions inside the range, in order.
       let at: number[] = [];
       for (const key of q.keys) {
-        const all = this.byKey.get(key);
+        const all = this.listOf(key, lo, hi);
         if (!all) continue;
         for (let k = firstAtOrAfter(all, lo); k < all.length && all[k] < hi; k++) at.push(all[k]);
       }

@@ -39,6 +39,10 @@ const SELECTORS = [
   'div, span, p',
   '*',
   'a:first-child',
+  '.g',
+  'div.g h3, .related-question-pair a',
+  '[class~="g"] [role="heading"], g-img',
+  '.g:not([data-hveid="2"]) a[href]',
 ];
 
 /** The answers of every query from every element, as element positions in document order. */
@@ -56,7 +60,8 @@ describe('page queries', () => {
   const cheerioAnswers = (node: AnyNode, selector: string): unknown[] => {
     const s = reference(node);
     const first = s.find(selector).first();
-    return [...s.find(selector).toArray(), ...first.toArray(), ...s.closest(selector).toArray(), s.is(selector)];
+    const closest = s.closest(selector).toArray();
+    return [...s.find(selector).toArray(), ...first.toArray(), ...closest, s.is(selector), closest.length > 0];
   };
   const queryAnswers = (node: AnyNode, selector: string): unknown[] => {
     const first = query.first(node, selector);
@@ -66,16 +71,38 @@ describe('page queries', () => {
       ...(first ? [first] : []),
       ...(closest ? [closest] : []),
       query.is(node, selector),
+      query.within(node, selector),
     ];
   };
 
-  it.each(SELECTORS)('find, first, closest and is answer as cheerio does for %s from every element', (selector) => {
-    expect(answers(loaded, queryAnswers, selector)).toEqual(answers(reference, cheerioAnswers, selector));
-  });
+  it.each(SELECTORS)(
+    'find, first, closest, is and within answer as cheerio does for %s from every element',
+    (selector) => {
+      expect(answers(loaded, queryAnswers, selector)).toEqual(answers(reference, cheerioAnswers, selector));
+    },
+  );
 
   it('find keeps to the limit, in document order', () => {
     const main = loaded('#main')[0];
     expect(query.find(main, 'a[href] h3', 2)).toEqual(loaded('#main').find('a[href] h3').toArray().slice(0, 2));
     expect(query.find(main, 'h3', 1)).toEqual([loaded('h3')[0]]);
+  });
+
+  it('within forgets its answers when an element is removed or the tree changes', () => {
+    const page = loadPageDom(PAGE);
+    const q = pageQuery(page);
+    const span = page('[data-attrid="title"] span')[0];
+    const img = page('g-img img')[0];
+    expect(q.within(span, '#rhs')).toBe(true);
+    expect(q.within(img, '#rhs')).toBe(true);
+    page('[data-attrid="title"]').remove();
+    // The removed subtree has no ancestors in the page any more; the rest answers as before.
+    expect(q.within(span, '#rhs')).toBe(false);
+    expect(q.within(img, '#rhs')).toBe(true);
+    page('g-img').wrap('<section class="kp"></section>');
+    expect(q.within(img, '.kp')).toBe(true);
+    page('#rhs').append(page('section.kp'));
+    page('body').prepend(page('section.kp'));
+    expect(q.within(img, '#rhs')).toBe(false);
   });
 });

@@ -18,6 +18,11 @@ export interface PageQuery {
   closest(node: AnyNode, selector: string): Element | undefined;
   /** `$(node).is(selector)`. */
   is(node: AnyNode, selector: string): boolean;
+  /**
+   * Whether `closest(node, selector)` finds an element: the answers are kept per element for the loaded document
+   * (until its tree changes), so the nodes of one region share one walk up instead of a walk each.
+   */
+  within(node: AnyNode, selector: string): boolean;
 }
 
 const queries = new WeakMap<CheerioAPI, PageQuery>();
@@ -65,6 +70,10 @@ class CheerioQuery implements PageQuery {
   is(node: AnyNode, selector: string): boolean {
     return this.wrap(node).is(selector);
   }
+
+  within(node: AnyNode, selector: string): boolean {
+    return this.closest(node, selector) !== undefined;
+  }
 }
 
 /**
@@ -99,6 +108,33 @@ class IndexedQuery extends CheerioQuery {
   override is(node: AnyNode, selector: string): boolean {
     const q = compiledSelector(selector);
     return q ? isTag(node) && q.test(node) : super.is(node, selector);
+  }
+
+  override within(node: AnyNode, selector: string): boolean {
+    const q = compiledSelector(selector);
+    if (!q) return super.within(node, selector);
+    const memo = this.order().memo(selector);
+    // As `closestOne`, remembering the answer of every element passed on the way up.
+    let elem: AnyNode | null = node;
+    if (elem.type !== 'root' && !isTag(elem)) elem = elem.parent;
+    const path: AnyNode[] = [];
+    let found = false;
+    while (elem && isTag(elem)) {
+      const known = memo.get(elem);
+      if (known !== undefined) {
+        found = known;
+        break;
+      }
+      if (q.test(elem)) {
+        found = true;
+        memo.set(elem, true);
+        break;
+      }
+      path.push(elem);
+      elem = elem.parent;
+    }
+    for (const el of path) memo.set(el, found);
+    return found;
   }
 }
 

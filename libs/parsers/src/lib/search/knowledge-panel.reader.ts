@@ -5,11 +5,11 @@ import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import type { KnowledgePanel } from '@trawl/contracts';
 import { PAA_REGIONS } from './serp-regions.constants.js';
-import { imageSrc, isGoogleUtilityLink, nodeSet, resolveHref, textOf } from './serp-dom.util.js';
+import { imageSrc, isGoogleUtilityLink, nodeSet, resolveHref, textOf, type ImageSources } from './serp-dom.util.js';
 
 const FACT_SELECTOR = '[data-attrid^="kc:/"], [data-attrid^="ss:/"], [data-attrid^="hw:/"], [data-attrid^="ok:/"]';
 
-export function readKnowledgePanel($: CheerioAPI, images: ReadonlyMap<string, string>): KnowledgePanel | null {
+export function readKnowledgePanel($: CheerioAPI, images: ImageSources): KnowledgePanel | null {
   const titleEl = $('[data-attrid="title"]')
     .toArray()
     .map((e: Element) => $(e))

@@ -16,6 +16,7 @@ import {
   looksLikeUrl,
   nodeText,
   resolveHref,
+  type ImageSources,
 } from './serp-dom.util.js';
 import { pageQuery, type PageQuery } from '../scan/page-query.util.js';
 
@@ -28,7 +29,7 @@ interface ResultAnchor {
 
 export interface OrganicContext {
   pageOffset: number;
-  images: ReadonlyMap<string, string>;
+  images: ImageSources;
 }
 
 // The readers below work on the elements themselves (`pageQuery`): a result's block, snippet, cites and links are
@@ -51,7 +52,7 @@ function anchorsWithHeading(query: PageQuery, headingSelector: string): ResultAn
   for (const anchor of query.find(query.root, 'a[href]')) {
     const heading = query.first(anchor, headingSelector);
     if (!heading) continue;
-    if (query.closest(anchor, notOrganic)) continue;
+    if (query.within(anchor, notOrganic)) continue;
     const link = resolveHref(attrOf(anchor, 'href'));
     if (!link || isGoogleUtilityLink(link)) continue;
     const title = nodeText(heading);
@@ -148,11 +149,10 @@ const SNIPPET_SELECTORS = [
 ];
 
 function findSnippet(query: PageQuery, block: Element, a: Element): Element | undefined {
-  const usable = (el: Element): boolean =>
-    !isWithin(el, a) &&
-    !isWithin(a, el) &&
-    query.closest(el, 'cite, h3, [role="heading"]') === undefined &&
-    nodeText(el).length > 0;
+  // Outside the title link, not around it, not in a cite or heading (and, to be used, with text).
+  const placed = (el: Element): boolean =>
+    !isWithin(el, a) && !isWithin(a, el) && !query.within(el, 'cite, h3, [role="heading"]');
+  const usable = (el: Element): boolean => placed(el) && nodeText(el).length > 0;
   for (const sel of SNIPPET_SELECTORS) {
     const hits = query.find(block, sel).filter(usable);
     // A box that also holds the sitelinks is a wrapper: prefer the link-free one inside it.
@@ -163,7 +163,8 @@ function findSnippet(query: PageQuery, block: Element, a: Element): Element | un
   let best: Element | undefined;
   let bestLen = 0;
   for (const el of query.find(block, 'div, span, p')) {
-    if (!usable(el) || query.first(el, 'a, cite, h3') !== undefined) continue;
+    // The text is read once, last (a box without text is never longer than the best).
+    if (!placed(el) || query.first(el, 'a, cite, h3') !== undefined) continue;
     const len = nodeText(el).length;
     if (len > bestLen) {
       best = el;
@@ -225,7 +226,7 @@ function readFavicon(
   anchor: Element,
   block: Element,
   snippetEl: Element | undefined,
-  images: ReadonlyMap<string, string>,
+  images: ImageSources,
 ): string {
   const candidates = [...query.find(anchor, 'img'), ...query.find(block, 'img')];
   for (const img of candidates) {
@@ -255,13 +256,13 @@ function readSitelinks(
   for (const a of query.find(block, 'a[href]')) {
     if (a === anchor || anchorNodes.has(a) || isWithin(a, anchor)) continue;
     if (snippetEl && isWithin(a, snippetEl)) continue;
-    if (query.closest(a, NOT_SITELINK_CONTEXT)) continue;
+    if (query.within(a, NOT_SITELINK_CONTEXT)) continue;
     const url = resolveHref(attrOf(a, 'href'));
     if (!url || isGoogleUtilityLink(url) || seen.has(url)) continue;
     const title = nodeText(a);
     if (!title || title.length > 120) continue;
     seen.add(url);
-    if (query.closest(a, 'h3, [role="heading"], td')) {
+    if (query.within(a, 'h3, [role="heading"], td')) {
       table.push({ link: url, snippet: tableSitelinkSnippet(query, a, block), title });
     } else if (isLinkRow(query, a)) {
       inline.push({ link: url, snippet: '', title });

@@ -31,7 +31,7 @@ export function readPeopleAlsoAsk($: CheerioAPI, query = ''): PeopleAlsoAskItem[
     page.root,
     '.related-question-pair, [jsname="yEVEwb"], [data-q], g-accordion-expander',
   )) {
-    if (page.closest(pair, AI_OVERVIEW_REGIONS)) continue;
+    if (page.within(pair, AI_OVERVIEW_REGIONS)) continue;
     const expander = page.first(pair, '[aria-expanded], [role="button"], g-accordion-expander');
     if (!page.is(pair, '.related-question-pair, g-accordion-expander') && !expander) continue;
     const question = questionOf(page, pair, expander);

@@ -87,7 +87,7 @@ export function readRelatedSearches(
     if (NOT_RELATED_PARAMS.some((p) => u.searchParams.has(p))) continue;
     const norm = normaliseQuery(q);
     if (norm === current || seen.has(norm) || excluded.has(norm)) continue;
-    if (query.closest(a, NOT_RELATED_CONTEXT)) continue;
+    if (query.within(a, NOT_RELATED_CONTEXT)) continue;
     seen.add(norm);
     out.push({ query: q });
   }

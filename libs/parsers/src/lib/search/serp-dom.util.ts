@@ -182,40 +182,77 @@ export function looksLikeUrl(s: string): boolean {
   return /^(https?:\/\/)?([\w-]+\.)+[a-z]{2,}([/›:\s]|$)/i.test(s.trim());
 }
 
+/** Element id to image source, as the readers ask it (a Map answers it too). */
+export interface ImageSources {
+  has(id: string): boolean;
+  get(id: string): string | undefined;
+}
+
+const unescapeScript = (s: string): string =>
+  s
+    .replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+    .replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+    .replace(/\\\//g, '/');
+
+/** A data URI as a script spells it, unescaped on first read (most are never read: only the ids of read images). */
+class ScriptSource {
+  private value: string | undefined;
+
+  constructor(private readonly raw: string) {}
+
+  read(): string {
+    return (this.value ??= unescapeScript(this.raw));
+  }
+}
+
+/** The script images of a page: plain sources (`google.ldi`) and data URIs unescaped when first read. */
+class ScriptImages implements ImageSources {
+  private readonly sources = new Map<string, string | ScriptSource>();
+
+  has(id: string): boolean {
+    return this.sources.has(id);
+  }
+
+  get(id: string): string | undefined {
+    const src = this.sources.get(id);
+    return typeof src === 'object' ? src.read() : src;
+  }
+
+  /** Sets the source of an id that has none yet (the first script to name an id wins). */
+  add(id: string, src: string | ScriptSource): void {
+    if (!this.sources.has(id)) this.sources.set(id, src);
+  }
+}
+
 /**
  * Images Google sets from inline scripts after load: `var s='data:image/...';var ii=['dimg_3'];_setImagesSrc(ii,s)`
  * (data URIs) and `google.ldi={"id":"https://..."}` (deferred http images). Maps element id to source.
  */
-export function scriptImageMap($: CheerioAPI): Map<string, string> {
-  const map = new Map<string, string>();
-  const unescape = (s: string): string =>
-    s
-      .replace(/\\x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
-      .replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
-      .replace(/\\\//g, '/');
+export function scriptImageMap($: CheerioAPI): ImageSources {
+  const images = new ScriptImages();
   const query = pageQuery($);
   for (const el of query.find(query.root, 'script')) {
     const code = textContent(el);
     if (!code) continue;
     // Bounded repeats: a script of a million unclosed `var ii=[` costs a bounded scan from each, not the rest.
     for (const m of code.matchAll(/var s='(data:image\/[^']{1,200000})';\s{0,16}var ii=\[([^\]]{0,4000})\]/g)) {
-      const src = unescape(m[1]);
+      const src = new ScriptSource(m[1]);
       for (const id of m[2].split(',')) {
         const key = id.trim().replace(/^['"]|['"]$/g, '');
-        if (key && !map.has(key)) map.set(key, src);
+        if (key) images.add(key, src);
       }
     }
     const ldi = readLdi(code);
     if (ldi) {
       try {
-        const obj = JSON.parse(unescape(ldi)) as Record<string, unknown>;
-        for (const [k, v] of Object.entries(obj)) if (typeof v === 'string' && !map.has(k)) map.set(k, v);
+        const obj = JSON.parse(unescapeScript(ldi)) as Record<string, unknown>;
+        for (const [k, v] of Object.entries(obj)) if (typeof v === 'string') images.add(k, v);
       } catch {
         // Not JSON after all: ignore, the images stay unresolved.
       }
     }
   }
-  return map;
+  return images;
 }
 
 /** The `{…}` after the first `google.ldi=` of a script (up to its first `}`); undefined when it does not close. */
@@ -228,12 +265,12 @@ function readLdi(code: string): string | undefined {
 }
 
 /** An img's source: its own data URI or http src, else what the page's scripts would set for its id. */
-export function imageSrc(img: Cheerio<Element>, images: ReadonlyMap<string, string>): string {
+export function imageSrc(img: Cheerio<Element>, images: ImageSources): string {
   return imageSrcOf(img[0], images);
 }
 
 /** `imageSrc` of one img element. */
-export function imageSrcOf(img: AnyNode | undefined, images: ReadonlyMap<string, string>): string {
+export function imageSrcOf(img: AnyNode | undefined, images: ImageSources): string {
   const src = attrOf(img, 'src') ?? '';
   // A 1x1 placeholder gif is ~80 characters; a real favicon or thumbnail is longer.
   if (src.startsWith('data:image/') && src.length > 100) return src;

@@ -29,7 +29,7 @@ export function readAds($: CheerioAPI): AdItem[] {
   const query = pageQuery($);
   const marked = query
     .find(query.root, '[data-text-ad], #tads li, #tadsb li, #bottomads li')
-    .filter((el) => !el.parent || !query.closest(el.parent, '[data-text-ad]'));
+    .filter((el) => !el.parent || !query.within(el.parent, '[data-text-ad]'));
   const units = marked.length > 0 ? marked : adClickBlocks(query);
   const ads: AdItem[] = [];
   for (const unit of units) {
@@ -103,7 +103,7 @@ function adClickBlocks(query: PageQuery): Element[] {
 function longestText(query: PageQuery, unit: Element, exclude: Element): string {
   let best = '';
   for (const box of query.find(unit, 'div, span')) {
-    if (query.first(box, 'a, [role="heading"]') || query.closest(box, 'a') || isInside(box, exclude)) continue;
+    if (query.first(box, 'a, [role="heading"]') || query.within(box, 'a') || isInside(box, exclude)) continue;
     const t = nodeText(box);
     if (t.length > best.length) best = t;
   }
@@ -115,15 +115,15 @@ export function readLocalResults($: CheerioAPI): LocalResultItem[] {
   const out: LocalResultItem[] = [];
   const seen = new Set<string>();
   for (const card of query.find(query.root, 'a[data-cid], [data-cid][role="link"], .rllt__link')) {
-    if (query.closest(card, CAROUSEL_REGIONS)) continue;
+    if (query.within(card, CAROUSEL_REGIONS)) continue;
     const heading = query.first(card, '[role="heading"]');
     const title = nodeText(heading);
     const cid = attrOf(card, 'data-cid') ?? '';
-    if (!title || seen.has(cid) || (card.parent && query.closest(card.parent, '[data-cid]'))) continue;
+    if (!title || seen.has(cid) || (card.parent && query.within(card.parent, '[data-cid]'))) continue;
     // The card's lines are its innermost <div>s: "4.7(45) · $ · Coffee shop", then "244 Gough St · …", then hours.
     const lines = query
       .find(card, 'div')
-      .filter((d) => !query.first(d, 'div') && d !== heading && !query.closest(d, '[role="heading"]'))
+      .filter((d) => !query.first(d, 'div') && d !== heading && !query.within(d, '[role="heading"]'))
       .map((d) => nodeText(d))
       .filter(Boolean);
     const ratingLabel = attrOf(query.first(card, '[aria-label*="ated"], [role="img"][aria-label]'), 'aria-label') ?? '';
@@ -171,7 +171,7 @@ export function readTopStories($: CheerioAPI): TopStoryItem[] {
     if (!heading) continue;
     const link = resolveHref(attrOf(a, 'href'));
     if (!link || isGoogleUtilityLink(link) || seen.has(link)) continue;
-    if (query.first(a, '[data-vid]') || query.closest(a, '[data-vid]')) continue;
+    if (query.first(a, '[data-vid]') || query.within(a, '[data-vid]')) continue;
     seen.add(link);
     // The card's other text pieces, in order: the publisher comes first, the age last.
     const pieces = leafTexts(query, a, heading);
