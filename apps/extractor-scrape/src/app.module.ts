@@ -87,8 +87,11 @@ export class AppModule implements OnApplicationShutdown {
     };
     // Markdown conversion, HTML scans and PDF text run off the event loop under a per-page budget (ADR 0007). HTML
     // under INLINE_WORK_BELOW_CHARS is converted inline: the thread hop costs more than the work there.
+    // blockAds' element hiding runs there too: each thread holds the blocker's engine (ADR 0030, cosmetic filtering).
     const work = async () => {
+      await adBlocker.ready();
       const pool = new PageWorkPool({
+        adFilters: adBlocker.serialize(),
         threads: env.SCRAPE_WORK_THREADS,
         budgetMs: env.SCRAPE_WORK_BUDGET_MS,
         inlineBelowChars: INLINE_WORK_BELOW_CHARS,

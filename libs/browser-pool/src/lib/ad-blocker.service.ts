@@ -104,6 +104,15 @@ export class AdBlocker {
     return this.building.then(() => undefined);
   }
 
+  /**
+   * The built engine, serialized (the page-work pool's threads deserialize it for element hiding, a few ms each,
+   * rather than parse the lists again). Call after `ready()`.
+   */
+  serialize(): Uint8Array {
+    if (!this.engine) throw new Error('AdBlocker.serialize() before ready()');
+    return this.engine.serialize();
+  }
+
   /** The filter list files that could not be read at the last build, each with why (empty when all loaded). */
   get unreadLists(): readonly { path: string; error: string }[] {
     return this.unread;
