@@ -21,7 +21,7 @@ const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 20);
 const tools = {};
 if (process.argv.includes('--block-ads')) {
   const { AdBlocker } = await import(join(root, 'libs/browser-pool/src/lib/ad-blocker.service.ts'));
-  const { AdHider } = await import(join(root, 'apps/extractor-scrape/src/content/ad-hiding.extractor.ts'));
+  const { AdHider } = await import(join(root, 'apps/extractor-scrape/src/content/ad-hider.extractor.ts'));
   const blocker = new AdBlocker();
   await blocker.ready();
   tools.adHider = new AdHider(blocker.serialize());

@@ -103,7 +103,7 @@ const candidates = {
 
 async function loadAdHider() {
   const { AdBlocker } = await import(join(root, 'libs/browser-pool/src/lib/ad-blocker.service.ts'));
-  const { AdHider } = await import(join(root, 'apps/extractor-scrape/src/content/ad-hiding.extractor.ts'));
+  const { AdHider } = await import(join(root, 'apps/extractor-scrape/src/content/ad-hider.extractor.ts'));
   const blocker = new AdBlocker();
   await blocker.ready();
   return new AdHider(blocker.serialize());

@@ -3,7 +3,7 @@ import render from 'dom-serializer';
 import { isTag, type ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { scanNeedsBrowser, scanPage } from '../engines/needs-browser.detector.js';
-import type { AdHider } from './ad-hiding.extractor.js';
+import type { AdHider } from './ad-hider.extractor.js';
 import { HtmlToMarkdown } from '../markdown/html-to-markdown.renderer.js';
 import { articleHints, mergeMainContent, readabilityArticle } from './main-content-consensus.extractor.js';
 import { extractMainContent } from './main-content.extractor.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { TrawlError } from '@trawl/contracts';
 import { Piscina } from 'piscina';
-import { AdHider } from './ad-hiding.extractor.js';
+import { AdHider } from './ad-hider.extractor.js';
 import {
   digestPage,
   type DigestOutcome,

@@ -1,5 +1,5 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
-import { AdHider } from './ad-hiding.extractor.js';
+import { AdHider } from './ad-hider.extractor.js';
 import { digestPage, type DigestOutcome, type DigestTask } from './page-digest.extractor.js';
 
 /** What the pool hands each worker when it starts. */

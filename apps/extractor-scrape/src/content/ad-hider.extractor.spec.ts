@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { AdBlocker } from '@trawl/browser-pool';
-import { AdHider } from './ad-hiding.extractor.js';
+import { AdHider } from './ad-hider.extractor.js';
 import { digestPage, type HtmlDigestTask, type PageDigest } from './page-digest.extractor.js';
 
 // Rules of the installed EasyList (Debian's webext-ublock-origin-chromium), as the extractor loads it by default:
