@@ -47,15 +47,6 @@ export interface AdBlockerOptions {
   filterLists?: readonly string[];
 }
 
-/** What a page holds that element-hiding rules are indexed by (as the engine's content script collects them). */
-export interface PageFeatures {
-  /** The page's URL (its hostname picks the per-site rules and `#@#` exceptions). */
-  url: string;
-  classes: readonly string[];
-  ids: readonly string[];
-  hrefs: readonly string[];
-}
-
 /** What the list gives, line by line: the comment that precedes each filter says its tracker, category and kind. */
 interface ListEntry {
   tracker: string;
@@ -67,9 +58,11 @@ interface ListEntry {
 /**
  * "Block this request?" for `blockAds`, by Ghostery's filter engine (@ghostery/adblocker) over Ghostery's maintained
  * tracker database, restricted to the ad and tracker categories (AD_BLOCK_CATEGORIES; see `selectFilters` for which
- * lines of the list are used). The engine is built once per process on first `ready()` (~0.1 s; the serialized
- * engine that trackerdb ships is of an older engine version than the installed adblocker reads), so callers call
- * `ready()` off the hot path (start-up) and `blocks()` is then a synchronous lookup.
+ * lines of the list are used), and the EasyList files of `filterLists`, whose element-hiding rules the engine holds
+ * too (`serialize()` hands them to the digest's element hiding). The engine is built once per process on first
+ * `ready()` (~0.9 s of CPU with EasyList; the serialized engine that trackerdb ships is of an older engine version
+ * than the installed adblocker reads), so callers call `ready()` off the hot path (start-up) and `blocks()` is then a
+ * synchronous lookup.
  */
 export class AdBlocker {
   private engine?: FiltersEngine;
