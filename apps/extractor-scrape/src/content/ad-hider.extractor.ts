@@ -5,7 +5,7 @@ import { isTag, type AnyNode, type Element, type ParentNode } from 'domhandler';
 type Query = (el: Element) => boolean;
 
 /**
- * blockAds' element hiding in the digest (ADR 0030, amendment "Cosmetic filtering"): the element-hiding rules (`##`)
+ * blockAds' element hiding in the digest (ADR 0030, amendment "EasyList beside the tracker database"): the rules (`##`)
  * of the blocker's lists, with their `#@#` exceptions and `$generichide`/`$elemhide`, applied to the parsed page as
  * uBlock's or Ghostery's content script applies them to a tab: the rules of the page's hostname, the generic rules the
  * page's class names, ids and link hrefs select from the engine's indexes, and the generic rules no exception can
