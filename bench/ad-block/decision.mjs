@@ -1,5 +1,7 @@
 // Cost of blockAds' "block this request?" (ADR 0030): the engine's build once per process, and each decision.
-// Usage: npm run build && node bench/ad-block/decision.mjs [--rounds 3] [--requests 20000]
+// Usage: npm run build && node bench/ad-block/decision.mjs [--rounds 3] [--requests 20000] [--tracker-db-only]
+// The engine is the default AdBlocker's (the tracker database and EasyList, BLOCK_ADS_LISTS' default); with
+// --tracker-db-only, the tracker database alone (as before EasyList was loaded).
 // The requests are a page's usual mix, drawn in turn: its own scripts, styles, images and XHR (first party), CDN and
 // font hosts, embeds, and ad and tracker hosts of the list (a third of them). Prints one JSON line per round.
 import { performance } from 'node:perf_hooks';
@@ -34,7 +36,7 @@ const mix = [
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
 const heap0 = process.memoryUsage().heapUsed;
-const blocker = new AdBlocker();
+const blocker = new AdBlocker(process.argv.includes('--tracker-db-only') ? { filterLists: [] } : {});
 await blocker.ready();
 const build = {
   wallMs: +(performance.now() - t0).toFixed(1),

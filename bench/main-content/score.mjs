@@ -22,6 +22,16 @@ const arg = (k, d) => (argv.includes(`--${k}`) ? argv[argv.indexOf(`--${k}`) + 1
 const dir = arg('dir', join(process.env.TRAWL_SHARED_DIR ?? join(root, '..', 'shared'), 'fixtures/main-content'));
 const split = arg('split', 'all');
 const only = arg('only', '');
+// With --block-ads, `trawl, blockAds` is scored beside `trawl`: the same digest with blockAds' element hiding (the
+// default AdBlocker's engine, EasyList beside the tracker database; ADR 0030), on each page's own URL.
+const adHider = argv.includes('--block-ads') ? await loadAdHider() : undefined;
+async function loadAdHider() {
+  const { AdBlocker } = await import(join(root, 'libs/browser-pool/src/lib/ad-blocker.service.ts'));
+  const { AdHider } = await import(join(root, 'apps/extractor-scrape/src/content/ad-hider.extractor.ts'));
+  const blocker = new AdBlocker();
+  await blocker.ready();
+  return new AdHider(blocker.serialize());
+}
 const truth = JSON.parse(readFileSync(join(dir, 'ground-truth.json'), 'utf8'));
 const all = Object.keys(truth).sort();
 const halves = { tuning: all.filter((_, k) => k % 2 === 0), 'held-out': all.filter((_, k) => k % 2 === 1), all };
@@ -89,6 +99,14 @@ const candidates = {
 };
 
 const pages = Object.fromEntries(all.map((id) => [id, readFileSync(join(dir, 'html', `${id}.html`), 'utf8')]));
+if (adHider) {
+  candidates['trawl, blockAds'] = async (html, url) => {
+    const task = { kind: 'html', html, markdown: true, checkBrowser: false, onlyMainContent: true, url };
+    const o = await digestPage({ ...task, hideAds: true }, { adHider });
+    if (!o.ok) throw new Error(o.error.message);
+    return plain(o.digest.markdown);
+  };
+}
 const results = {};
 for (const [name, fn] of Object.entries(candidates)) {
   if (only && !name.startsWith(only)) continue;

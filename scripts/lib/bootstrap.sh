@@ -1,6 +1,7 @@
 # Sourced by scripts/start.sh and scripts/test.sh: makes sure what Trawl needs is on the machine.
 # - npm dependencies (npm ci when node_modules is missing or older than package-lock.json)
-# - redis-server, nats-server and Chromium (apt-get on Debian/Ubuntu, as root or through sudo)
+# - redis-server, nats-server and Chromium (apt-get on Debian/Ubuntu, as root or through sudo), and the EasyList files
+#   blockAds loads (Debian's webext-ublock-origin-chromium, ADR 0030)
 
 log() { printf '\033[1;34m[trawl]\033[0m %s\n' "$*"; }
 die() { printf '\033[1;31m[trawl]\033[0m %s\n' "$*" >&2; exit 1; }
@@ -46,6 +47,9 @@ ensure_system_packages() {
   command -v redis-server >/dev/null || missing+=(redis-server)
   command -v nats-server >/dev/null || missing+=(nats-server)
   chromium_path >/dev/null || missing+=(chromium)
+  # blockAds' filter lists (BLOCK_ADS_LISTS' default): EasyList as uBlock Origin's Debian package ships it.
+  [ -f /usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt ] ||
+    missing+=(webext-ublock-origin-chromium)
   if [ ${#missing[@]} -gt 0 ]; then
     command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
     log "installing ${missing[*]} with apt-get"

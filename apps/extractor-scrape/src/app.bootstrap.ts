@@ -1,5 +1,5 @@
 import type { INestMicroservice } from '@nestjs/common';
-import { BrowserPool, sandboxDecision } from '@trawl/browser-pool';
+import { AdBlocker, BrowserPool, sandboxDecision } from '@trawl/browser-pool';
 import { loadEnv, ExtractorScrapeEnv } from '@trawl/config';
 import { QUEUE_GROUPS } from '@trawl/contracts';
 import { ProxyRotation } from '@trawl/safe-fetch';
@@ -20,6 +20,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   const metrics = new TrawlMetrics({ service: SERVICE });
   let pool: BrowserPool | undefined;
   let sample: NodeJS.Timeout | undefined;
+  let adBlocker: AdBlocker | undefined;
   const { logger } = await runNatsService({
     service: SERVICE,
     queue: QUEUE_GROUPS.extractorScrape,
@@ -30,6 +31,7 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
     beforeListen: async (app: INestMicroservice) => {
       const browsers = app.get(BrowserPool);
       pool = browsers;
+      adBlocker = app.get(AdBlocker);
       await browsers.warmUp();
       const gauges = metrics.browserPool;
       const proxies = app.get(ProxyRotation);
@@ -48,6 +50,12 @@ export async function bootstrap({ telemetry }: { telemetry: Telemetry }): Promis
   });
   const sandbox = sandboxDecision(env.BROWSER_NO_SANDBOX);
   if (!sandbox.sandbox) logger.warn({ reason: sandbox.reason }, 'Chromium runs without its sandbox (--no-sandbox)');
+  for (const list of adBlocker?.unreadLists ?? []) {
+    logger.warn(
+      { list: list.path, error: list.error },
+      'blockAds filter list not loaded (BLOCK_ADS_LISTS): ads are blocked by the tracker database and the other lists only',
+    );
+  }
   logger.info({ pool: pool?.stats() }, 'browser pool warm');
 }
 

@@ -51,9 +51,10 @@ export class AppModule implements OnApplicationShutdown {
       await guardProxy.start();
       return guardProxy;
     };
-    // blockAds (ADR 0030): the filter engine is built once, at start-up (~0.1 s, before the service serves anything; a
-    // list that cannot be read stops the start).
-    const adBlocker = new AdBlocker();
+    // blockAds (ADR 0030): the filter engine (the tracker database and BLOCK_ADS_LISTS) is built once, at start-up
+    // (~0.7 s of CPU, before the service serves anything). An unreadable tracker database stops the start; a list file
+    // that cannot be read is left out (bootstrap warns, naming it).
+    const adBlocker = new AdBlocker({ filterLists: env.BLOCK_ADS_LISTS });
     const pool = async (guardProxy: GuardProxy) => {
       await adBlocker.ready();
       return new BrowserPool({
@@ -86,8 +87,11 @@ export class AppModule implements OnApplicationShutdown {
     };
     // Markdown conversion, HTML scans and PDF text run off the event loop under a per-page budget (ADR 0007). HTML
     // under INLINE_WORK_BELOW_CHARS is converted inline: the thread hop costs more than the work there.
+    // blockAds' element hiding runs there too: each thread holds the blocker's engine (ADR 0030, cosmetic filtering).
     const work = async () => {
+      await adBlocker.ready();
       const pool = new PageWorkPool({
+        adFilters: adBlocker.serialize(),
         threads: env.SCRAPE_WORK_THREADS,
         budgetMs: env.SCRAPE_WORK_BUDGET_MS,
         inlineBelowChars: INLINE_WORK_BELOW_CHARS,
@@ -102,6 +106,7 @@ export class AppModule implements OnApplicationShutdown {
         NATS_TRACING,
         { provide: SCRAPE_SETTINGS, useValue: settings },
         { provide: ProxyRotation, useValue: proxies },
+        { provide: AdBlocker, useValue: adBlocker },
         { provide: GuardProxy, useFactory: proxy },
         { provide: BrowserPool, useFactory: pool, inject: [GuardProxy] },
         BrowserScrapeEngine,
@@ -111,7 +116,7 @@ export class AppModule implements OnApplicationShutdown {
         ScrapeService,
         RenderService,
       ],
-      exports: [BrowserPool, ProxyRotation],
+      exports: [BrowserPool, ProxyRotation, AdBlocker],
     };
   }
 

@@ -80,6 +80,8 @@ export class ScrapeService {
       excludeTags: req.excludeTags,
       links: formats.has('links'),
       metadata: true,
+      // ADR 0030: blockAds also leaves out of the markdown what the lists' element-hiding rules hide.
+      hideAds: engineReq.blockAds,
     };
     const { page, kind, digest } = await this.render(
       engineFor(req, browser, this.settings.defaultEngine),

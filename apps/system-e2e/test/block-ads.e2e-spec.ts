@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { decodeScrapeHtml } from '@trawl/contracts';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
 import { API_KEY, callApi, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
 
@@ -16,6 +17,12 @@ function articleHtml(otherHost: string, tag: string): string {
 <script src="${otherHost}/js/widget.js?case=${tag}"></script>
 </body></html>`;
 }
+
+/** An article with an ad container EasyList hides (`##.adsbygoogle-wrapper`), served in the document itself. */
+const AD_ARTICLE = `<!doctype html><html lang="en"><head><title>Bridge reopens</title></head><body>
+<main><article><h1>Bridge reopens</h1><p>${STORY}</p>
+<div class="adsbygoogle-wrapper"><p>Cheap watches, 80 % off today, with free delivery to your door.</p></div>
+<p>${STORY}</p></article></main></body></html>`;
 
 /**
  * Issue 21, item 7 (ADR 0030): `blockAds` through the whole stack (gateway and extractor-scrape as processes, real
@@ -44,6 +51,12 @@ describe('blockAds through the whole stack', () => {
       res.end(articleHtml(otherUrl, url.searchParams.get('case') ?? ''));
     });
     other = createServer((req, res) => {
+      if ((req.url ?? '').startsWith('/ad-article')) {
+        // On 127.0.0.2: EasyList turns generic hiding off on 127.0.0.1 and localhost (`@@://127.0.0.1$generichide`).
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(AD_ARTICLE);
+        return;
+      }
       otherHits.push(req.url ?? '');
       const tracker = (req.url ?? '').startsWith('/js/matomo.js');
       res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
@@ -84,13 +97,27 @@ describe('blockAds through the whole stack', () => {
     expect(res.body.data.metadata.adsBlocked).toBeUndefined();
   });
 
-  it('http engine: it fetches only the document, so blockAds changes nothing there', async () => {
+  it('http engine: it fetches only the document, so no request is refused there', async () => {
     const res = await scrape({ url: `${site.url}/news/bridge?case=http`, engine: 'http', blockAds: true });
     expect(res.status).toBe(200);
     expect(res.body.data.markdown).toContain(STORY);
     expect(hits('http')).toEqual([]);
     expect(res.body.data.metadata).not.toHaveProperty('adsBlocked');
   });
+
+  it.each(['browser', 'http'])(
+    '%s engine: EasyList’s element hiding leaves the ad container out of markdown, not out of html',
+    async (engine) => {
+      const on = await scrape({ url: `${otherUrl}/ad-article`, engine, formats: ['markdown', 'html'] });
+      expect(on.status).toBe(200);
+      expect(on.body.data.markdown).toContain(STORY);
+      expect(on.body.data.markdown).not.toContain('Cheap watches');
+      expect(decodeScrapeHtml(on.body.data.html as string)).toContain('Cheap watches');
+      const off = await scrape({ url: `${otherUrl}/ad-article`, engine, blockAds: false });
+      expect(off.status).toBe(200);
+      expect(off.body.data.markdown).toContain('Cheap watches');
+    },
+  );
 
   it('Firecrawl’s /v2/scrape maps blockAds: on by default, off when false, never named in warning', async () => {
     const firecrawl = async (body: Record<string, unknown>) => {

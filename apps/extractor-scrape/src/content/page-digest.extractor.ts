@@ -3,6 +3,7 @@ import render from 'dom-serializer';
 import { isTag, type ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
 import { scanNeedsBrowser, scanPage } from '../engines/needs-browser.detector.js';
+import type { AdHider } from './ad-hider.extractor.js';
 import { HtmlToMarkdown } from '../markdown/html-to-markdown.renderer.js';
 import { articleHints, mergeMainContent, readabilityArticle } from './main-content-consensus.extractor.js';
 import { extractMainContent } from './main-content.extractor.js';
@@ -33,6 +34,16 @@ export interface HtmlDigestTask {
   links?: boolean;
   /** Return the document's metadata (title, description, language, canonical, Open Graph, Twitter). */
   metadata?: boolean;
+  /**
+   * blockAds: the elements the ad blocker's element-hiding rules hide are left out of the markdown (ADR 0030), when
+   * the digest is given an `AdHider`. Links and metadata are the page's, unchanged.
+   */
+  hideAds?: boolean;
+}
+
+/** What a digest may use beside its task: the ad blocker's element hiding (the page-work pool's threads hold one). */
+export interface DigestTools {
+  adHider?: AdHider;
 }
 
 /** Work on a PDF: its text. */
@@ -66,9 +77,9 @@ let converter: HtmlToMarkdown | undefined;
  * The CPU-heavy part of a scrape, pure and self-contained so it can run in a worker thread of the page-work pool
  * (or inline for small pages): one linear scan of the HTML, then turndown; or pdf.js for a PDF's text.
  */
-export async function digestPage(task: DigestTask): Promise<DigestOutcome> {
+export async function digestPage(task: DigestTask, tools: DigestTools = {}): Promise<DigestOutcome> {
   try {
-    return { ok: true, digest: task.kind === 'pdf' ? await digestPdf(task) : digestHtml(task) };
+    return { ok: true, digest: task.kind === 'pdf' ? await digestPdf(task) : digestHtml(task, tools) };
   } catch (e) {
     if (e instanceof TrawlError) return { ok: false, error: e.toWire() };
     if (e instanceof RangeError) {
@@ -79,14 +90,15 @@ export async function digestPage(task: DigestTask): Promise<DigestOutcome> {
   }
 }
 
-function digestHtml(task: HtmlDigestTask): PageDigest {
+function digestHtml(task: HtmlDigestTask, tools: DigestTools): PageDigest {
   const scan = scanPage(task.html);
   const needsBrowser = task.checkBrowser && scanNeedsBrowser(scan);
   if (needsBrowser) return { title: scan.title, needsBrowser };
   const digest: PageDigest = { title: scan.title, needsBrowser };
   const selecting = (task.includeTags?.length ?? 0) > 0 || (task.excludeTags?.length ?? 0) > 0;
   const narrowing = task.markdown && (task.onlyMainContent === true || selecting);
-  if (!narrowing && !task.links && !task.metadata) {
+  const hider = task.markdown && task.hideAds === true ? tools.adHider : undefined;
+  if (!narrowing && !hider && !task.links && !task.metadata) {
     if (task.markdown) digest.markdown = markdownOf(task.html, baseOfHtml(task.html, task.url));
     return digest;
   }
@@ -96,8 +108,9 @@ function digestHtml(task: HtmlDigestTask): PageDigest {
   if (!task.markdown) return digest;
   // Relative link and image URLs in the markdown resolve against the document's base (ADR 0023, as Firecrawl's).
   const base = documentBase(doc, task.url);
+  const hid = hider ? hider.hide(doc, task.url) > 0 : false;
   if (!narrowing) {
-    digest.markdown = markdownOf(task.html, base);
+    digest.markdown = markdownOf(hid ? htmlOf(doc) : task.html, base);
     return digest;
   }
   const content = selectTags(doc, task.includeTags, task.excludeTags);
@@ -107,7 +120,7 @@ function digestHtml(task: HtmlDigestTask): PageDigest {
     return digest;
   }
   // Readability reads the page as the selectors left it (before main content changes the tree).
-  const page = selecting ? htmlOf(content) : task.html;
+  const page = selecting || hid ? htmlOf(content) : task.html;
   const hints = articleHints(content);
   const main = extractMainContent(content, { declaredArticle: hints.declared });
   digest.markdown = markdownOf(htmlOf(main.content), base);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { AdBlocker } from '@trawl/browser-pool';
 import { PageWorkPool } from './page-work.pool.js';
 
 async function makePdf(lines: string[], title: string): Promise<Uint8Array> {
@@ -64,5 +65,34 @@ describe('PageWorkPool (piscina worker threads)', () => {
       'x',
     );
     expect(ok.markdown).toBe('## fine');
+  });
+});
+
+describe('PageWorkPool with the ad blocker’s engine (blockAds element hiding, ADR 0030)', () => {
+  let pool: PageWorkPool;
+  beforeAll(async () => {
+    const blocker = new AdBlocker();
+    await blocker.ready();
+    pool = new PageWorkPool({ threads: 1, budgetMs: 20_000, inlineBelowChars: 1000, adFilters: blocker.serialize() });
+    await pool.warmUp();
+  }, 120_000);
+  afterAll(() => pool?.close());
+
+  // `##.adsbygoogle-wrapper` of EasyList; a page large enough for a worker thread, and one small enough for inline.
+  const page = (paragraphs: number) =>
+    `<html><body><article><h1>Top</h1>${'<p>The story goes on.</p>'.repeat(paragraphs)}` +
+    '<div class="adsbygoogle-wrapper"><p>Cheap watches, 80 % off.</p></div></article></body></html>';
+
+  it.each([
+    ['in a worker thread', 200],
+    ['inline', 1],
+  ])('%s: hides what EasyList hides with hideAds, and only then', async (_n, paragraphs) => {
+    const task = { kind: 'html', html: page(paragraphs), markdown: true, checkBrowser: false } as const;
+    const later = Date.now() + 30_000;
+    const hidden = await pool.digest({ ...task, hideAds: true }, later, 'the page');
+    const shown = await pool.digest(task, later, 'the page');
+    expect(hidden.markdown).not.toContain('Cheap watches');
+    expect(hidden.markdown).toContain('The story goes on.');
+    expect(shown.markdown).toContain('Cheap watches');
   });
 });

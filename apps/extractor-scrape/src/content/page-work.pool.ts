@@ -3,8 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { TrawlError } from '@trawl/contracts';
 import { Piscina } from 'piscina';
-import { digestPage, type DigestOutcome, type DigestTask, type PageDigest } from './page-digest.extractor.js';
-import type { PageWorkMessage } from './page-work.worker.js';
+import { AdHider } from './ad-hider.extractor.js';
+import {
+  digestPage,
+  type DigestOutcome,
+  type DigestTask,
+  type DigestTools,
+  type PageDigest,
+} from './page-digest.extractor.js';
+import type { PageWorkData, PageWorkMessage } from './page-work.worker.js';
 
 export interface PageWorkPoolOptions {
   /** Worker threads at most (SCRAPE_WORK_THREADS). */
@@ -17,6 +24,12 @@ export interface PageWorkPoolOptions {
   maxHeapMb?: number;
   /** Tasks that may wait for a thread; more are OVERLOADED. */
   maxQueue?: number;
+  /**
+   * The ad blocker's engine, serialized (`AdBlocker.serialize()`): each thread, and the inline path, deserializes it
+   * once and hides the elements its element-hiding rules hide for tasks with `hideAds` (ADR 0030). Without it
+   * nothing is hidden.
+   */
+  adFilters?: Uint8Array;
 }
 
 /**
@@ -27,10 +40,15 @@ export interface PageWorkPoolOptions {
  */
 export class PageWorkPool {
   private readonly pool: Piscina;
+  /** What the inline path's digests use (the threads build their own from `adFilters`). */
+  private readonly inlineTools: DigestTools;
 
   constructor(private readonly options: PageWorkPoolOptions) {
+    this.inlineTools = options.adFilters ? { adHider: new AdHider(options.adFilters) } : {};
+    const workerData: PageWorkData = options.adFilters ? { adFilters: options.adFilters } : {};
     this.pool = new Piscina({
       filename: workerFile(),
+      workerData,
       minThreads: options.threads,
       maxThreads: options.threads,
       maxQueue: options.maxQueue ?? 256,
@@ -43,7 +61,8 @@ export class PageWorkPool {
    * Digests one page within the budget and the request's deadline (epoch ms). `what` names the page in errors.
    */
   async digest(task: DigestTask, deadline: number, what: string): Promise<PageDigest> {
-    if (task.kind === 'html' && task.html.length < this.options.inlineBelowChars) return unwrap(await digestPage(task));
+    if (task.kind === 'html' && task.html.length < this.options.inlineBelowChars)
+      return unwrap(await digestPage(task, this.inlineTools));
     // The budget runs from the moment a worker starts the task (a page waiting for a thread is not charged for the
     // wait); the request's deadline bounds the wait and the work together.
     const abort = new AbortController();

@@ -2,12 +2,20 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AD_BLOCK_CATEGORIES, AdBlocker, parseTrackerDb, selectFilters } from './ad-blocker.service.js';
+import {
+  AD_BLOCK_CATEGORIES,
+  AdBlocker,
+  DEFAULT_FILTER_LISTS,
+  parseTrackerDb,
+  selectFilters,
+} from './ad-blocker.service.js';
 
 const PAGE = 'https://news.example.org/2026/11/story.html';
 
+// The tracker database's own choices, pinned without the filter lists beside it (EasyList blocks some of these hosts
+// whole, e.g. `||doubleclick.net^` for popups: see the next block for the default engine).
 describe('AdBlocker over the installed tracker database', () => {
-  const blocker = new AdBlocker();
+  const blocker = new AdBlocker({ filterLists: [] });
   beforeAll(() => blocker.ready());
 
   const blocks = (url: string, type = 'script', sourceUrl = PAGE) => blocker.blocks({ url, sourceUrl, type });
@@ -70,7 +78,7 @@ describe('AdBlocker lifecycle', () => {
       if (reads === 1) throw new Error('unreadable');
       return '! trackerdb_id:ads trackerdb_category:advertising trackerdb_domain\n||ads.example.net^\n';
     };
-    const blocker = new AdBlocker({ list });
+    const blocker = new AdBlocker({ list, filterLists: [] });
     const ad = { url: 'https://ads.example.net/a.js', sourceUrl: PAGE, type: 'script' };
     expect(blocker.blocks(ad)).toBe(false);
     await expect(blocker.ready()).rejects.toThrow('unreadable');
@@ -78,6 +86,48 @@ describe('AdBlocker lifecycle', () => {
     await Promise.all([blocker.ready(), blocker.ready()]);
     expect(reads).toBe(2);
     expect(blocker.blocks(ad)).toBe(true);
+  });
+});
+
+describe('AdBlocker with EasyList beside the tracker database (the default)', () => {
+  const blocker = new AdBlocker();
+  const trackerDbOnly = new AdBlocker({ filterLists: [] });
+  beforeAll(() => Promise.all([blocker.ready(), trackerDbOnly.ready()]));
+
+  it('loads the installed EasyList by default', () => {
+    expect(DEFAULT_FILTER_LISTS).toEqual([expect.stringMatching(/\/easylist\.txt$/)]);
+    expect(blocker.unreadLists).toEqual([]);
+  });
+
+  it('refuses a first-party ad script only EasyList knows (`/prebid-load.js$script`), on the page’s own host', () => {
+    const request = { url: 'https://news.example.org/js/prebid-load.js', sourceUrl: PAGE, type: 'script' };
+    expect(blocker.blocks(request)).toBe(true);
+    expect(trackerDbOnly.blocks(request)).toBe(false);
+    expect(blocker.blocks({ ...request, url: 'https://news.example.org/js/app-load.js' })).toBe(false);
+  });
+
+  it('keeps ADR 0030’s choices: the tag manager, CDN, widgets, captcha and the page’s own resources load', () => {
+    const blocks = (url: string, type = 'script') => blocker.blocks({ url, sourceUrl: PAGE, type });
+    expect(blocks('https://www.googletagmanager.com/gtm.js?id=GTM-ABC1')).toBe(false);
+    expect(blocks('https://cdn.shopify.com/s/files/1/theme.js')).toBe(false);
+    expect(blocks('https://platform.twitter.com/widgets.js')).toBe(false);
+    expect(blocks('https://www.google.com/recaptcha/api.js')).toBe(false);
+    expect(blocks('https://news.example.org/assets/app.js')).toBe(false);
+    expect(blocks('https://securepubads.g.doubleclick.net/tag/js/gpt.js')).toBe(true);
+  });
+
+  it('goes on with the tracker database alone when a list file is missing, and names it', async () => {
+    const missing = new AdBlocker({ filterLists: ['/nonexistent/easylist.txt'] });
+    await missing.ready();
+    expect(missing.unreadLists).toEqual([
+      { path: '/nonexistent/easylist.txt', error: expect.stringContaining('ENOENT') },
+    ]);
+    expect(missing.blocks({ url: 'https://news.example.org/js/prebid-load.js', sourceUrl: PAGE, type: 'script' })).toBe(
+      false,
+    );
+    expect(
+      missing.blocks({ url: 'https://securepubads.g.doubleclick.net/tag/js/gpt.js', sourceUrl: PAGE, type: 'script' }),
+    ).toBe(true);
   });
 });
 

@@ -11,6 +11,16 @@ import { FiltersEngine, Request, type RequestType } from '@ghostery/adblocker';
  */
 export const AD_BLOCK_CATEGORIES = ['advertising', 'site_analytics', 'pornvertising'] as const;
 
+/** Where Debian's `webext-ublock-origin-chromium` puts the EasyList-project lists it ships (kept current by apt). */
+export const UBLOCK_LISTS_DIR = '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist';
+
+/**
+ * The filter lists (EasyList syntax) loaded beside the tracker database by default: EasyList, ads' network rules and
+ * element-hiding rules. EasyPrivacy (`easyprivacy.txt` beside it) is not in the default: it blocks tag managers whole
+ * (`||googletagmanager.com^`), which ADR 0030 lets load; trackers are the tracker database's part. ADR 0030.
+ */
+export const DEFAULT_FILTER_LISTS: readonly string[] = [join(UBLOCK_LISTS_DIR, 'easylist.txt')];
+
 /** One request the browser is about to make. */
 export interface AdRequest {
   url: string;
@@ -30,6 +40,11 @@ export interface AdBlockerOptions {
   list?: () => Promise<string>;
   /** Categories blocked (default AD_BLOCK_CATEGORIES). */
   categories?: readonly string[];
+  /**
+   * Filter list files in EasyList syntax, network and element-hiding rules, loaded into the same engine (default
+   * DEFAULT_FILTER_LISTS). A file that cannot be read is left out (`unreadLists` names it); the rest still load.
+   */
+  filterLists?: readonly string[];
 }
 
 /** What the list gives, line by line: the comment that precedes each filter says its tracker, category and kind. */
@@ -43,14 +58,17 @@ interface ListEntry {
 /**
  * "Block this request?" for `blockAds`, by Ghostery's filter engine (@ghostery/adblocker) over Ghostery's maintained
  * tracker database, restricted to the ad and tracker categories (AD_BLOCK_CATEGORIES; see `selectFilters` for which
- * lines of the list are used). The engine is built once per process on first `ready()` (~0.1 s; the serialized
- * engine that trackerdb ships is of an older engine version than the installed adblocker reads), so callers call
- * `ready()` off the hot path (start-up) and `blocks()` is then a synchronous lookup.
+ * lines of the list are used), and the EasyList files of `filterLists`, whose element-hiding rules the engine holds
+ * too (`serialize()` hands them to the digest's element hiding). The engine is built once per process on first
+ * `ready()` (~0.9 s of CPU with EasyList; the serialized engine that trackerdb ships is of an older engine version
+ * than the installed adblocker reads), so callers call `ready()` off the hot path (start-up) and `blocks()` is then a
+ * synchronous lookup.
  */
 export class AdBlocker {
   private engine?: FiltersEngine;
   private building?: Promise<FiltersEngine>;
   private readonly categories: ReadonlySet<string>;
+  private unread: { path: string; error: string }[] = [];
 
   constructor(private readonly options: AdBlockerOptions = {}) {
     this.categories = new Set(options.categories ?? AD_BLOCK_CATEGORIES);
@@ -60,8 +78,13 @@ export class AdBlocker {
   ready(): Promise<void> {
     this.building ??= (async () => {
       const list = await (this.options.list ?? readTrackerDb)();
-      const engine = FiltersEngine.parse(selectFilters(parseTrackerDb(list), this.categories).join('\n'), {
-        loadCosmeticFilters: false,
+      const lists = await this.readFilterLists();
+      const text = [selectFilters(parseTrackerDb(list), this.categories).join('\n'), ...lists].join('\n');
+      const engine = FiltersEngine.parse(text, {
+        loadCosmeticFilters: true,
+        loadGenericCosmeticsFilters: true,
+        // `:has-text()`, `:upward()` and the like need a browser's content script; `+js()` scriptlets are not run.
+        loadExtendedSelectors: false,
         loadNetworkFilters: true,
         enableCompression: false,
       });
@@ -72,6 +95,34 @@ export class AdBlocker {
       this.building = undefined; // a failed read is tried again by the next caller
     });
     return this.building.then(() => undefined);
+  }
+
+  /**
+   * The built engine, serialized (the page-work pool's threads deserialize it for element hiding, a few ms each,
+   * rather than parse the lists again). Call after `ready()`.
+   */
+  serialize(): Uint8Array {
+    if (!this.engine) throw new Error('AdBlocker.serialize() before ready()');
+    return this.engine.serialize();
+  }
+
+  /** The filter list files that could not be read at the last build, each with why (empty when all loaded). */
+  get unreadLists(): readonly { path: string; error: string }[] {
+    return this.unread;
+  }
+
+  private async readFilterLists(): Promise<string[]> {
+    const unread: { path: string; error: string }[] = [];
+    const texts: string[] = [];
+    for (const path of this.options.filterLists ?? DEFAULT_FILTER_LISTS) {
+      try {
+        texts.push(await readFile(path, 'utf8'));
+      } catch (e) {
+        unread.push({ path, error: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    this.unread = unread;
+    return texts;
   }
 
   /** Whether the engine is built (`blocks` answers false until then). */

@@ -24,6 +24,15 @@ function articleHtml(port: number, task: string): string {
   ].join('\n');
 }
 
+/** A page of the site's own that loads a first-party ad script only EasyList knows (`/prebid-load.js$script`). */
+function prebidHtml(task: string): string {
+  return [
+    '<title>Story</title><p id="story">The story.</p>',
+    `<script src="/js/app.js?task=${task}"></script>`,
+    `<script src="/js/prebid-load.js?task=${task}"></script>`,
+  ].join('\n');
+}
+
 /** A page whose cross-site iframe (another site's player) loads its own script and an ad tag. */
 function embedHtml(path: string, port: number, task: string): string {
   if (path === '/with-embed') {
@@ -57,6 +66,9 @@ describe.each([
       if (path === '/with-embed' || path === '/embed') {
         const task = new URL(req.url ?? '', 'http://x').searchParams.get('task') ?? '';
         res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(embedHtml(path, site.port, task));
+      } else if (path === '/with-prebid') {
+        const task = new URL(req.url ?? '', 'http://x').searchParams.get('task') ?? '';
+        res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(prebidHtml(task));
       } else if (path === '/article') {
         const task = new URL(req.url ?? '', 'http://x').searchParams.get('task') ?? '';
         res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(articleHtml(site.port, task));
@@ -173,6 +185,24 @@ describe.each([
     const off = await embedded('embed-off', false); // the same page loads the tag when asked to
     expect(off.ads).toBe(0);
     expect(reached(AD_HOST, '/tag/js/gpt.js')).toContain('embed-off');
+  });
+
+  it('refuses a first-party ad script by an EasyList rule with blockAds, and loads it without', async () => {
+    const prebid = async (task: string, blockAds: boolean) =>
+      pool.run(
+        async ({ page, adsBlocked }) => {
+          await page.goto(`${site.url}/with-prebid?task=${task}`, { waitUntil: 'load' });
+          return { story: await page.textContent('#story'), ads: adsBlocked() };
+        },
+        { deadline: Date.now() + 20_000, tenant: 'tenant-a', blockAds },
+      );
+    await released();
+    expect(await prebid('prebid-on', true)).toEqual({ story: 'The story.', ads: 1 });
+    expect(reached('127.0.0.1', '/js/prebid-load.js')).not.toContain('prebid-on');
+    expect(reached('127.0.0.1', '/js/app.js')).toContain('prebid-on');
+    await released();
+    expect(await prebid('prebid-off', false)).toEqual({ story: 'The story.', ads: 0 });
+    expect(reached('127.0.0.1', '/js/prebid-load.js')).toContain('prebid-off');
   });
 
   it('is per task: two tasks at once on one browser, one with blockAds and one without', async () => {

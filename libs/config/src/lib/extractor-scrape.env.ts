@@ -115,6 +115,20 @@ export class ExtractorScrapeEnv extends NatsServiceEnv {
   @Min(1000)
   BROWSER_SESSION_MAX_AGE_MS: number = 30 * 60_000;
 
+  /**
+   * Filter lists in EasyList syntax for `blockAds`, comma-separated absolute paths, loaded beside Ghostery's tracker
+   * database into one engine (ADR 0030): their network rules refuse requests in the browser, their element-hiding
+   * rules leave ad containers out of the markdown. Default: EasyList as Debian's webext-ublock-origin-chromium installs
+   * it (`easyprivacy.txt` beside it also blocks tag managers whole). A file that cannot be read is named in a warning at
+   * start-up and left out; the tracker database alone then decides.
+   */
+  @EnvList()
+  @IsArray()
+  @Matches(/^\/\S+$/, { each: true, message: 'BLOCK_ADS_LISTS must be absolute file paths, comma-separated' })
+  BLOCK_ADS_LISTS: string[] = [
+    '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt',
+  ];
+
   /** Chromium binary; empty picks Playwright's bundled build when installed, else /usr/bin/chromium. */
   @IsString()
   CHROMIUM_PATH: string = '';

@@ -201,8 +201,9 @@ export class ScrapeRequestDto {
   @ApiPropertyOptional({
     description:
       'Refuse the requests the page makes to ads and trackers (advertising, site analytics) by Ghostery’s filter ' +
-      'engine over its tracker database; the page’s own resources, CDNs and embeds load. Browser engine: the ' +
-      'requests are never sent. HTTP engine: it fetches only the document, so nothing is removed. ADR 0030.',
+      'engine over its tracker database and EasyList; the page’s own resources, CDNs and embeds load. Browser ' +
+      'engine: the requests are never sent. Both engines: the elements EasyList’s element-hiding rules hide (ad ' +
+      'containers) are left out of `markdown`; `html` and `rawHtml` keep them. ADR 0030.',
     default: true,
   })
   @IsOptional()
