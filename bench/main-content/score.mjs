@@ -9,7 +9,7 @@
 // `--fresh <dir>`: a set kept outside the repository (not ours to copy), skipped with a message where absent. Its
 // ground truth is Readability's output, so it leans toward Readability.
 // Usage: node bench/main-content/score.mjs [--split tuning|held-out|all] [--only trawl] [--pages] [--cpu]
-//        [--fresh <dir>]
+//        [--fresh <dir>] [--digits 3]
 import { register } from 'node:module';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
@@ -147,7 +147,8 @@ for (const f of existsSync(join(dir, 'output')) ? readdirSync(join(dir, 'output'
     all.map((id) => [id, o[id]?.articleBody ?? '']),
   );
 }
-const fmt = (s) => `${s.f1.toFixed(3)} (P ${s.precision.toFixed(3)} R ${s.recall.toFixed(3)})`;
+const digits = Number(arg('digits', '3'));
+const fmt = (s) => `${s.f1.toFixed(digits)} (P ${s.precision.toFixed(digits)} R ${s.recall.toFixed(digits)})`;
 const shown = split === 'all' ? ['tuning', 'held-out', 'all'] : [split];
 const freshColumn = fresh.ids.length > 0 ? [`fresh (${fresh.ids.length} pages) F1`] : [];
 console.log(
