@@ -90,6 +90,13 @@ describe('the vote between our main content and Readability', () => {
     expect(merge(within, within)).toBe(within);
   });
 
+  it('reads emphasis written with asterisks as the converter writes it, strong marks around it too', () => {
+    const note = "*Jane Doe is the paper's science editor. [Follow her](https://example.com/jane).*";
+    const strong = "***Editor's note:** this story was updated.*";
+    const both = [...body, strong, note].join('\n\n');
+    expect(merge(both, both)).toBe(body.join('\n\n'));
+  });
+
   it("drops an appeal to join, subscribe or give among the article's last blocks, running text or not", () => {
     const appeal =
       'If you enjoyed this article, we have a proposition for you: join our club. Members get all of our content, ' +

@@ -233,10 +233,14 @@ const DATE_LINE =
 const TRAILING_NOTES = 2;
 const MAX_NOTE_CHARS = 300;
 
-/** A block wholly in emphasis (`_..._`, `**_..._**`), link targets aside: an editor's note, an author's bio. */
+/** A block wholly in emphasis (`*...*`, `_..._`, `***...***`), link targets aside: an editor's note, an author's bio. */
 function isEmphasisOnly(block: string): boolean {
-  const text = block.replace(/\]\([^)\n]*\)/g, ']');
-  if (/^\s*[([]?(?:\*\*)?_[^_]+_(?:\*\*)?[)\]]?\s*$/.test(text)) return true;
+  // Link targets out, strong marks out, and `*emphasis*` read as `_emphasis_` (the converter writes `*`).
+  const text = block
+    .replace(/\]\([^)\n]*\)/g, ']')
+    .replace(/\*\*/g, '')
+    .replace(/(?<!\\)\*/g, '_');
+  if (/^\s*[([]?_[^_]+_[)\]]?\s*$/.test(text)) return true;
   // Runs of emphasis broken by links whose text is in emphasis too ("_Her book, "_[_Title_](...)_", is out now._"):
   // nothing but spaces and punctuation outside the runs.
   const runs = text.match(/_[^_\n]+_/g);

@@ -17,6 +17,9 @@ export class HtmlToMarkdown {
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
+    // `*emphasis*`, not turndown's `_emphasis_`: an underscore is a word character to a word-based reader (the main
+    // content benchmark's measure, search indexes), so `_Eat` and `workout_` would not read as the words they are.
+    emDelimiter: '*',
   });
 
   /** What relative URLs resolve against during the current `convert`. */
