@@ -19,6 +19,11 @@ describe('HtmlToMarkdown', () => {
     expect(out.match(/[\p{L}\p{N}_]+/gu)).toEqual(['Eat', '60', '90', 'minutes', 'before', 'your', 'workout', 'twice']);
   });
 
+  it('leaves an underscore inside a word as written, and escapes one that could open emphasis', () => {
+    expect(md.convert('<p>Call snake_case_name on dp3_1_en.png</p>')).toBe('Call snake_case_name on dp3_1_en.png');
+    expect(md.convert('<p>_not emphasis_ and 2 * 3</p>')).toBe('\\_not emphasis\\_ and 2 \\* 3');
+  });
+
   it('drops scripts and styles', () => {
     const out = md.convert('<style>p{color:red}</style><p>kept</p><script>var secret = 1</script>');
     expect(out).toBe('kept');
