@@ -105,6 +105,8 @@ describe('the vote between our main content and Readability', () => {
     const heading = '#### Something to Consider';
     const both = [...body, heading, appeal, button].join('\n\n');
     expect(merge(both, both)).toBe(body.join('\n\n'));
+    const follow = "Follow the paper's full coverage of the election at [example.com/vote](https://example.com/vote)";
+    expect(merge([...body, follow].join('\n\n'), [...body, follow].join('\n\n'))).toBe(body.join('\n\n'));
     // The same words at the top of an article are its own: only the article's end is looked at.
     const top = [appeal, ...body].join('\n\n');
     expect(merge(top, top)).toBe(top);

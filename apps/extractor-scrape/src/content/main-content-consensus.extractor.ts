@@ -221,7 +221,7 @@ const MAX_CALL_CHARS = 200;
  * `TRAILING_APPEALS` blocks with words, up to `MAX_APPEAL_CHARS`.
  */
 const APPEAL =
-  /\b(?:if you (?:enjoyed|liked|like|value|appreciated?) (?:this|our|reading)|become an? (?:member|subscriber|supporter|patron)|support (?:our|independent|quality) (?:journalism|reporting|work)|(?:make|consider making) a (?:donation|contribution)|consider (?:subscribing|donating|supporting))\b/i;
+  /\b(?:if you (?:enjoyed|liked|like|value|appreciated?) (?:this|our|reading)|become an? (?:member|subscriber|supporter|patron)|support (?:our|independent|quality) (?:journalism|reporting|work)|(?:make|consider making) a (?:donation|contribution)|consider (?:subscribing|donating|supporting)|follow us on|follow (?:\S+ ){1,2}(?:full |complete |latest )?coverage)\b/i;
 const TRAILING_APPEALS = 4;
 const MAX_APPEAL_CHARS = 600;
 const CALL_TO_SUBSCRIBE = /\b(?:subscribe|sign up|newsletters?|your inbox)\b/i;
