@@ -4,7 +4,12 @@
 // shared/bench/main-content.mjs: 4-token shingles, per-page normalised TP/FP/FN, F1 of the mean precision and recall)
 // scores it against the ground truth. The published outputs (Readability.js, trafilatura, ...) are scored beside.
 // The 61 pages are split by position in sorted order: even positions are the tuning half, odd the held-out half.
+// A further set of pages laid out as Mozilla Readability's test pages (<dir>/<name>/source.html, the page, and
+// <dir>/<name>/expected.html, Readability's own output, whose text is the ground truth) is scored beside with
+// `--fresh <dir>`: a set kept outside the repository (not ours to copy), skipped with a message where absent. Its
+// ground truth is Readability's output, so it leans toward Readability.
 // Usage: node bench/main-content/score.mjs [--split tuning|held-out|all] [--only trawl] [--pages] [--cpu]
+//        [--fresh <dir>] [--digits 3]
 import { register } from 'node:module';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
@@ -36,6 +41,34 @@ const truth = JSON.parse(readFileSync(join(dir, 'ground-truth.json'), 'utf8'));
 const all = Object.keys(truth).sort();
 const halves = { tuning: all.filter((_, k) => k % 2 === 0), 'held-out': all.filter((_, k) => k % 2 === 1), all };
 
+// --- the fresh set (Readability's test pages' layout), when asked for and present ---
+const freshDir = arg('fresh', '');
+const fresh = { ids: [], pages: {}, truth: {} };
+if (freshDir && !existsSync(freshDir)) {
+  console.error(`fresh set: ${freshDir} is absent, skipped (it is kept outside the repository)`);
+} else if (freshDir) {
+  for (const name of readdirSync(freshDir).sort()) {
+    const source = join(freshDir, name, 'source.html');
+    const expected = join(freshDir, name, 'expected.html');
+    if (!existsSync(source) || !existsSync(expected)) continue;
+    fresh.ids.push(name);
+    fresh.pages[name] = readFileSync(source, 'utf8');
+    fresh.truth[name] = htmlText(readFileSync(expected, 'utf8'));
+  }
+  if (fresh.ids.length === 0) console.error(`fresh set: no <name>/source.html + expected.html in ${freshDir}, skipped`);
+}
+/** The text of an HTML fragment: block ends as spaces, so that words of two paragraphs are not run together. */
+function htmlText(html) {
+  const spaced = html.replace(
+    /<\/?(?:p|div|h[1-6]|li|ul|ol|br|tr|td|th|table|blockquote|pre|figure|figcaption|section|article|header|footer|dd|dt|dl|hr|img)\b[^>]*>/gi,
+    ' $& ',
+  );
+  const { document } = parseHTML(`<!doctype html><html><body>${spaced}</body></html>`);
+  return document.body.textContent ?? '';
+}
+/** The URL a fresh page is scored under (Readability's tests use this one). */
+const FRESH_URL = 'http://fakehost/test/page.html';
+
 // --- the measure (as shared/bench/main-content.mjs) ---
 const tokens = (s) => (s ?? '').match(/[\p{L}\p{N}_]+/gu) ?? [];
 function shingles(s, n = 4) {
@@ -64,8 +97,8 @@ function tpFpFn(want, got) {
   return s > 0 ? [tp / s, fp / s, fn / s] : [0, 0, 0];
 }
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-function score(ids, pred) {
-  const rows = ids.map((id) => tpFpFn(truth[id].articleBody ?? '', pred[id] ?? ''));
+function score(ids, pred, want = (id) => truth[id].articleBody ?? '') {
+  const rows = ids.map((id) => tpFpFn(want(id), pred[id] ?? ''));
   const p = mean(
     rows.filter(([tp, fp]) => tp + fp > 0).map(([tp, fp, fn]) => (fp === 0 && fn === 0 ? 1 : tp / (tp + fp))),
   );
@@ -96,6 +129,12 @@ const candidates = {
     if (!o.ok) throw new Error(o.error.message);
     return plain(o.digest.markdown);
   },
+  // The same answer without its headline (ADR 0023 keeps it on top; the measures count it as not the body).
+  'trawl, headline left out': async (html, url) => {
+    const o = await digestPage({ kind: 'html', html, markdown: true, checkBrowser: false, onlyMainContent: true, url });
+    if (!o.ok) throw new Error(o.error.message);
+    return plain(o.digest.markdown.replace(/^# [^\n]*\n+/, ''));
+  },
 };
 
 const pages = Object.fromEntries(all.map((id) => [id, readFileSync(join(dir, 'html', `${id}.html`), 'utf8')]));
@@ -108,11 +147,16 @@ if (adHider) {
   };
 }
 const results = {};
+const freshResults = {};
 for (const [name, fn] of Object.entries(candidates)) {
   if (only && !name.startsWith(only)) continue;
   const pred = {};
   for (const id of all) pred[id] = await fn(pages[id], truth[id].url);
   results[name] = pred;
+  if (fresh.ids.length === 0) continue;
+  const freshPred = {};
+  for (const id of fresh.ids) freshPred[id] = await fn(fresh.pages[id], FRESH_URL);
+  freshResults[name] = freshPred;
 }
 for (const f of existsSync(join(dir, 'output')) ? readdirSync(join(dir, 'output')) : []) {
   let o = JSON.parse(readFileSync(join(dir, 'output', f), 'utf8'));
@@ -121,12 +165,20 @@ for (const f of existsSync(join(dir, 'output')) ? readdirSync(join(dir, 'output'
     all.map((id) => [id, o[id]?.articleBody ?? '']),
   );
 }
-const fmt = (s) => `${s.f1.toFixed(3)} (P ${s.precision.toFixed(3)} R ${s.recall.toFixed(3)})`;
+const digits = Number(arg('digits', '3'));
+const fmt = (s) => `${s.f1.toFixed(digits)} (P ${s.precision.toFixed(digits)} R ${s.recall.toFixed(digits)})`;
 const shown = split === 'all' ? ['tuning', 'held-out', 'all'] : [split];
-console.log(`| candidate | ${shown.map((h) => `${h} (${halves[h].length} pages) F1`).join(' | ')} |`);
-console.log(`| --- | ${shown.map(() => '---').join(' | ')} |`);
+const freshColumn = fresh.ids.length > 0 ? [`fresh (${fresh.ids.length} pages) F1`] : [];
+console.log(
+  `| candidate | ${[...shown.map((h) => `${h} (${halves[h].length} pages) F1`), ...freshColumn].join(' | ')} |`,
+);
+console.log(`| --- | ${[...shown, ...freshColumn].map(() => '---').join(' | ')} |`);
 for (const [name, pred] of Object.entries(results)) {
-  console.log(`| ${name} | ${shown.map((h) => fmt(score(halves[h], pred))).join(' | ')} |`);
+  const freshCell =
+    freshColumn.length === 0
+      ? []
+      : [freshResults[name] ? fmt(score(fresh.ids, freshResults[name], (id) => fresh.truth[id])) : '—'];
+  console.log(`| ${name} | ${[...shown.map((h) => fmt(score(halves[h], pred))), ...freshCell].join(' | ')} |`);
 }
 if (argv.includes('--pages')) {
   const ids = halves[split === 'all' ? 'tuning' : split];

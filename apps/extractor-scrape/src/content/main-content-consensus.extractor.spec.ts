@@ -77,6 +77,48 @@ describe('the vote between our main content and Readability', () => {
     expect(merge(both, both)).toBe([body[0], body[1], caption, ...body.slice(2)].join('\n\n'));
   });
 
+  it('drops an emphasis note broken by links among the last two blocks with words, a picture between not counted', () => {
+    const bio =
+      '_Jane\'s book about the search for life, "_[_Out There_](https://example.com/book)_" (2018), is out now. ' +
+      'Follow her on Twitter_ [_@jane_](https://example.com/jane)_._';
+    const mail = '_Email us at [news@example.com](mailto:news@example.com)._';
+    const picture = '![](https://example.com/p.jpg)';
+    const both = [...body, bio, picture, mail].join('\n\n');
+    expect(merge(both, both)).toBe(body.join('\n\n'));
+    // Higher up, the same runs of emphasis are the article's own words and stay.
+    const within = [body[0], bio, ...body.slice(1)].join('\n\n');
+    expect(merge(within, within)).toBe(within);
+  });
+
+  it('reads emphasis written with asterisks as the converter writes it, strong marks around it too', () => {
+    const note = "*Jane Doe is the paper's science editor. [Follow her](https://example.com/jane).*";
+    const strong = "***Editor's note:** this story was updated.*";
+    const both = [...body, strong, note].join('\n\n');
+    expect(merge(both, both)).toBe(body.join('\n\n'));
+  });
+
+  it("drops an appeal to join, subscribe or give among the article's last blocks, running text or not", () => {
+    const appeal =
+      'If you enjoyed this article, we have a proposition for you: join our club. Members get all of our content, ' +
+      'no paywalls or content meters, an advertising-minimal experience, and access to our writers and editors.';
+    const button = '[LEARN MORE](https://example.com/join?utm_source=article)';
+    const heading = '#### Something to Consider';
+    const both = [...body, heading, appeal, button].join('\n\n');
+    expect(merge(both, both)).toBe(body.join('\n\n'));
+    const follow = "Follow the paper's full coverage of the election at [example.com/vote](https://example.com/vote)";
+    expect(merge([...body, follow].join('\n\n'), [...body, follow].join('\n\n'))).toBe(body.join('\n\n'));
+    // The same words at the top of an article are its own: only the article's end is looked at.
+    const top = [appeal, ...body].join('\n\n');
+    expect(merge(top, top)).toBe(top);
+  });
+
+  it('drops a block that is one link to the previous or next post, and keeps a link with words of its own', () => {
+    const nav = ['[Previous Post](https://example.com/a)', '[Next story →](https://example.com/b)'];
+    const own = '[The council minutes](https://example.com/minutes)';
+    const both = [...body, own, ...nav].join('\n\n');
+    expect(merge(both, both)).toBe([...body, own].join('\n\n'));
+  });
+
   it('keeps a fenced code block whole', () => {
     const code = '```\nconst a = 1;\n\nconst b = 2;\n```';
     const ours = [...body, code].join('\n\n');

@@ -145,16 +145,25 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
   const headline = first !== undefined && /^# /.test(first) ? first : undefined;
   const all = blocks(base);
   if (headline !== undefined && base !== ours && !all.includes(headline)) all.unshift(headline);
+  // Each block's words, and how many blocks with words come after it (a picture between notes does not count).
+  const lengths = all.map((block) => wordLength(plain(block)));
+  const after: number[] = [];
+  for (let i = all.length - 1, n = 0; i >= 0; i--) {
+    after[i] = n;
+    if (lengths[i] > 0) n++;
+  }
   const kept = all.filter((block, i) => {
     const text = plain(block);
-    const length = wordLength(text);
+    const length = lengths[i];
     if (length === 0) return false;
-    if (i >= all.length - TRAILING_NOTES && length < MAX_NOTE_CHARS && isEmphasisOnly(block)) return false;
+    if (after[i] < TRAILING_NOTES && length < MAX_NOTE_CHARS && isEmphasisOnly(block)) return false;
+    // The reader asked to join, subscribe or give, among the article's last blocks, running text or not.
+    if (after[i] < TRAILING_APPEALS && length < MAX_APPEAL_CHARS && APPEAL.test(text)) return false;
     // A short line all in emphasis right under a picture is its caption.
     if (i > 0 && length < MAX_NOTE_CHARS && isImageOnly(all[i - 1]) && isEmphasisOnly(block)) return false;
     if (length >= KEEP_ALONE_CHARS) return true;
     if (block === headline) return true;
-    if (isDateLine(text) || isCallToSubscribe(text)) return false;
+    if (isDateLine(text) || isCallToSubscribe(text) || isLinkOnlyCallout(block)) return false;
     otherWords ??= words(other);
     const w = words(text);
     const own = shingles(w);
@@ -167,6 +176,8 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
     for (const s of own) if (otherShingles.has(s)) shared++;
     return shared >= own.size * SHARED_SHINGLES;
   });
+  // A heading left last heads nothing (its section was a promo or a teaser list, voted out).
+  while (kept.length > 1 && /^#{1,6} /.test(kept[kept.length - 1]) && kept[kept.length - 1] !== headline) kept.pop();
   return kept.join('\n\n');
 }
 
@@ -188,7 +199,31 @@ function isCallToSubscribe(text: string): boolean {
   return text.length <= MAX_CALL_CHARS && CALL_TO_SUBSCRIBE.test(text);
 }
 
+/**
+ * A block that is one link and nothing else, to the previous or next post ("Previous Post", "« Older article") or a
+ * call to act ("LEARN MORE", "Read more", "Subscribe now"): navigation between articles, or a promo's button, kept
+ * by both methods at times.
+ */
+function isLinkOnlyCallout(block: string): boolean {
+  const m = /^\s*\[([^\]\n]*)\]\([^)\n]*\)\s*$/.exec(block);
+  return m !== null && LINK_CALLOUT.test(plain(m[1]).replace(/[*_]/g, ' ').trim());
+}
+
+/** The text of a link alone in its block that is navigation or a call to act, not the article's words. */
+const LINK_CALLOUT =
+  /^(?:[«‹←<]\s*)?(?:(?:previous|next|older|newer|prev)\s+(?:post|article|story|entry|page)s?|(?:learn|read|see|find out|show) more|click here|subscribe(?: now)?|sign up(?: now)?|donate(?: now)?)(?:\s*[»›→>.!])?$/i;
+
 const MAX_CALL_CHARS = 200;
+
+/**
+ * An appeal to the reader at an article's end ("If you enjoyed this article, ... Join X", "Support our journalism",
+ * "Become a member"): what a publisher adds under every article, in its column. Looked for among the last
+ * `TRAILING_APPEALS` blocks with words, up to `MAX_APPEAL_CHARS`.
+ */
+const APPEAL =
+  /\b(?:if you (?:enjoyed|liked|like|value|appreciated?) (?:this|our|reading)|become an? (?:member|subscriber|supporter|patron)|support (?:our|independent|quality) (?:journalism|reporting|work)|(?:make|consider making) a (?:donation|contribution)|consider (?:subscribing|donating|supporting)|follow us on|follow (?:\S+ ){1,2}(?:full |complete |latest )?coverage)\b/i;
+const TRAILING_APPEALS = 4;
+const MAX_APPEAL_CHARS = 600;
 const CALL_TO_SUBSCRIBE = /\b(?:subscribe|sign up|newsletters?|your inbox)\b/i;
 
 const DATE_LINE =
@@ -198,9 +233,18 @@ const DATE_LINE =
 const TRAILING_NOTES = 2;
 const MAX_NOTE_CHARS = 300;
 
-/** A block wholly in emphasis (`_..._`, `**_..._**`), link targets aside: an editor's note, an author's bio. */
+/** A block wholly in emphasis (`*...*`, `_..._`, `***...***`), link targets aside: an editor's note, an author's bio. */
 function isEmphasisOnly(block: string): boolean {
-  return /^\s*[([]?(?:\*\*)?_[^_]+_(?:\*\*)?[)\]]?\s*$/.test(block.replace(/\]\([^)\n]*\)/g, ']'));
+  // Link targets out, strong marks out, and `*emphasis*` read as `_emphasis_` (the converter writes `*`).
+  const text = block
+    .replace(/\]\([^)\n]*\)/g, ']')
+    .replace(/\*\*/g, '')
+    .replace(/(?<!\\)\*/g, '_');
+  if (/^\s*[([]?_[^_]+_[)\]]?\s*$/.test(text)) return true;
+  // Runs of emphasis broken by links whose text is in emphasis too ("_Her book, "_[_Title_](...)_", is out now._"):
+  // nothing but spaces and punctuation outside the runs.
+  const runs = text.match(/_[^_\n]+_/g);
+  return runs !== null && runs.length > 1 && /^[\s\p{P}\p{S}]*$/u.test(text.replace(/_[^_\n]+_/g, ''));
 }
 
 /** A block that is one or more pictures and nothing else (linked or not). */

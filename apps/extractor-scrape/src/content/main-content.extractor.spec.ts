@@ -44,4 +44,17 @@ describe('main content, by the kind of page', () => {
     expect(undeclared.article).toBe(false);
     expect(undeclared.text).toContain('The town hall at night');
   });
+
+  it('an article keeps a paragraph that is one address written out (a cited source), and drops a linked headline', () => {
+    const source = 'http://www.example.org/2013/02/the-minister-said-so.html#ixzz2PpyAj3AN';
+    const html = `<html><body><article>${story}
+      <p><a href="${source}">${source}</a></p>
+      <p><a href="/other">Another story of the paper about the town hall</a></p>
+    </article></body></html>`;
+    const { text, article } = contentText(html, false);
+    expect(article).toBe(true);
+    expect(text).toContain(sentence(6));
+    expect(text).toContain(`>${source}</a>`);
+    expect(text).not.toContain('Another story of the paper');
+  });
 });

@@ -613,9 +613,17 @@ function isLinkBlock(el: Element, s: Stats, container: Stats): boolean {
   const density = s.links / s.text;
   // A paragraph of links: a short one that is one link and nothing else ("READ MORE: ..." in capitals, commas or
   // not), or a longer one that is mostly links ("DON'T MISS" and three headlines), is a teaser.
-  if (el.name === 'p') return density > 0.8 && (s.text >= 200 || s.commas === 0 || density >= 0.98);
+  // A paragraph that is one address written out ("http://example.com/2013/02/the-source.html") cites a source: it is
+  // the article's own, not a teaser, whose link text is a headline.
+  if (el.name === 'p') {
+    if (density <= 0.8 || !(s.text >= 200 || s.commas === 0 || density >= 0.98)) return false;
+    return !BARE_URL.test(ownText(el));
+  }
   return density > 0.5;
 }
+
+/** A text that is one web address and nothing else. */
+const BARE_URL = /^(?:https?:\/\/|www\.)\S+$/i;
 
 function isWithin(node: ParentNode, ancestor: ParentNode): boolean {
   for (let n: ParentNode | null = node; n; n = n.parent) if (n === ancestor) return true;

@@ -17,12 +17,19 @@ export class HtmlToMarkdown {
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
+    // `*emphasis*`, not turndown's `_emphasis_`: an underscore is a word character to a word-based reader (the main
+    // content benchmark's measure, search indexes), so `_Eat` and `workout_` would not read as the words they are.
+    emDelimiter: '*',
   });
 
   /** What relative URLs resolve against during the current `convert`. */
   private base: string | undefined;
 
   constructor() {
+    // An underscore inside a word opens no emphasis in CommonMark: it stays as written (`snake_case`, `dp3_1_en`),
+    // not escaped (`snake\_case`), so that the word reads as itself. turndown's other escapes are kept.
+    const escape = this.turndown.escape.bind(this.turndown);
+    this.turndown.escape = (text: string) => escape(text).replace(INTRAWORD_UNDERSCORE, '_');
     // turndown's inline link and image rules, with the URL made absolute.
     this.turndown.addRule('absoluteLink', {
       filter: (node) => node.nodeName === 'A' && Boolean(node.getAttribute('href')),
@@ -77,3 +84,6 @@ export class HtmlToMarkdown {
     }
   }
 }
+
+/** An escaped underscore between two word characters. */
+const INTRAWORD_UNDERSCORE = /(?<=[\p{L}\p{N}])\\_(?=[\p{L}\p{N}])/gu;
