@@ -17,7 +17,7 @@ import {
   BatchEventsPublisher,
   BatchPagesStore,
   DEFAULT_BATCH_EVENTS_OPTIONS,
-  LlmTokenMeter,
+  LlmTokenStore,
   ReplicaAcks,
   TaskCanceller,
   TaskQueues,
@@ -184,9 +184,9 @@ export class AppModule {
         },
         // Language-model tokens per key and month (ADR 0040), in the task Redis beside the crawls' state.
         {
-          provide: LlmTokenMeter,
+          provide: LlmTokenStore,
           useFactory: (redis: RedisClient) =>
-            new LlmTokenMeter(redis, { budgetPerKeyPerMonth: env.LLM_TOKENS_PER_KEY_PER_MONTH }),
+            new LlmTokenStore(redis, { budgetPerKeyPerMonth: env.LLM_TOKENS_PER_KEY_PER_MONTH }),
           inject: [CRAWL_REDIS],
         },
         CrawlRuntimeService,

@@ -4,7 +4,8 @@ import type { ActiveCrawlsResult, CrawlErrorsResult, CrawlStartReply, MapSiteRep
 import { CrawlActiveRequestDto, CrawlGetRequestDto, CrawlLookupRequestDto } from './dto/crawl-lookup-request.dto.js';
 import { CrawlStartRequestDto } from './dto/crawl-start-request.dto.js';
 import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
-import { LlmTokensRecordRequestDto, LlmTokensUsageRequestDto } from './dto/llm-tokens-request.dto.js';
+import { LlmTokensRecordRequestDto } from './dto/llm-tokens-record-request.dto.js';
+import { LlmTokensUsageRequestDto } from './dto/llm-tokens-usage-request.dto.js';
 import { MapSiteRequestDto } from './dto/map-site-request.dto.js';
 import { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
 import { RenderPageRequestDto, type RenderPageReply } from './dto/render-page-request.dto.js';

@@ -18,7 +18,7 @@ export function llmTokensKey(apiKeyId: string, period: string): string {
 /** How long a month's counters are kept after their last change: 25 months, the history `tokens.usage.v1` reads. */
 export const LLM_TOKENS_RETENTION_SEC = 25 * 31 * 24 * 60 * 60;
 
-export interface LlmTokenMeterOptions {
+export interface LlmTokenStoreOptions {
   /** Tokens a key may spend per calendar month (UTC); 0: no cap. */
   budgetPerKeyPerMonth: number;
   /** The clock (tests); Date.now by default. */
@@ -31,12 +31,12 @@ export interface LlmTokenMeterOptions {
  * budget is checked before a call (`usage`: `remaining` > 0) and the spend recorded after it, so a key may overrun its
  * budget by the calls that were admitted while it still had tokens left (at most one answer each).
  */
-export class LlmTokenMeter {
+export class LlmTokenStore {
   private readonly now: () => number;
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly options: LlmTokenMeterOptions,
+    private readonly options: LlmTokenStoreOptions,
   ) {
     this.now = options.now ?? Date.now;
   }

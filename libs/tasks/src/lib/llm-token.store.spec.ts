@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@trawl/redis';
 import { startRedis, type TestServer } from '@trawl/testing';
-import { LlmTokenMeter, LLM_TOKENS_RETENTION_SEC, llmTokensKey } from './llm-token.meter.js';
+import { LlmTokenStore, LLM_TOKENS_RETENTION_SEC, llmTokensKey } from './llm-token.store.js';
 
 const spend = (prompt: number, completion: number, estimated = false) => ({
   promptTokens: prompt,
@@ -10,18 +10,18 @@ const spend = (prompt: number, completion: number, estimated = false) => ({
   estimated,
 });
 
-describe('LlmTokenMeter (real Redis)', () => {
+describe('LlmTokenStore (real Redis)', () => {
   let server: TestServer;
   let a: RedisClient;
   let b: RedisClient;
-  /** The clock of the meters: mid-November 2026, UTC. */
+  /** The clock of the stores: mid-November 2026, UTC. */
   let now = Date.parse('2026-11-15T12:00:00.000Z');
 
   beforeAll(async () => {
     server = await startRedis({ persist: false });
     const topology = standaloneRedisTopology(server.url);
-    a = createRedisClient(topology, { name: 'token-meter-spec-a', role: 'command' });
-    b = createRedisClient(topology, { name: 'token-meter-spec-b', role: 'command' });
+    a = createRedisClient(topology, { name: 'token-store-spec-a', role: 'command' });
+    b = createRedisClient(topology, { name: 'token-store-spec-b', role: 'command' });
   });
 
   afterAll(async () => {
@@ -30,11 +30,11 @@ describe('LlmTokenMeter (real Redis)', () => {
     await server?.stop();
   });
 
-  const meter = (client: RedisClient, budget: number) =>
-    new LlmTokenMeter(client, { budgetPerKeyPerMonth: budget, now: () => now });
+  const store = (client: RedisClient, budget: number) =>
+    new LlmTokenStore(client, { budgetPerKeyPerMonth: budget, now: () => now });
 
   it('adds each call to its key and month, exactly, from replicas recording at once', async () => {
-    const replicas = [meter(a, 0), meter(b, 0)];
+    const replicas = [store(a, 0), store(b, 0)];
     await Promise.all(Array.from({ length: 50 }, (_, i) => replicas[i % 2].record('key-a', spend(100, 7, i === 0))));
     await replicas[0].record('key-b', spend(1, 1));
     const usage = await replicas[1].usage('key-a');
@@ -55,7 +55,7 @@ describe('LlmTokenMeter (real Redis)', () => {
   });
 
   it('answers what is left of the budget, never below 0, and starts afresh with the next calendar month', async () => {
-    const capped = meter(a, 1000);
+    const capped = store(a, 1000);
     expect(await capped.usage('key-c')).toMatchObject({ budget: 1000, remaining: 1000 });
     expect(await capped.record('key-c', spend(600, 100))).toEqual({ totalTokens: 700 });
     expect((await capped.usage('key-c')).remaining).toBe(300);
@@ -76,7 +76,7 @@ describe('LlmTokenMeter (real Redis)', () => {
 
   it('a month boundary in January reaches back into the previous year', async () => {
     now = Date.parse('2027-01-31T23:59:59.999Z');
-    const usage = await meter(a, 0).usage('key-c', 3);
+    const usage = await store(a, 0).usage('key-c', 3);
     expect(usage.current).toMatchObject({ period: '2027-01', endDate: '2027-01-31T23:59:59.999Z' });
     expect(usage.periods.map((p) => p.period)).toEqual(['2027-01', '2026-11']);
   });
