@@ -13,6 +13,7 @@
 // Loopback only; bounded in time (--timeout, default 900 s; 3600 s with --soak). Stops everything it started.
 // Usage: node bench/chaos/run.mjs [--tasks 3000] [--rounds 3] [--kill-every 2000] [--restart-after 1000]
 //        [--page-delay 150] [--concurrency 8] [--timeout 900] [--soak] [--no-build]
+//        [--page-bytes 0]   (a paragraph of that many characters on each page: results of a real page's size)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -31,6 +32,7 @@ const ROUNDS = Number(arg('rounds', soak ? 0 : 3));
 const KILL_EVERY_MS = Number(arg('kill-every', 2000));
 const RESTART_AFTER_MS = Number(arg('restart-after', 1000));
 const PAGE_DELAY_MS = Number(arg('page-delay', soak ? 20 : 150));
+const PAGE_TEXT = 'x'.repeat(Number(arg('page-bytes', 0)));
 const CONCURRENCY = Number(arg('concurrency', soak ? 16 : 8));
 const TIMEOUT_S = Number(arg('timeout', soak ? 3600 : 900));
 const skipBuild = argv.includes('--no-build') || process.env.SKIP_BUILD === '1';
@@ -130,7 +132,11 @@ async function main() {
     site = createHttpServer((req, res) => {
       setTimeout(() => {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(`<!doctype html><html><head><title>${req.url}</title></head><body><h1>${req.url}</h1></body></html>`);
+        res.end(
+          `<!doctype html><html><head><title>${req.url}</title></head><body><h1>${req.url}</h1>` +
+            (PAGE_TEXT ? `<p>${PAGE_TEXT}</p>` : '') +
+            '</body></html>',
+        );
       }, PAGE_DELAY_MS);
     });
     await new Promise((r) => site.listen(0, '127.0.0.1', r));
@@ -161,6 +167,8 @@ async function main() {
         o.statuses.add(parsed.status);
         o.attempts = parsed.attemptsMade;
         o.error = parsed.error?.message;
+        // A completed outcome must carry the whole page (with --page-bytes: its paragraph in the markdown).
+        if (parsed.status === 'completed' && !(parsed.data?.markdown ?? '').includes(PAGE_TEXT)) o.partial = true;
         outcomes.set(parsed.taskId, o);
         res.statusCode = 200;
         res.end();
@@ -269,6 +277,7 @@ async function main() {
     let failed = 0;
     let lost = 0;
     let duplicates = 0;
+    let partial = 0;
     const attempts = {};
     const failures = {};
     for (const id of ids) {
@@ -278,6 +287,7 @@ async function main() {
         continue;
       }
       if (o.ids.size > 1 || o.statuses.size > 1) duplicates += 1;
+      if (o.partial) partial += 1;
       if (o.statuses.has('completed')) completed += 1;
       else {
         failed += 1;
@@ -287,6 +297,7 @@ async function main() {
     }
     const result = {
       mode: soak ? 'soak' : 'chaos',
+      pageBytes: PAGE_TEXT.length,
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memGb: Math.round(totalmem() / 2 ** 30), load: loadavg() },
       tasks: ids.length,
@@ -300,6 +311,7 @@ async function main() {
       failed,
       lost,
       duplicates,
+      partialResults: partial,
       badSignatures,
       deliveries,
       attemptsMade: attempts,

@@ -12,7 +12,8 @@ import { resolveChromiumPath } from './chromium-path.resolver.js';
 // reached the server" is read off the server's own request log, by Host header.
 const AD_HOST = 'securepubads.g.doubleclick.net'; // advertising: `||securepubads.g.doubleclick.net^$3p`
 const TAG_HOST = 'www.googletagmanager.com'; // gtm.js is filed under utilities: it loads
-const LOCAL = new Set([AD_HOST, TAG_HOST]);
+const EMBED_HOST = 'player.embed.example'; // another site: its iframe is cross-site to the page's 127.0.0.1
+const LOCAL = new Set([AD_HOST, TAG_HOST, EMBED_HOST]);
 
 function articleHtml(port: number, task: string): string {
   return [
@@ -20,6 +21,18 @@ function articleHtml(port: number, task: string): string {
     `<script src="/app.js?task=${task}"></script>`,
     `<script src="http://${AD_HOST}:${port}/tag/js/gpt.js?task=${task}"></script>`,
     `<script src="http://${TAG_HOST}:${port}/gtm.js?id=GTM-T1&task=${task}"></script>`,
+  ].join('\n');
+}
+
+/** A page whose cross-site iframe (another site's player) loads its own script and an ad tag. */
+function embedHtml(path: string, port: number, task: string): string {
+  if (path === '/with-embed') {
+    return `<title>Story</title><p id="story">The story.</p><iframe src="http://${EMBED_HOST}:${port}/embed?task=${task}"></iframe>`;
+  }
+  return [
+    '<title>Player</title><p id="player">player</p>',
+    `<script src="/player.js?task=${task}"></script>`,
+    `<script src="http://${AD_HOST}:${port}/tag/js/gpt.js?task=${task}"></script>`,
   ].join('\n');
 }
 
@@ -41,7 +54,10 @@ describe.each([
     site = await startLoopbackHttp((req, res) => {
       const path = (req.url ?? '').split('?')[0];
       const headers = { 'cache-control': 'no-store' };
-      if (path === '/article') {
+      if (path === '/with-embed' || path === '/embed') {
+        const task = new URL(req.url ?? '', 'http://x').searchParams.get('task') ?? '';
+        res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(embedHtml(path, site.port, task));
+      } else if (path === '/article') {
         const task = new URL(req.url ?? '', 'http://x').searchParams.get('task') ?? '';
         res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(articleHtml(site.port, task));
       } else if (path === '/app.js') {
@@ -136,6 +152,27 @@ describe.each([
     expect(reached(AD_HOST, '/tag/js/gpt.js')).not.toContain('headers');
     const page = site.requests.find((r) => r.url === '/article?task=headers');
     expect(page?.headers['x-caller']).toBe('yes');
+  });
+
+  it("covers a cross-site iframe: the frame's ad tag is refused, its own script loads", async () => {
+    const embedded = async (task: string, blockAds: boolean) =>
+      pool.run(
+        async ({ page, adsBlocked }) => {
+          await page.goto(`${site.url}/with-embed?task=${task}`, { waitUntil: 'load' });
+          const frame = page.frames().find((f) => f.url().includes('/embed'));
+          return { frameHost: frame ? new URL(frame.url()).hostname : '', ads: adsBlocked() };
+        },
+        { deadline: Date.now() + 20_000, tenant: 'tenant-a', blockAds },
+      );
+    await released();
+    const on = await embedded('embed-on', true);
+    expect(on).toEqual({ frameHost: EMBED_HOST, ads: 1 });
+    expect(reached(EMBED_HOST, '/player.js')).toContain('embed-on');
+    expect(reached(AD_HOST, '/tag/js/gpt.js')).not.toContain('embed-on');
+    await released();
+    const off = await embedded('embed-off', false); // the same page loads the tag when asked to
+    expect(off.ads).toBe(0);
+    expect(reached(AD_HOST, '/tag/js/gpt.js')).toContain('embed-off');
   });
 
   it('is per task: two tasks at once on one browser, one with blockAds and one without', async () => {

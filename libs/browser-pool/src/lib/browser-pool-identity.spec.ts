@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { checkUrl, parseAllowList } from '@trawl/safe-fetch';
 import { startLoopbackHttp, type LoopbackServer } from '@trawl/testing';
+import { chromium, type BrowserType } from 'playwright-core';
 import { BrowserPool } from './browser.pool.js';
 import { resolveChromiumPath } from './chromium-path.resolver.js';
 
@@ -95,5 +96,62 @@ describe('BrowserPool identity (real Chromium)', () => {
     expect(site.requests.find((r) => r.url === '/probe-de')?.headers['accept-language']).toBe(
       'de-DE,de;q=0.9,en;q=0.8',
     );
+  });
+});
+
+// A cross-site iframe (another site's embed) renders in its page's process (`--disable-site-isolation-trials`), so the
+// page's identity covers it: in a process of its own it showed Chromium's own brands, without "Google Chrome".
+describe('BrowserPool identity in a cross-site iframe (real Chromium)', () => {
+  const EMBED_HOST = 'widget.localhost'; // a secure context, as 127.0.0.1 is: userAgentData is there
+  let site: LoopbackServer;
+  let pool: BrowserPool;
+
+  beforeAll(async () => {
+    site = await startLoopbackHttp(async (req, res) => {
+      const body = req.url?.startsWith('/embed')
+        ? '<title>embed</title><p>embed</p>'
+        : `<title>page</title><iframe src="http://${EMBED_HOST}:${site.port}/embed${req.url ?? ''}"></iframe>`;
+      res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+    });
+    // Chromium resolves the embed's name itself here: its host rules send it to the loopback site.
+    const rules = `--host-resolver-rules=MAP ${EMBED_HOST} 127.0.0.1`;
+    const launcher = Object.create(chromium, {
+      launch: {
+        value: (options: Parameters<BrowserType['launch']>[0]) =>
+          chromium.launch({ ...options, args: [...(options?.args ?? []), rules] }),
+      },
+    }) as BrowserType;
+    pool = new BrowserPool({
+      executablePath: resolveChromiumPath(process.env.CHROMIUM_PATH),
+      guard: async () => undefined,
+      launcher,
+      maxPagesPerBrowser: 1,
+    });
+  });
+  afterAll(async () => {
+    await pool?.close();
+    await site?.close();
+  });
+
+  it.each([
+    ['a desktop', false],
+    ['a phone', true],
+  ])('the frame says what its page says, as %s', async (_name, mobile) => {
+    const { top, frame, identity } = await pool.run(
+      async ({ page, identity }) => {
+        await page.goto(`${site.url}/page-${String(mobile)}`, { waitUntil: 'load' });
+        const embed = page.frames().find((f) => f.url().startsWith(`http://${EMBED_HOST}`));
+        if (!embed) throw new Error('the embed did not load');
+        return { top: await page.evaluate(report), frame: await embed.evaluate(report), identity };
+      },
+      { deadline: Date.now() + 20_000, mobile },
+    );
+    expect(frame.brands.map((b) => b.brand)).toContain('Google Chrome');
+    expect(frame).toEqual({ ...top });
+    const request = site.requests.find((r) => r.url === `/embed/page-${String(mobile)}`);
+    expect(request?.headers.host).toBe(`${EMBED_HOST}:${site.port}`);
+    expect(request?.headers['user-agent']).toBe(top.userAgent);
+    expect(request?.headers['sec-ch-ua']).toBe(identity.clientHints['sec-ch-ua']);
+    expect(request?.headers['sec-ch-ua-mobile']).toBe(mobile ? '?1' : '?0');
   });
 });

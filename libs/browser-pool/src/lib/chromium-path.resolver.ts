@@ -80,4 +80,9 @@ export const CHROMIUM_ARGS = [
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
   // Software compositing in the browser process: one process fewer (about 70 MB PSS) and less IPC per frame.
   '--in-process-gpu',
+  // A cross-site iframe renders in its page's process, as Chrome on Android does for sites without logins, so the
+  // tab's interception (blockAds, the caller's headers) and its identity (client hints with "Google Chrome") cover
+  // it too; in a process of its own neither reached it. Tenants stay apart: a renderer never serves two browser
+  // contexts (ADR 0030, "Cross-site iframes").
+  '--disable-site-isolation-trials',
 ] as const;

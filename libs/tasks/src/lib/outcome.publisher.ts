@@ -1,4 +1,4 @@
-import { Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS, URL_QUEUE_BY_TYPE, type QueueName, type TaskFinishedEvent } from '@trawl/contracts';
@@ -82,7 +82,7 @@ export class OutcomePublisher {
     // State first: a final state is final, so the job read after it is the finished job.
     const state = await this.queues.queue(queue).getJobState(jobId);
     if (state !== 'completed' && state !== 'failed') return;
-    const job = await Job.fromId<TaskJobData>(this.queues.queue(queue), jobId);
+    const job = await this.queues.readJob(queue, jobId);
     if (job) await this.publish(job, state);
   }
 
@@ -201,7 +201,7 @@ export class OutcomePublisher {
           // Concurrently, at most `sweepConcurrency` at once: after an outage thousands may wait, each a round trip.
           await inBatches(unpublished, this.options.sweepConcurrency, async (id) => {
             if (this.closed) return;
-            const job = await Job.fromId<TaskJobData>(queue, id);
+            const job = await this.queues.readJob(name, id);
             if (job?.finishedOn !== undefined) await this.publish(job, state);
           });
         }

@@ -11,6 +11,7 @@ import { defineBatchedScripts, jobReplies, queueInserts, recordInserts } from '.
 import { queueOfJobId } from './task-job-id.util.js';
 import type { TaskJobData } from './task-job-data.types.js';
 import { queuePrefix } from './task-redis-keys.constants.js';
+import { restoreResult } from './task-results.store.js';
 
 export interface TaskQueuesOptions {
   /** Where Redis is (`redisTopologyFromEnv`): standalone, Sentinel or Cluster. */
@@ -154,7 +155,14 @@ export class TaskQueues {
   async getJob(id: string): Promise<Job<TaskJobData> | undefined> {
     const name = queueOfJobId(id);
     if (!name) return undefined;
-    return (await Job.fromId<TaskJobData>(this.queue(name), id)) ?? undefined;
+    return this.readJob(name, id);
+  }
+
+  /** Job `id` of queue `name` as stored, with its result even when it was kept apart (task-results.store), or undefined. */
+  async readJob(name: QueueName, id: string): Promise<Job<TaskJobData> | undefined> {
+    const queue = this.queue(name);
+    const job = await Job.fromId<TaskJobData>(queue, id);
+    return job ? restoreResult(this.connection, queue, job) : undefined;
   }
 
   /** The Redis key of the hash of the job with this id, or undefined when the id names no queue. */

@@ -1,4 +1,4 @@
-import { DelayedError, Job, UnrecoverableError, Worker, type Processor } from 'bullmq';
+import { createRedisBackend, DelayedError, Job, UnrecoverableError, Worker, type Processor } from 'bullmq';
 import { QUEUES, type QueueName, type TraceCarrier } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
 import { SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
@@ -9,6 +9,7 @@ import { FleetOutageError } from './task-error.mapper.js';
 import type { QueryJobData, TaskJobData } from './task-job-data.types.js';
 import type { TaskProcessors } from './task-processors.service.js';
 import type { TaskQueues } from './task-queues.service.js';
+import { resultKeepingBackend } from './task-results.store.js';
 import {
   FORGIVE_STALL_SCRIPT,
   isRedisOutageError,
@@ -101,6 +102,7 @@ export class TaskWorkers {
   /** A new worker of queue `name` with its listeners (not yet running). */
   private createWorker(name: QueueName): Worker {
     const connection = this.connectionFor(name);
+    const outcomeQueue = OUTCOME_QUEUES.includes(name);
     const worker = new Worker(
       name,
       consumerSpan(name, this.withStalls(name, this.withOutages(name, this.processorOf(name)))),
@@ -114,9 +116,10 @@ export class TaskWorkers {
         maxStalledCount: BULLMQ_MAX_STALLED,
         autorun: false,
       },
+      // The outcome queues' large results are written once, into the job's hash (task-results.store).
+      outcomeQueue ? resultKeepingBackend : createRedisBackend,
     );
     this.connectionOf.set(worker, connection);
-    const outcomeQueue = OUTCOME_QUEUES.includes(name);
     const after = (job: Job | undefined, work: (job: Job) => Promise<void>) => {
       if (!job) return;
       const done = work(job)
