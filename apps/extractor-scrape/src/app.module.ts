@@ -1,7 +1,8 @@
 import { Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { AdBlocker, BrowserPool, resolveChromiumPath, sandboxDecision } from '@trawl/browser-pool';
 import type { ExtractorScrapeEnv } from '@trawl/config';
-import { NATS_TRACING } from '@trawl/messaging';
+import { SUBJECTS } from '@trawl/contracts';
+import { MessagingClient, MessagingModule, NATS_TRACING, natsAuth } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList, ProxyRotation } from '@trawl/safe-fetch';
 import type { TrawlMetrics } from '@trawl/telemetry';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
@@ -11,6 +12,7 @@ import { RenderService } from './render.service.js';
 import { PageWorkPool } from './content/page-work.pool.js';
 import { LlmFormatsService } from './llm/llm-formats.service.js';
 import { llmSettingsOf } from './llm/llm.settings.js';
+import { LEDGER_DEADLINE_MS, TokenLedger } from './llm/token-ledger.service.js';
 import { ScrapeController } from './scrape.controller.js';
 import { ScrapeService } from './scrape.service.js';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from './scrape.settings.js';
@@ -101,6 +103,15 @@ export class AppModule implements OnApplicationShutdown {
     };
     return {
       module: AppModule,
+      // Its own requests: a key's language-model tokens, asked of and told to task-service (ADR 0040).
+      imports: [
+        MessagingModule.forRoot({
+          servers: env.NATS_URL,
+          name: `extractor-scrape-${env.INSTANCE_ID}-tokens`,
+          caller: 'extractor-scrape',
+          auth: natsAuth(env),
+        }),
+      ],
       controllers: [ScrapeController, RenderController],
       providers: [
         NATS_TRACING,
@@ -112,7 +123,18 @@ export class AppModule implements OnApplicationShutdown {
         BrowserScrapeEngine,
         HttpScrapeEngine,
         { provide: PageWorkPool, useFactory: work },
-        { provide: LlmFormatsService, useValue: new LlmFormatsService(settings.llm) },
+        {
+          provide: LlmFormatsService,
+          useFactory: (messaging: MessagingClient) => {
+            const options = { timeoutMs: LEDGER_DEADLINE_MS };
+            const ledger = new TokenLedger({
+              usage: (apiKeyId) => messaging.send(SUBJECTS.tokensUsage, { apiKeyId }, options),
+              record: (apiKeyId, spend) => messaging.send(SUBJECTS.tokensRecord, { apiKeyId, ...spend }, options),
+            });
+            return new LlmFormatsService(settings.llm, undefined, ledger);
+          },
+          inject: [MessagingClient],
+        },
         ScrapeService,
         RenderService,
       ],

@@ -56,6 +56,8 @@ export class ScrapeService {
     const deadline = Date.now() + replyDeadlineMs(req.timeout);
     // The LLM formats are checked first (no endpoint, a schema that does not compile: 400 before any fetch).
     const llm = this.llm.plan(req.formats);
+    // ADR 0040: a key whose language-model tokens of the month are spent is refused before any fetch.
+    if (llm) await this.llm.admit(req.tenant);
     await checkUrl(req.url, { allow: this.settings.allow });
     const browser = browserOptions(req);
     const engineReq: ScrapeEngineRequest = {
@@ -97,6 +99,7 @@ export class ScrapeService {
           llm,
           { url: page.url, title, text: kind === 'pdf' ? (digest.text ?? '') : markdown },
           deadline,
+          req.tenant,
         )
       : {};
     return {

@@ -17,6 +17,7 @@ import {
   BatchEventsPublisher,
   BatchPagesStore,
   DEFAULT_BATCH_EVENTS_OPTIONS,
+  LlmTokenStore,
   ReplicaAcks,
   TaskCanceller,
   TaskQueues,
@@ -30,6 +31,7 @@ import { CrawlController } from './crawl.controller.js';
 import { CrawlRuntimeService } from './crawl-runtime.service.js';
 import { CRAWL_REDIS, TASK_METRICS, TASK_SERVICE_ENV } from './task-service.tokens.js';
 import { TasksController } from './tasks.controller.js';
+import { TokensController } from './tokens.controller.js';
 
 /** How long a URL batch's count of finished pages lives after its last page (BatchPagesStore), ms. */
 const BATCH_PAGES_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -50,7 +52,7 @@ export class AppModule {
           ...(metrics ? { observe: metrics.nats.observer } : {}),
         }),
       ],
-      controllers: [TasksController, CrawlController],
+      controllers: [TasksController, CrawlController, TokensController],
       providers: [
         // Every NATS handler continues the caller's trace (a SERVER span named after the subject).
         NATS_TRACING,
@@ -178,6 +180,13 @@ export class AppModule {
           provide: SiteMapper,
           useFactory: (redis: RedisClient) =>
             new SiteMapper(redis, { allow: parseAllowList(env.SSRF_ALLOW_HOSTS), robotsAgent: env.CRAWL_ROBOTS_AGENT }),
+          inject: [CRAWL_REDIS],
+        },
+        // Language-model tokens per key and month (ADR 0040), in the task Redis beside the crawls' state.
+        {
+          provide: LlmTokenStore,
+          useFactory: (redis: RedisClient) =>
+            new LlmTokenStore(redis, { budgetPerKeyPerMonth: env.LLM_TOKENS_PER_KEY_PER_MONTH }),
           inject: [CRAWL_REDIS],
         },
         CrawlRuntimeService,

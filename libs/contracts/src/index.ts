@@ -55,3 +55,6 @@ export * from './lib/crawl-response.schema.js';
 export * from './lib/task-response.schema.js';
 export * from './lib/api-responses.schema.js';
 export * from './lib/schema/json-schema.builder.js';
+export * from './lib/llm-tokens.schema.js';
+export * from './lib/dto/llm-tokens-usage-request.dto.js';
+export * from './lib/dto/llm-tokens-record-request.dto.js';

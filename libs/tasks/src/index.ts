@@ -17,3 +17,4 @@ export * from './lib/batch-pages.store.js';
 export * from './lib/batch-events.publisher.js';
 export * from './lib/fleet.monitor.js';
 export * from './lib/worker-watch.monitor.js';
+export * from './lib/llm-token.store.js';

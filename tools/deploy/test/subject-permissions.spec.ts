@@ -12,6 +12,11 @@ import {
   CrawlLookupRequestDto,
   CrawlStartRequestDto,
   MapSiteRequestDto,
+  LlmTokensRecordRequestDto,
+  LlmTokensUsageRequestDto,
+  llmTokensPeriodOf,
+  type LlmTokensRecordReply,
+  type LlmTokensUsage,
   SERVICE_NAMES,
   SUBJECT_ROWS,
   SUBJECTS,
@@ -168,6 +173,24 @@ class TaskServiceStandIn {
   @ServesSubject(SUBJECTS.mapSite)
   mapSite(@Payload() _req: MapSiteRequestDto): MapSiteReply {
     return { links: [] };
+  }
+
+  @ServesSubject(SUBJECTS.tokensUsage)
+  tokensUsage(@Payload() _req: LlmTokensUsageRequestDto): LlmTokensUsage {
+    const current = {
+      ...llmTokensPeriodOf(new Date()),
+      promptTokens: 0,
+      completionTokens: 0,
+      totalTokens: 0,
+      calls: 0,
+      estimatedCalls: 0,
+    };
+    return { budget: 0, remaining: null, current, periods: [current] };
+  }
+
+  @ServesSubject(SUBJECTS.tokensRecord)
+  tokensRecord(@Payload() req: LlmTokensRecordRequestDto): LlmTokensRecordReply {
+    return { totalTokens: req.totalTokens };
   }
 }
 

@@ -1,7 +1,8 @@
-import { TrawlError } from '@trawl/contracts';
+import { TrawlError, type LlmTokenSpend } from '@trawl/contracts';
 import { Agent, request } from 'undici';
 import type { ChatRequest } from './chat-request.builder.js';
 import type { LlmSettings } from './llm.settings.js';
+import { tokenSpendOf } from './token-spend.parser.js';
 
 /** Largest answer body read from the endpoint, bytes (a chat completion of one object or summary is far smaller). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -27,7 +28,15 @@ export class ChatCompletionsClient {
 
   constructor(private readonly settings: LlmSettings) {}
 
-  async complete(body: ChatRequest, deadline: number): Promise<ChatAnswer> {
+  /**
+   * One completion. `onSpend` is told what an answered call spent (its `usage`, or an estimate) before the answer is
+   * read, so a call whose answer then proves unusable is counted too (ADR 0040).
+   */
+  async complete(
+    body: ChatRequest,
+    deadline: number,
+    onSpend?: (spend: LlmTokenSpend) => Promise<void>,
+  ): Promise<ChatAnswer> {
     const left = deadline - Date.now();
     if (left <= 0) throw new TrawlError('UPSTREAM_TIMEOUT', 'the scrape ran out of time before the model was asked');
     const byDeadline = left < this.settings.timeoutMs;
@@ -69,6 +78,7 @@ export class ChatCompletionsClient {
         { retryable: RETRYABLE(status), field: status === 400 || status === 422 ? 'formats' : undefined },
       );
     }
+    await onSpend?.(tokenSpendOf(text, body));
     return chatAnswerOf(text);
   }
 

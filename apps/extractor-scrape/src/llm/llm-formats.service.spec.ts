@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { TrawlError } from '@trawl/contracts';
-import { startOpenAiStub, type OpenAiStub, type StubChatRequest, type StubReply } from '@trawl/testing';
+import { TrawlError, type LlmTokenSpend } from '@trawl/contracts';
+import { startOpenAiStub, stubUsageOf, type OpenAiStub, type StubChatRequest, type StubReply } from '@trawl/testing';
 import { JSON_SYSTEM_PROMPT, SCHEMA_NAME, SUMMARY_SYSTEM_PROMPT } from './chat-request.builder.js';
 import { LlmFormatsService } from './llm-formats.service.js';
 import type { LlmSettings } from './llm.settings.js';
+import { TokenLedger } from './token-ledger.service.js';
 
 const SCHEMA = {
   type: 'object',
@@ -262,5 +263,57 @@ describe('LlmFormatsService against a local stub of the chat-completions API', (
     expect((thrown as TrawlError).toWire()).toMatchObject({ code: 'VALIDATION_FAILED', field: 'formats' });
     expect((thrown as TrawlError).message).toContain('not a valid JSON Schema');
     expect(stub.chats.length).toBe(before);
+  });
+});
+
+describe('LlmFormatsService counts each call’s tokens for the key that asked (ADR 0040)', () => {
+  let stub: OpenAiStub;
+  let llm: LlmFormatsService;
+  const recorded: [string, LlmTokenSpend][] = [];
+  let usageAsked = 0;
+
+  beforeAll(async () => {
+    stub = await startOpenAiStub((req) => next(req));
+    const settings = { baseUrl: stub.baseUrl, model: 'gpt-test', apiKey: '', timeoutMs: 1000, maxInputChars: 100 };
+    const ledger = new TokenLedger({
+      usage: async () => {
+        usageAsked++;
+        throw new Error('not asked in these tests');
+      },
+      record: async (apiKeyId, spend) => recorded.push([apiKeyId, spend]),
+    });
+    llm = new LlmFormatsService(settings, undefined, ledger);
+  });
+
+  afterAll(async () => {
+    await llm?.close();
+    await stub?.close();
+  });
+
+  it("records the endpoint's usage of every answered call, an answer that proves invalid included", async () => {
+    recorded.length = 0;
+    next = (req) => ({ content: req.response_format ? '{"name":"Kettle","price":"cheap"}' : 'A kettle.' });
+    const plan = llm.plan([{ type: 'json', schema: SCHEMA }, 'summary'])!;
+    const error = await failure(llm.answer(plan, PAGE, later(), 'key-a'));
+    expect(error.code).toBe('LLM_ANSWER_INVALID');
+    const bodies = stub.requests.slice(-2).map((r) => r.body.length);
+    expect(recorded.map(([key]) => key)).toEqual(['key-a', 'key-a']);
+    expect(recorded.map(([, s]) => s.totalTokens).sort()).toEqual(
+      bodies.map((n) => stubUsageOf(n).total_tokens).sort(),
+    );
+    expect(recorded.every(([, s]) => !s.estimated && s.completionTokens === 10)).toBe(true);
+  });
+
+  it('estimates when the endpoint gives no usage, and counts nothing for a scrape without a key', async () => {
+    recorded.length = 0;
+    next = () => ({ content: 'A kettle.', usage: null });
+    const plan = llm.plan(['summary'])!;
+    expect(await llm.answer(plan, PAGE, later(), 'key-b')).toEqual({ summary: 'A kettle.' });
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]?.[1]).toMatchObject({ estimated: true, completionTokens: 3 });
+    await llm.answer(plan, PAGE, later());
+    await llm.admit(undefined);
+    expect(recorded).toHaveLength(1);
+    expect(usageAsked).toBe(0);
   });
 });

@@ -1,9 +1,10 @@
-import { TrawlError, type JsonFormat, type ScrapeFormatOption } from '@trawl/contracts';
+import { TrawlError, type JsonFormat, type LlmTokenSpend, type ScrapeFormatOption } from '@trawl/contracts';
 import { buildJsonRequest, buildSummaryRequest, type ChatRequest, type PageForModel } from './chat-request.builder.js';
 import { ChatCompletionsClient, type ChatAnswer } from './chat-completions.client.js';
 import { AnswerValidationPool } from './answer-validation.pool.js';
 import { checkAnswerSchema, jsonObjectOf, schemaFailure, summaryAnswerOf } from './llm-answer.validator.js';
 import type { LlmSettings } from './llm.settings.js';
+import type { TokenLedger } from './token-ledger.service.js';
 
 /** What a scrape asks of the model: the `json` format (its schema compiled) and/or a summary. */
 export interface LlmPlan {
@@ -30,6 +31,7 @@ export class LlmFormatsService {
   constructor(
     private readonly settings: LlmSettings | undefined,
     validationBudgetMs?: number,
+    private readonly ledger?: TokenLedger,
   ) {
     if (settings) this.client = new ChatCompletionsClient(settings);
     this.validation = new AnswerValidationPool(validationBudgetMs);
@@ -58,11 +60,21 @@ export class LlmFormatsService {
     };
   }
 
-  async answer(plan: LlmPlan, page: PageForModel, deadline: number): Promise<LlmAnswers> {
-    const { settings, client } = this;
+  /**
+   * Before the page is fetched: refuses the scrape with LLM_BUDGET_EXHAUSTED when the key (`tenant`) has spent its
+   * tokens of the month (ADR 0040). A scrape without a key (none authenticated it) is neither checked nor counted.
+   */
+  async admit(tenant: string | undefined): Promise<void> {
+    if (this.ledger && tenant !== undefined) await this.ledger.admit(tenant);
+  }
+
+  async answer(plan: LlmPlan, page: PageForModel, deadline: number, tenant?: string): Promise<LlmAnswers> {
+    const { settings, client, ledger } = this;
     if (!settings || !client) return {};
     const { model, maxInputChars } = settings;
-    const ask = (body: ChatRequest) => client.complete(body, deadline);
+    // Each answered call's tokens go to the key that asked, the answer's use or not (ADR 0040).
+    const onSpend = ledger && tenant !== undefined ? (spend: LlmTokenSpend) => ledger.record(tenant, spend) : undefined;
+    const ask = (body: ChatRequest) => client.complete(body, deadline, onSpend);
     const [json, summary] = await Promise.all([
       plan.json
         ? ask(

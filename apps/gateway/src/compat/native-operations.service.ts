@@ -13,6 +13,8 @@ import {
   UrlBatchRequestDto,
   WebSearchRequestDto,
   type ActiveCrawlsResult,
+  type LlmTokensUsage,
+  TrawlError,
   type CrawlErrorsResult,
   type CrawlStartReply,
   type CrawlStatusReply,
@@ -263,6 +265,19 @@ export class NativeOperations {
     return this.messaging.send(SUBJECTS.crawlActive, req.principal ? { apiKeyId: req.principal.id } : {}, {
       timeoutMs: CRAWL_STATUS_DEADLINE_MS,
     });
+  }
+
+  /**
+   * GET /usage/tokens: the calling key's language-model tokens, this month and the `months - 1` before it, and its
+   * budget (ADR 0040); the peers' usage routes read the same.
+   */
+  tokenUsage(req: AuthenticatedRequest, months: number): Promise<LlmTokensUsage> {
+    if (!req.principal) throw new TrawlError('UNAUTHORIZED', 'token usage is counted per API key; none was given');
+    return this.messaging.send(
+      SUBJECTS.tokensUsage,
+      { apiKeyId: req.principal.id, months },
+      { timeoutMs: LOOKUP_DEADLINE_MS },
+    );
   }
 
   /** POST /map. */

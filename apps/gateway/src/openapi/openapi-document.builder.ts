@@ -7,6 +7,7 @@ import {
   CRAWL_STATUS,
   CRAWL_ERRORS,
   ACTIVE_CRAWLS,
+  LLM_TOKENS_USAGE,
   ERROR_DATA,
   ERROR_HTTP_STATUS,
   ERROR_RETRYABLE,
@@ -52,6 +53,8 @@ const COMMON: ErrorCode[] = [
 const UPSTREAM: ErrorCode[] = ['UPSTREAM_NOT_FOUND', 'UPSTREAM_ERROR', 'UPSTREAM_BLOCKED', 'UPSTREAM_TIMEOUT'];
 /** What turning a fetched page into text can refuse (scrape, and /extract of type scrape). */
 const PAGE: ErrorCode[] = ['UNSUPPORTED_CONTENT_TYPE', 'CONTENT_TOO_LARGE', 'PAGE_TOO_COMPLEX'];
+/** What the `json` and `summary` formats can answer (ADR 0029, ADR 0040). */
+const LLM: ErrorCode[] = ['LLM_UNAVAILABLE', 'LLM_ANSWER_INVALID', 'LLM_BUDGET_EXHAUSTED'];
 /** What a batch submission with an `Idempotency-Key` can answer beside the rest. */
 const IDEMPOTENCY: ErrorCode[] = ['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS'];
 /**
@@ -101,12 +104,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'post /extract/search/maps': { data: ref(MAPS_SEARCH_RESPONSE), errors: [...COMMON, ...UPSTREAM], cached: true },
   'post /extract': {
     data: ref(EXTRACT_RESPONSE),
-    errors: [...COMMON, 'URL_NOT_ALLOWED', 'PAGE_NOT_RECOGNISED', ...PAGE, ...UPSTREAM],
+    errors: [...COMMON, 'URL_NOT_ALLOWED', 'PAGE_NOT_RECOGNISED', ...PAGE, ...LLM, ...UPSTREAM],
     cached: true,
   },
   'post /scrape': {
     data: ref(SCRAPE_RESULT),
-    errors: [...COMMON, 'URL_NOT_ALLOWED', ...PAGE, ...UPSTREAM],
+    errors: [...COMMON, 'URL_NOT_ALLOWED', ...PAGE, ...LLM, ...UPSTREAM],
     cached: true,
   },
   'post /extractTask/batch/maps': {
@@ -128,6 +131,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'get /crawl/{id}': { data: ref(CRAWL_STATUS), errors: BY_ID },
   'get /crawl/{id}/errors': { data: ref(CRAWL_ERRORS), errors: BY_ID },
   'delete /crawl/{id}': { data: ref(CRAWL_STATUS), errors: BY_ID },
+  'get /usage/tokens': { data: ref(LLM_TOKENS_USAGE), errors: BY_ID.filter((c) => c !== 'TASK_NOT_FOUND') },
   'post /map': { data: ref(MAP_SITE_REPLY), errors: [...COMMON, 'URL_NOT_ALLOWED', ...UPSTREAM] },
 };
 

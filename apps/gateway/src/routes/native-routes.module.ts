@@ -6,6 +6,7 @@ import { ExtractController } from './extract.controller.js';
 import { ScrapeController } from './scrape.controller.js';
 import { SearchController } from './search.controller.js';
 import { TasksController } from './tasks.controller.js';
+import { UsageController } from './usage.controller.js';
 
 /** The native API's controllers: served here, and described by the OpenAPI document (openapi/api-docs.renderer.ts). */
 export const NATIVE_CONTROLLERS = [
@@ -14,6 +15,7 @@ export const NATIVE_CONTROLLERS = [
   ScrapeController,
   TasksController,
   CrawlController,
+  UsageController,
 ];
 
 /**

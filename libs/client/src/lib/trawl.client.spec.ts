@@ -47,6 +47,8 @@ export type ContractsAreTheClient = All<
     Same<contracts.CrawlStatusResult, client.CrawlStatus>,
     Same<contracts.MapLink, client.MapLink>,
     Same<contracts.MapSiteReply, client.MapSiteReply>,
+    Same<contracts.LlmTokensPeriod, client.LlmTokensPeriod>,
+    Same<contracts.LlmTokensUsage, client.LlmTokensUsage>,
     // Where the document says less than the code: `scrapeOptions` is the scrape DTO's type in the contracts, an
     // object in the document (anyObjectOf).
     Same<Omit<contracts.UrlJobData, 'scrapeOptions'>, Omit<client.UrlJobData, 'scrapeOptions'>>,

@@ -9,6 +9,7 @@ import type {
   ExtractResponse_mp_search,
   ExtractResponse_retail,
   ExtractResponse_scrape,
+  LlmTokensUsage,
   MapRequest,
   MapSiteReply,
   MapsBatchJob,
@@ -53,6 +54,7 @@ export const CLIENT_OPERATIONS = {
   getCrawlErrors: { method: 'GET', path: '/crawl/{id}/errors' },
   activeCrawls: { method: 'GET', path: '/crawl/active' },
   map: { method: 'POST', path: '/map' },
+  tokenUsage: { method: 'GET', path: '/usage/tokens' },
 } as const;
 
 /** Options of a batch submission. */
@@ -196,6 +198,15 @@ export class TrawlClient {
   /** POST /map: the site's URLs from its sitemaps and links, without scraping every page. */
   map(body: MapRequest, init?: RequestInit): Promise<MapSiteReply> {
     return this.call('map', body, init);
+  }
+
+  /**
+   * GET /usage/tokens: the language-model tokens the key's `json` and `summary` formats spent per calendar month
+   * (UTC), `months` back (1-24, default 12), with its monthly budget and what is left of it.
+   */
+  tokenUsage(options: { months?: number; init?: RequestInit } = {}): Promise<LlmTokensUsage> {
+    const query = options.months !== undefined ? `?months=${encodeURIComponent(String(options.months))}` : '';
+    return this.call('tokenUsage', undefined, options.init, {}, query);
   }
 
   private async call<R>(

@@ -157,6 +157,15 @@ export class TaskServiceEnv extends withRedisEnv(NatsServiceEnv) {
   @Max(10_000)
   CRAWL_MAX_ACTIVE_PER_KEY: number = 10;
 
+  /**
+   * Language-model tokens (the `json` and `summary` formats, ADR 0040) one API key may spend per calendar month
+   * (UTC). Checked before each call to the model, counted after it. 0: no cap (still counted).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000_000)
+  LLM_TOKENS_PER_KEY_PER_MONTH: number = 0;
+
   /** A crawl page's lease, ms: a page whose replica died is taken again after it (renewed while worked on). */
   @IsInt()
   @Min(500)

@@ -10,6 +10,7 @@ import {
   MAP_SITE_REPLY,
 } from './crawl-response.schema.js';
 import { ERROR_DATA, WIRE_ERROR } from './envelope.schema.js';
+import { LLM_TOKENS_PERIOD, LLM_TOKENS_USAGE } from './llm-tokens.schema.js';
 import { EXTRACT_RESPONSE, EXTRACT_RESPONSES } from './results/extract-result.schema.js';
 import { MAPS_PLACE_ITEM, MAPS_SEARCH_DATA, MAPS_SEARCH_RESPONSE, PLACE_RECORD } from './results/maps-result.schema.js';
 import { RESULT_META } from './results/result-meta.schema.js';
@@ -65,6 +66,8 @@ const NAMED: Named<unknown>[] = [
   ACTIVE_CRAWLS,
   MAP_LINK,
   MAP_SITE_REPLY,
+  LLM_TOKENS_PERIOD,
+  LLM_TOKENS_USAGE,
 ];
 
 /** The response schemas by component name, as plain JSON. */

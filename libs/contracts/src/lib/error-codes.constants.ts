@@ -36,6 +36,7 @@ export const ERROR_CODES = [
   'OVERLOADED',
   'LLM_UNAVAILABLE',
   'LLM_ANSWER_INVALID',
+  'LLM_BUDGET_EXHAUSTED',
   'INTERNAL',
 ] as const;
 
@@ -72,6 +73,7 @@ export const ERROR_HTTP_STATUS: Record<ErrorCode, number> = {
   OVERLOADED: 503,
   LLM_UNAVAILABLE: 502,
   LLM_ANSWER_INVALID: 502,
+  LLM_BUDGET_EXHAUSTED: 429,
   INTERNAL: 500,
 };
 
@@ -107,6 +109,7 @@ export const ERROR_RETRYABLE: Record<ErrorCode, boolean> = {
   OVERLOADED: true,
   LLM_UNAVAILABLE: true,
   LLM_ANSWER_INVALID: false,
+  LLM_BUDGET_EXHAUSTED: false,
   INTERNAL: false,
 };
 

@@ -4,6 +4,8 @@ import type { ActiveCrawlsResult, CrawlErrorsResult, CrawlStartReply, MapSiteRep
 import { CrawlActiveRequestDto, CrawlGetRequestDto, CrawlLookupRequestDto } from './dto/crawl-lookup-request.dto.js';
 import { CrawlStartRequestDto } from './dto/crawl-start-request.dto.js';
 import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
+import { LlmTokensRecordRequestDto } from './dto/llm-tokens-record-request.dto.js';
+import { LlmTokensUsageRequestDto } from './dto/llm-tokens-usage-request.dto.js';
 import { MapSiteRequestDto } from './dto/map-site-request.dto.js';
 import { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
 import { RenderPageRequestDto, type RenderPageReply } from './dto/render-page-request.dto.js';
@@ -15,6 +17,7 @@ import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/
 import type { RetailRecord } from './results/retail-result.schema.js';
 import type { ScrapeResult } from './results/scrape-result.schema.js';
 import type { WebSearchResult } from './results/web-search-result.schema.js';
+import type { LlmTokensRecordReply, LlmTokensUsage } from './llm-tokens.schema.js';
 import { parseOutcomeEvent } from './outcome-event.parser.js';
 import { parseTaskSubmitRequest } from './task-submit-request.parser.js';
 import type { TaskSubmitReply } from './task.types.js';
@@ -203,6 +206,20 @@ export const SUBJECT_TABLE = {
   mapSite: rpc('map.site.v1', dtoPayload(MapSiteRequestDto), replyOf<MapSiteReply>(), {
     servedBy: 'task-service',
     callers: ['gateway'],
+  }),
+  /**
+   * A key's language-model tokens per month and its budget (ADR 0040): asked by extractor-scrape before it calls the
+   * model for the `json` / `summary` formats (a spent budget refuses the scrape), and by the gateway's usage routes.
+   * The counts are kept in the task Redis.
+   */
+  tokensUsage: rpc('tokens.usage.v1', dtoPayload(LlmTokensUsageRequestDto), replyOf<LlmTokensUsage>(), {
+    servedBy: 'task-service',
+    callers: ['gateway', 'extractor-scrape'],
+  }),
+  /** What one chat-completions call spent, added to the key's current month by task-service (ADR 0040). */
+  tokensRecord: rpc('tokens.record.v1', dtoPayload(LlmTokensRecordRequestDto), replyOf<LlmTokensRecordReply>(), {
+    servedBy: 'task-service',
+    callers: ['extractor-scrape'],
   }),
   /**
    * A crawl's documents, one message per page, on `crawl.document.v1.<crawl id>` (`crawlDocumentSubject(id)`; the row

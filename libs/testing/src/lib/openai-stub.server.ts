@@ -10,8 +10,23 @@ export interface StubChatRequest {
 
 /** What the stub answers: the assistant's text (or refusal) and finish reason, or an HTTP error in OpenAI's shape. */
 export type StubReply =
-  | { content: string | null; refusal?: string; finishReason?: 'stop' | 'length' | 'content_filter' }
+  | {
+      content: string | null;
+      refusal?: string;
+      finishReason?: 'stop' | 'length' | 'content_filter';
+      /**
+       * The answer's `usage`: by default prompt_tokens = the request body's characters / 4 (rounded up),
+       * completion_tokens = 10, total_tokens their sum; null leaves `usage` out, as some compatible servers do.
+       */
+      usage?: { prompt_tokens: number; completion_tokens: number; total_tokens?: number } | null;
+    }
   | { status: number; error: string };
+
+/** The `usage` the stub answers by default for a request body of `chars` characters (StubReply.usage). */
+export function stubUsageOf(chars: number): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+  const prompt = Math.ceil(chars / 4);
+  return { prompt_tokens: prompt, completion_tokens: 10, total_tokens: prompt + 10 };
+}
 
 export interface OpenAiStub extends LoopbackServer {
   /** The base URL as OpenAI's clients take it (`http://127.0.0.1:<port>/v1`). */
@@ -65,7 +80,7 @@ export async function startOpenAiStub(
             finish_reason: answer.finishReason ?? 'stop',
           },
         ],
-        usage: { prompt_tokens: Math.ceil(body.length / 4), completion_tokens: 10, total_tokens: 0 },
+        ...(answer.usage === null ? {} : { usage: answer.usage ?? stubUsageOf(body.length) }),
       }),
     );
   });

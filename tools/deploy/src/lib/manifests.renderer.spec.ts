@@ -161,7 +161,7 @@ describe('Kubernetes manifests', () => {
     );
   });
 
-  it("gives the json and summary formats' endpoint (llm) to extractor-scrape only, its key from the Secret", async () => {
+  it("gives the json and summary formats' endpoint (llm) to extractor-scrape only, its key from the Secret, and the keys' token budget to task-service", async () => {
     const envOf = (objects: KubeObject[], service: string) =>
       deploymentOf(objects, service).spec?.template.spec?.containers[0]?.env ?? [];
     const llmNames = (objects: KubeObject[], service: string) =>
@@ -178,7 +178,12 @@ describe('Kubernetes manifests', () => {
       optional: true,
     });
 
-    const llm = { baseUrl: 'http://vllm.models.svc.cluster.local:8000/v1', model: 'qwen3-8b', timeoutMs: 30000 };
+    const llm = {
+      baseUrl: 'http://vllm.models.svc.cluster.local:8000/v1',
+      model: 'qwen3-8b',
+      timeoutMs: 30000,
+      tokensPerKeyPerMonth: 2_000_000,
+    };
     const values = loadValues(
       root,
       [],
@@ -201,7 +206,12 @@ describe('Kubernetes manifests', () => {
       { name: 'LLM_TIMEOUT_MS', value: '30000' },
       { name: 'LLM_MAX_INPUT_CHARS', value: '100000' }, // values.yaml's default
     ]);
-    for (const s of SERVICE_CATALOG.filter((x) => x.name !== 'extractor-scrape'))
+    // ADR 0040: task-service keeps the keys' token counts and applies the budget; the endpoint is not its.
+    expect(envOf(on, 'task-service').filter((e) => e.name.startsWith('LLM_'))).toEqual([
+      { name: 'LLM_TOKENS_PER_KEY_PER_MONTH', value: '2000000' },
+    ]);
+    expect(llmNames(off, 'task-service')).toEqual([]);
+    for (const s of SERVICE_CATALOG.filter((x) => x.name !== 'extractor-scrape' && x.name !== 'task-service'))
       expect(llmNames(on, s.name)).toEqual([]);
     expect(Object.keys(named(on, 'ConfigMap', 'trawl-config')?.data ?? {}).filter((k) => k.startsWith('LLM_'))).toEqual(
       [],

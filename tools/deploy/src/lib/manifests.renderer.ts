@@ -161,6 +161,16 @@ function llmEnv(v: TrawlValues): IEnvVar[] {
   ];
 }
 
+/**
+ * The keys' monthly language-model token budget (ADR 0040), for task-service, which keeps the counts; nothing without
+ * an endpoint or with no cap (0, the service's default).
+ */
+function llmBudgetEnv(v: TrawlValues): IEnvVar[] {
+  const budget = v.llm?.tokensPerKeyPerMonth;
+  if (!v.llm?.baseUrl || !budget) return [];
+  return [{ name: 'LLM_TOKENS_PER_KEY_PER_MONTH', value: String(budget) }];
+}
+
 /** How long the gateway waits on shutdown before closing its listener (endpoint removal is not instant). */
 const PRE_STOP_SLEEP_SECONDS = 5;
 
@@ -180,6 +190,7 @@ function container(v: TrawlValues, spec: ServiceSpec, sv: ServiceValues): IConta
   for (const key of spec.secretKeys) env.push(secretEnv(v, key, OPTIONAL_SECRET_KEYS.includes(key)));
   env.push(...connectionEnv(v, spec));
   if (spec.llm) env.push(...llmEnv(v));
+  if (spec.llmBudget) env.push(...llmBudgetEnv(v));
   for (const [name, value] of Object.entries(sv.env ?? {})) env.push({ name, value });
 
   const mounts: IVolumeMount[] = [{ name: 'tmp', mountPath: '/tmp' }];

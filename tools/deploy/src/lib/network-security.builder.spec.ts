@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { IScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import { IDEMPOTENCY_KEYS, PUBLISHED_OUTCOMES_KEY, SUBJECTS } from '@trawl/contracts';
+import { IDEMPOTENCY_KEYS, inboxPrefixOf, PUBLISHED_OUTCOMES_KEY, SUBJECTS } from '@trawl/contracts';
 import { PARSE_METRICS, type IPrometheusRule } from './alert-rules.builder.js';
 import { DENIED_IPV4, DENIED_IPV6 } from './network-security.builder.js';
 import { renderManifests, type KubeObject } from './manifests.renderer.js';
@@ -163,13 +163,17 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     }
   });
 
-  it('renders the NATS authorization: each user only its subjects; extractor-scrape may not submit tasks nor call other extractors', () => {
+  it('renders the NATS authorization: each user only its subjects; extractor-scrape may not submit tasks nor call other extractors, only the token ledger', () => {
     const conf = (find(objects, 'ConfigMap', 'trawl-nats-auth') as IConfigMap).data?.['auth.conf'] ?? '';
     const block = (user: string) => conf.slice(conf.indexOf(`user: "${user}"`)).split('\n    }')[0] ?? '';
     const scrape = block('extractor-scrape');
-    expect(scrape).toContain('publish: { allow: [] }');
+    // What it asks: only task-service's token questions (ADR 0040: a key's budget before the model, the spend after).
+    expect(scrape).toContain(`publish: { allow: ["${SUBJECTS.tokensUsage}", "${SUBJECTS.tokensRecord}"] }`);
     // It serves /scrape and the fleet's renders (ADR 0005); the extractors that ask for renders may only ask that.
-    expect(scrape).toContain(`subscribe: { allow: ["${SUBJECTS.scrapePage}", "${SUBJECTS.renderPage}"] }`);
+    // (and, as every requester, its own reply inbox only).
+    expect(scrape).toContain(
+      `subscribe: { allow: ["${SUBJECTS.scrapePage}", "${SUBJECTS.renderPage}", "${inboxPrefixOf('extractor-scrape')}.>"] }`,
+    );
     expect(block('extractor-search')).toContain(`publish: { allow: ["${SUBJECTS.renderPage}"] }`);
     expect(scrape).toContain('allow_responses: true');
     expect(scrape).not.toContain(SUBJECTS.taskSubmit);
@@ -205,7 +209,7 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     expect(auth?.spec?.secretTargetRef?.map((r) => r.parameter)).toEqual(['username', 'password']);
   });
 
-  it("narrows task-service's Redis user to its own keys (queues, idempotency records, outcome marks, crawls, batches) and no channel", () => {
+  it("narrows task-service's Redis user to its own keys (queues, idempotency records, outcome marks, crawls, batches, tokens) and no channel", () => {
     const acl = (find(objects, 'ConfigMap', 'trawl-redis-acl') as IConfigMap).data?.['users.acl.template'] ?? '';
     const line = acl.split('\n').find((l) => l.startsWith('user trawl-task-service ')) ?? '';
     const keyPatterns = line.split(' ').filter((w) => w.startsWith('~') || w.startsWith('%'));
@@ -219,6 +223,8 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
       '~trawl:{host:*',
       // A Firecrawl-form batch's finished pages (ADR 0028): one hash tag per batch.
       '~trawl:{batch:*',
+      // The keys' language-model tokens per month (ADR 0040).
+      '~trawl:tokens:*',
     ]);
     expect(line).toContain(' resetchannels ');
     expect(line).not.toMatch(/allchannels|~trawl:\*/);

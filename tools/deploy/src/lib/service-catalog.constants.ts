@@ -76,6 +76,8 @@ export interface ServiceSpec {
   internet: boolean;
   /** Calls the `llm` endpoint of the `json` and `summary` formats (LLM_* env, egress to `networkPolicy.llm`). */
   llm?: boolean;
+  /** Keeps the keys' language-model token counts and applies their monthly budget (LLM_TOKENS_PER_KEY_PER_MONTH). */
+  llmBudget?: boolean;
   /**
    * Redis ACL key patterns and extra rules of its Redis user (`~pattern` read-write, `%R~pattern` read-only), given
    * the pattern of every BullMQ queue key (queue-keys.util.ts).
@@ -124,9 +126,11 @@ export const SERVICE_CATALOG: readonly ServiceSpec[] = [
     internet: true,
     // Its queues, its idempotency records and its published-outcome marks; the crawls' keys (one hash tag per crawl,
     // the active set, the per-host budgets: libs/crawl/src/lib/crawl-redis-keys.constants.ts); the batches' finished
-    // pages (one hash tag per batch: batchPagesDoneKey); no channel.
+    // pages (one hash tag per batch: batchPagesDoneKey); the keys' language-model tokens per month (llmTokensKey,
+    // ADR 0040); no channel.
     redisAcl: (queues) =>
-      `~${queues} ~${IDEMPOTENCY_KEYS}* ~${PUBLISHED_OUTCOMES_KEY} ~trawl:{crawl:* ~trawl:{crawls}:* ~trawl:{host:* ~trawl:{batch:* resetchannels`,
+      `~${queues} ~${IDEMPOTENCY_KEYS}* ~${PUBLISHED_OUTCOMES_KEY} ~trawl:{crawl:* ~trawl:{crawls}:* ~trawl:{host:* ~trawl:{batch:* ~trawl:tokens:* resetchannels`,
+    llmBudget: true,
   },
   {
     name: 'webhook-dispatcher',

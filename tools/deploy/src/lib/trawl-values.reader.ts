@@ -138,12 +138,16 @@ export interface RedisValues {
   passwordSecret?: { name?: string; key?: string };
 }
 
-/** extractor-scrape's LLM_BASE_URL, LLM_MODEL, LLM_TIMEOUT_MS and LLM_MAX_INPUT_CHARS. */
+/**
+ * extractor-scrape's LLM_BASE_URL, LLM_MODEL, LLM_TIMEOUT_MS and LLM_MAX_INPUT_CHARS; task-service's
+ * LLM_TOKENS_PER_KEY_PER_MONTH (ADR 0040).
+ */
 export interface LlmValues {
   baseUrl: string;
   model: string;
   timeoutMs?: number;
   maxInputChars?: number;
+  tokensPerKeyPerMonth?: number;
 }
 
 /** Where a peer runs: a namespace (by name) and the labels of its pods. */

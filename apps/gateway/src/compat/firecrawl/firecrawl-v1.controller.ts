@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { CRAWL_ID_PATTERN } from '@trawl/contracts';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
 import { FirecrawlService } from './firecrawl.service.js';
+import { tokenUsageHistorical, tokenUsageV1 } from './firecrawl-usage.mapper.js';
 import { FirecrawlBatchService } from './firecrawl-batch.service.js';
 import { batchStatusAnswer } from './firecrawl-batch.mapper.js';
 import { FirecrawlCrawlService } from './firecrawl-crawl.service.js';
@@ -94,5 +95,18 @@ export class FirecrawlV1Controller {
   @Get('crawl/active')
   async activeCrawls(@Req() req: AuthenticatedRequest) {
     return { success: true, crawls: await this.crawls.active(req) };
+  }
+
+  /** Firecrawl's token usage (ADR 0040): the key's language-model tokens of this calendar month and its budget. */
+  @Get('team/token-usage')
+  async tokenUsage(@Req() req: AuthenticatedRequest) {
+    return tokenUsageV1(await this.firecrawl.tokenUsage(req, 1));
+  }
+
+  /** The key's tokens per month, a year back; `byApiKey=true` names the key (its id) in each period. */
+  @Get('team/token-usage/historical')
+  async tokenUsageHistorical(@Req() req: AuthenticatedRequest, @Query('byApiKey') byApiKey: string | undefined) {
+    const usage = await this.firecrawl.tokenUsage(req, 12);
+    return tokenUsageHistorical(usage, byApiKey === 'true' ? req.principal?.id : undefined);
   }
 }

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
 import { FirecrawlService } from './firecrawl.service.js';
+import { tokenUsageHistorical, tokenUsageV2 } from './firecrawl-usage.mapper.js';
 import { FirecrawlBatchService } from './firecrawl-batch.service.js';
 import { batchStatusAnswer } from './firecrawl-batch.mapper.js';
 import { FirecrawlCrawlService } from './firecrawl-crawl.service.js';
@@ -102,5 +103,18 @@ export class FirecrawlV2Controller {
   async map(@Body() body: unknown, @Req() req: AuthenticatedRequest) {
     const { links, warning } = await this.crawls.map(body, req, 'v2');
     return { success: true, links, ...(warning ? { warning } : {}) };
+  }
+
+  /** Firecrawl's token usage (ADR 0040): the key's language-model tokens of this calendar month and its budget. */
+  @Get('team/token-usage')
+  async tokenUsage(@Req() req: AuthenticatedRequest) {
+    return tokenUsageV2(await this.firecrawl.tokenUsage(req, 1));
+  }
+
+  /** The key's tokens per month, a year back; `byApiKey=true` names the key (its id) in each period. */
+  @Get('team/token-usage/historical')
+  async tokenUsageHistorical(@Req() req: AuthenticatedRequest, @Query('byApiKey') byApiKey: string | undefined) {
+    const usage = await this.firecrawl.tokenUsage(req, 12);
+    return tokenUsageHistorical(usage, byApiKey === 'true' ? req.principal?.id : undefined);
   }
 }

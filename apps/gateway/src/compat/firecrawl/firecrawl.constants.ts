@@ -297,5 +297,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; code: string }
   OVERLOADED: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   LLM_UNAVAILABLE: { status: 500, code: 'LLM_ERROR' },
   LLM_ANSWER_INVALID: { status: 500, code: 'LLM_ERROR' },
+  // Firecrawl answers 402 when a team's credits are spent (ADR 0040).
+  LLM_BUDGET_EXHAUSTED: { status: 402, code: 'INSUFFICIENT_TOKENS' },
   INTERNAL: { status: 500, code: 'INTERNAL_SERVER_ERROR' },
 };

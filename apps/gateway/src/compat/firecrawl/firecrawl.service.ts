@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TrawlError } from '@trawl/contracts';
+import { TrawlError, type LlmTokensUsage } from '@trawl/contracts';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { toErrorEnvelope } from '../../envelope/error-envelope.mapper.js';
@@ -64,6 +64,11 @@ export class FirecrawlService {
       });
     }
     return { web, ...warningOf(warnings) };
+  }
+
+  /** The key's language-model tokens (ADR 0040), for Firecrawl's token-usage routes. */
+  tokenUsage(req: AuthenticatedRequest, months: number): Promise<LlmTokensUsage> {
+    return this.native.tokenUsage(req, months);
   }
 }
 

@@ -43,6 +43,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   OVERLOADED: 503,
   LLM_UNAVAILABLE: 500,
   LLM_ANSWER_INVALID: 500,
+  // SerpAPI's own answer when an account's searches of the month are spent.
+  LLM_BUDGET_EXHAUSTED: 429,
   INTERNAL: 500,
 };
 
