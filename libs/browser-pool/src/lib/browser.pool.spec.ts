@@ -50,6 +50,10 @@ describe('BrowserPool (real Chromium)', () => {
           .end(
             `<p>rtc</p><script>const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${port}' }] }); pc.createDataChannel('d'); pc.createOffer().then((o) => pc.setLocalDescription(o)); pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') document.title = 'gathered'; };</script>`,
           );
+      } else if (path === '/script-via-redirect') {
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<p>page</p><script src="/to-internal-host"></script><script>document.title = "ran"</script>');
       } else if (path === '/to-internal-host') {
         res.writeHead(302, { location: `http://internal.test:${site.port}/internal-host-secret` }).end();
       } else if (path === '/to-internal') {
@@ -295,6 +299,20 @@ describe('BrowserPool (real Chromium)', () => {
       expect(site.requests.some((r) => r.url.includes('sub-secret'))).toBe(false);
     });
 
+    it('refuses a subresource redirected to an internal host before it leaves, and still returns the page', async () => {
+      const title = await pool.run(
+        async ({ page }) => {
+          await page.goto(`http://site.test:${site.port}/script-via-redirect`);
+          return page.title();
+        },
+        { deadline: soon() },
+      );
+      expect(title).toBe('ran');
+      const script = site.requests.filter((r) => r.headers.referer?.endsWith('/script-via-redirect'));
+      expect(script.map((r) => r.url)).toEqual(['/to-internal-host']); // the script's first hop, not its second
+      expect(site.requests.some((r) => r.url.includes('internal-host-secret'))).toBe(false);
+    });
+
     it('sends no WebRTC (STUN) packet to an internal address past the proxy', async () => {
       const udp = createSocket('udp4');
       let packets = 0;
@@ -329,8 +347,10 @@ describe('BrowserPool (real Chromium)', () => {
   it('rejects at once with OVERLOADED when the wait queue is full, and times out a waiter at its deadline', async () => {
     hang = new Promise<void>((r) => (releaseHang = r));
     const pool = newPool({ maxPagesPerBrowser: 1, queueLimit: 1 });
+    const hangs = site.requests.filter((r) => r.url === '/hang').length;
     const busy = pool.run(async ({ page }) => void (await page.goto(`${site.url}/hang`)), { deadline: soon() });
-    await new Promise((r) => setTimeout(r, 50));
+    // The one page is taken once its request reached the site (a browser's launch takes longer than any fixed pause).
+    while (site.requests.filter((r) => r.url === '/hang').length === hangs) await new Promise((r) => setTimeout(r, 20));
     const waiting = pool.run(async () => 'ran', { deadline: Date.now() + 300 }).catch((e: unknown) => e);
     const refused = await pool.run(async () => 'ran', { deadline: soon() }).catch((e: unknown) => e);
     expect((refused as TrawlError).code).toBe('OVERLOADED');

@@ -170,10 +170,12 @@ export class PageRequestGuard {
 
   /**
    * Watches the requests the route handler does not see: redirect hops (Playwright does not route them) and, behind
-   * the proxy, every request. They cannot be held back here (the proxy refuses them before they leave), but the
-   * guard is applied to each redirect hop and to the main frame's navigation, and a refusal fails the task with
-   * URL_NOT_ALLOWED and closes the context, so nothing it returned reaches the caller. The task's outcome waits for
-   * these checks (`checks`). A refused subresource only fails to load, as with the route handler.
+   * the proxy, every request. They cannot be held back here, but the guard is applied to them, and a refusal fails
+   * the task with URL_NOT_ALLOWED and closes the context, so nothing it returned reaches the caller. The task's
+   * outcome waits for these checks (`checks`). Which requests: without the proxy, every redirect hop (nothing else
+   * held it back); behind it, only the main frame's navigation and its hops, as the proxy refuses every other request
+   * and hop before it leaves. So a refused subresource only fails to load in both, even one that got there by a
+   * redirect (a script on `http://` of a site Chromium upgrades to `https://` by its HSTS list is such a hop).
    */
   private onRequest(slot: Slot, request: Request): void {
     const redirected = request.redirectedFrom() !== null;
@@ -182,7 +184,7 @@ export class PageRequestGuard {
     const url = request.url();
     if (!url.startsWith('http:') && !url.startsWith('https:')) return;
     if (request.resourceType() === 'document') task.documentOrigins.add(new URL(url).origin);
-    if (!redirected && !isMainNavigation(slot.page, request)) return;
+    if (this.opts.proxyServer ? !isMainNavigation(slot.page, request) : !redirected) return;
     task.checks.push(
       this.opts.guard(url).catch((e: unknown) => {
         const refusal = e instanceof TrawlError ? e : new TrawlError('URL_NOT_ALLOWED', `request to ${url} refused`);
