@@ -52,29 +52,33 @@ const cpuMs = () => {
 };
 
 /**
- * Pages per second of each function over the same pages, measured in alternating rounds (each page through each
- * function in turn) for about `seconds`, after a warm-up, so all see the same machine load: by wall time, and by CPU
- * time (`cpu`, what a loaded machine distorts least).
+ * Pages per second of each function over the same pages, measured in alternating blocks for about `seconds`, after a
+ * warm-up, so all see the same machine load: by wall time, and by CPU time (`cpu`, what a loaded machine distorts
+ * least). A block is one function over the pages, repeated for at least `BLOCK_MS`: each function then pays for the
+ * collections of its own garbage, as it would in a server doing only that work. (Alternating page by page charged each
+ * function for the previous one's garbage: a parse5 load of a 700 KB page leaves tens of MB behind, collected in
+ * whatever ran next, and the ratios swung by half between runs.)
  */
+const BLOCK_MS = 250;
 function rates(pages, ...fns) {
   for (let i = 0; i < 3; i++) for (const p of pages) for (const fn of fns) fn(p.text);
   const spent = fns.map(() => 0);
   const cpu = fns.map(() => 0);
-  let n = 0;
+  const done = fns.map(() => 0);
   const until = performance.now() + seconds * 1000;
   while (performance.now() < until) {
-    for (const p of pages) {
-      fns.forEach((fn, k) => {
-        const t = performance.now();
-        const c = cpuMs();
-        fn(p.text);
-        cpu[k] += cpuMs() - c;
-        spent[k] += performance.now() - t;
-      });
-    }
-    n += pages.length;
+    fns.forEach((fn, k) => {
+      const t = performance.now();
+      const c = cpuMs();
+      do {
+        for (const p of pages) fn(p.text);
+        done[k] += pages.length;
+      } while (performance.now() - t < BLOCK_MS);
+      cpu[k] += cpuMs() - c;
+      spent[k] += performance.now() - t;
+    });
   }
-  const perSecond = (ms) => (n * 1000) / ms;
+  const perSecond = (ms, k) => (done[k] * 1000) / ms;
   return Object.assign(spent.map(perSecond), { cpu: cpu.map(perSecond) });
 }
 
