@@ -183,12 +183,14 @@ describeIfContainers(
     let work: string;
     let rootfs: string;
     const playwrightDir = dirname(createRequire(import.meta.url).resolve('playwright-core/package.json'));
+    // Where the image has it. Not the checkout's own path: a checkout under /tmp would be hidden by the /tmp emptyDir.
+    const playwrightInContainer = '/app/node_modules/playwright-core';
 
     beforeAll(() => {
       work = mkdtempSync(join(tmpdir(), 'trawl-container-'));
       // The image's root, empty but for mount points: /usr and /etc come from this machine, read-only.
       rootfs = join(work, 'rootfs');
-      for (const dir of ['usr', 'etc', 'proc', 'dev', 'sys', 'tmp', playwrightDir.slice(1)]) {
+      for (const dir of ['usr', 'etc', 'proc', 'dev', 'sys', 'tmp', playwrightInContainer.slice(1)]) {
         mkdirSync(join(rootfs, dir), { recursive: true });
       }
       for (const link of ['bin', 'lib', 'lib64', 'sbin']) {
@@ -221,7 +223,7 @@ describeIfContainers(
             'PATH=/usr/bin:/bin',
             'HOME=/tmp',
             'TMPDIR=/tmp',
-            `PW_MODULE=${join(playwrightDir, 'index.mjs')}`,
+            `PW_MODULE=${join(playwrightInContainer, 'index.mjs')}`,
             `CHROMIUM=${CHROMIUM}`,
           ],
           cwd: '/tmp',
@@ -244,7 +246,7 @@ describeIfContainers(
           { destination: '/sys', type: 'bind', source: '/sys', options: [...ro, 'noexec'] },
           { destination: '/usr', type: 'bind', source: '/usr', options: ro },
           { destination: '/etc', type: 'bind', source: '/etc', options: ro },
-          { destination: playwrightDir, type: 'bind', source: playwrightDir, options: ro },
+          { destination: playwrightInContainer, type: 'bind', source: playwrightDir, options: ro },
           ...context.emptyDirs.map((dir) => ({
             destination: dir,
             type: 'tmpfs',
