@@ -57,7 +57,7 @@ const cpuMs = () => {
  * least). A block is one function over the pages, repeated for at least `BLOCK_MS`: each function then pays for the
  * collections of its own garbage, as it would in a server doing only that work. (Alternating page by page charged each
  * function for the previous one's garbage: a parse5 load of a 700 KB page leaves tens of MB behind, collected in
- * whatever ran next, and the ratios swung by half between runs.)
+ * whatever ran next.) Single runs still differ by a third either way on a quiet machine: quote medians of several.
  */
 const BLOCK_MS = 250;
 function rates(pages, ...fns) {
