@@ -18,6 +18,14 @@ describe('the vote between our main content and Readability', () => {
     expect(merged).toBe(['# The headline of the story', ...body].join('\n\n'));
   });
 
+  it('keeps a block of under four words when the other answer has the same words in a row, and only then', () => {
+    const short = ['Town hall', 'Hall town', 'meeting number 3', 'number meeting 3', 'Paragraph', 'Parish'];
+    const ours = [body[0], ...short, ...body.slice(1)].join('\n\n');
+    expect(merge(ours, body.join('\n\n'))).toBe(
+      [body[0], 'Town hall', 'meeting number 3', 'Paragraph', ...body.slice(1)].join('\n\n'),
+    );
+  });
+
   it('keeps our running text that Readability left out', () => {
     const ours = [...body, `An extra paragraph only we kept. ${sentence(99)}`];
     expect(merge(ours.join('\n\n'), body.slice(0, 6).join('\n\n'))).toBe(ours.join('\n\n'));

@@ -135,9 +135,9 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
       .join('\n\n');
   const [base, other] =
     wordLength(plain(ours)) > WIDER_FACTOR * theirLength ? [markdown(theirs.html()), plain(ours)] : [ours, theirs.text];
-  // The other answer's words and shingles, made only when a short block asks.
+  // The other answer's words, shingles and runs of one to three words, made only when a short block asks.
   let otherWords: string[] | undefined;
-  let otherText: string | undefined;
+  let otherRuns: Set<number> | undefined;
   let otherShingles: Set<number> | undefined;
   // The headline stays (ADR 0023: a reader expects it on top), though Readability drops a title it has read: our
   // first block when it is a heading of rank 1, put back on top when Readability's answer is the base.
@@ -168,8 +168,10 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
     const w = words(text);
     const own = shingles(w);
     if (own.size === 0) {
-      otherText ??= ` ${otherWords.join(' ')} `;
-      return otherText.includes(` ${w.join(' ')} `);
+      // Under four words: kept when the other answer has the same words in a row. A set of the other's short runs,
+      // not a search of its text per block: a page of many short blocks cost its blocks times its text.
+      otherRuns ??= shortRuns(otherWords);
+      return otherRuns.has(runId(w.map(wordId)));
     }
     otherShingles ??= shingles(otherWords);
     let shared = 0;
@@ -319,6 +321,32 @@ function shingles(w: string[]): Set<number> {
     set.add(((ids[i] * 31 + ids[i + 1]) * 31 + ids[i + 2]) * 31 + ids[i + 3]);
   }
   return set;
+}
+
+/** Every run of one to three words of `w`, each as a number (`runId`). */
+function shortRuns(w: string[]): Set<number> {
+  const set = new Set<number>();
+  const ids = w.map(wordId);
+  for (let i = 0; i < ids.length; i++) {
+    let h = 0;
+    for (let n = 1; n <= 3 && i + n <= ids.length; n++) {
+      h = runStep(h, ids[i + n - 1]);
+      set.add(h * 4 + n);
+    }
+  }
+  return set;
+}
+
+/** A run of one to three word numbers as one number, its length in the low bits (runs of two lengths never meet). */
+function runId(ids: number[]): number {
+  let h = 0;
+  for (const id of ids) h = runStep(h, id);
+  return h * 4 + ids.length;
+}
+
+/** The next step of a run's number: kept under 2^45, so that it stays an exact integer. */
+function runStep(h: number, id: number): number {
+  return (h * 31 + id) % 0x1fffffffffff;
 }
 
 /** A word's number: a 32-bit FNV-1a hash (collisions cost a vote, never correctness of the page). */

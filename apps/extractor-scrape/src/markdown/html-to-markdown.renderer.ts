@@ -29,7 +29,10 @@ export class HtmlToMarkdown {
     // An underscore inside a word opens no emphasis in CommonMark: it stays as written (`snake_case`, `dp3_1_en`),
     // not escaped (`snake\_case`), so that the word reads as itself. turndown's other escapes are kept.
     const escape = this.turndown.escape.bind(this.turndown);
-    this.turndown.escape = (text: string) => escape(text).replace(INTRAWORD_UNDERSCORE, '_');
+    this.turndown.escape = (text: string) => {
+      const escaped = escape(text);
+      return escaped.includes('\\_') ? escaped.replace(INTRAWORD_UNDERSCORE, '_') : escaped;
+    };
     // turndown's inline link and image rules, with the URL made absolute.
     this.turndown.addRule('absoluteLink', {
       filter: (node) => node.nodeName === 'A' && Boolean(node.getAttribute('href')),
