@@ -2,7 +2,7 @@ import { TrawlError, type ScrapeMetadataFields, type WireError } from '@trawl/co
 import render from 'dom-serializer';
 import { isTag, type ParentNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
-import { scanNeedsBrowser, scanPage } from '../engines/needs-browser.detector.js';
+import { pageTitle, scanNeedsBrowser, scanPage } from '../engines/needs-browser.detector.js';
 import type { AdHider } from './ad-hider.extractor.js';
 import { HtmlToMarkdown } from '../markdown/html-to-markdown.renderer.js';
 import { articleHints, mergeMainContent, readabilityArticle } from './main-content-consensus.extractor.js';
@@ -91,10 +91,12 @@ export async function digestPage(task: DigestTask, tools: DigestTools = {}): Pro
 }
 
 function digestHtml(task: HtmlDigestTask, tools: DigestTools): PageDigest {
-  const scan = scanPage(task.html);
-  const needsBrowser = task.checkBrowser && scanNeedsBrowser(scan);
-  if (needsBrowser) return { title: scan.title, needsBrowser };
-  const digest: PageDigest = { title: scan.title, needsBrowser };
+  // The whole scan only where the engine asks whether the page needs a browser; else its title is all it needs.
+  const scan = task.checkBrowser ? scanPage(task.html) : undefined;
+  const title = scan?.title ?? pageTitle(task.html);
+  const needsBrowser = scan !== undefined && scanNeedsBrowser(scan);
+  if (needsBrowser) return { title, needsBrowser };
+  const digest: PageDigest = { title, needsBrowser };
   const selecting = (task.includeTags?.length ?? 0) > 0 || (task.excludeTags?.length ?? 0) > 0;
   const narrowing = task.markdown && (task.onlyMainContent === true || selecting);
   const hider = task.markdown && task.hideAds === true ? tools.adHider : undefined;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { mediaTypeOf, safeFetch } from '@trawl/safe-fetch';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
-import { scanPage } from './needs-browser.detector.js';
+import { pageTitle } from './needs-browser.detector.js';
 import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.types.js';
 
 /**
@@ -49,5 +49,5 @@ export function isTextual(mediaType: string): boolean {
 
 /** The document's first <title> text, entities decoded, whitespace collapsed (one linear pass; see `scanPage`). */
 export function titleOf(html: string): string {
-  return scanPage(html).title;
+  return pageTitle(html);
 }

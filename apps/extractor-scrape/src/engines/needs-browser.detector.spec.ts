@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readCounted } from '@trawl/testing';
-import { needsBrowser, scanPage, visibleText } from './needs-browser.detector.js';
+import { needsBrowser, pageTitle, scanPage, visibleText } from './needs-browser.detector.js';
 
 const article = `<html><head><title>A</title><script src="/analytics.js"></script></head><body><main>${'<p>Plenty of server-rendered text here. </p>'.repeat(20)}</main></body></html>`;
 
@@ -82,5 +82,19 @@ describe('scanPage on hostile pages', () => {
 
   it('decodes entities in the title and keeps the first title only', () => {
     expect(scanPage('<title>Tom &amp; Jerry&nbsp;x</title><title>second</title>').title).toBe('Tom & Jerry x');
+  });
+
+  it("reads the title alone as the whole scan reads it, and stops at the title's end", () => {
+    const pages = [
+      '<title>Tom &amp; Jerry&nbsp;x</title><title>second</title>',
+      `<html><head><title>\n  A   page </title></head><body>${'<p>text</p>'.repeat(100)}</body></html>`,
+      `<body><p>no title in the head</p><svg><title>An icon</title></svg></body>`,
+      '<p>no title at all</p>',
+      '<title>'.repeat(2_000),
+    ];
+    for (const page of pages) expect(pageTitle(page)).toBe(scanPage(page).title);
+    const { text, reads } = readCounted(`<title>First</title>${'<p>the rest of the page</p>'.repeat(10_000)}`);
+    expect(pageTitle(text)).toBe('First');
+    expect(reads.chars).toBeLessThan(1_000);
   });
 });

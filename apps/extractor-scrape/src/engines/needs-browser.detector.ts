@@ -30,6 +30,18 @@ export interface PageScan {
  * `needsBrowser` and the result's title need.
  */
 export function scanPage(html: string, keepText = 0): PageScan {
+  return scan(html, keepText, false);
+}
+
+/**
+ * The document's first `<title>` text, as `scanPage` reads it, by a pass that stops at the title's end (a page
+ * without one is read to its end).
+ */
+export function pageTitle(html: string): string {
+  return scan(html, 0, true).title;
+}
+
+function scan(html: string, keepText: number, titleOnly: boolean): PageScan {
   let tagName = '';
   let isClose = false;
   let attrName = '';
@@ -96,6 +108,7 @@ export function scanPage(html: string, keepText = 0): PageScan {
     if (name === 'title' && inTitle) {
       inTitle = false;
       titleDone = true;
+      if (titleOnly) tokenizer.pause();
     }
     if (!lastSpace) addText(' ');
   };
