@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AdBlocker } from '@trawl/browser-pool';
 import { AdHider } from './ad-hider.extractor.js';
 import { digestPage, type HtmlDigestTask, type PageDigest } from './page-digest.extractor.js';
@@ -93,10 +95,96 @@ describe('blockAds element hiding in the digest (EasyList)', () => {
     expect(outcome.digest.markdown).not.toContain('a standalone deal'); // the same rule, on a link of its own
   });
 
+  // `bleepingcomputer.com#?#ul#bc-home-news-main-wrap > li:has-text(Sponsored)`: a `#?#` rule of EasyList's.
+  it("applies a site's text-matching rule (`#?#`, `:has-text()`) on that site, and on no other", async () => {
+    const story = (title: string) =>
+      `<li><h4><a href="/news/${title.length}">${title}</a></h4><p>${PARAGRAPH}</p></li>`;
+    const html =
+      '<html><body><main><h1>Latest news</h1><ul id="bc-home-news-main-wrap">' +
+      `${story('Patch Tuesday fixes six zero-days')}${story('Sponsored: the backup suite of the year')}` +
+      `${story('Ransomware gang leaks data of a city')}</ul></main></body></html>`;
+    const digestAt = async (url: string) => {
+      const outcome = await digestPage(
+        { kind: 'html', html, markdown: true, checkBrowser: false, url, hideAds: true },
+        { adHider: hider },
+      );
+      if (!outcome.ok) throw new Error(outcome.error.message);
+      return outcome.digest.markdown ?? '';
+    };
+    const site = await digestAt('https://www.bleepingcomputer.com/');
+    expect(site).not.toContain('the backup suite');
+    expect(site).toContain('Patch Tuesday fixes six zero-days');
+    expect(site).toContain('Ransomware gang leaks data');
+    expect(await digestAt('https://news.example/')).toContain('Sponsored: the backup suite of the year');
+  });
+
   it('leaves links and metadata as the page has them', async () => {
     const d = await digest({ hideAds: true, links: true, metadata: true });
     expect(d.links).toContain('https://shop.example/watch');
     expect(d.metadata?.title).toBe('Tram line approved');
+  });
+});
+
+describe('blockAds element hiding: extended rules of a list of our own', () => {
+  let hider: AdHider;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trawl-lists-'));
+    const list = join(dir, 'list.txt');
+    writeFileSync(
+      list,
+      [
+        'shop.example#?#.card:-abp-contains(Sponsored)',
+        'shop.example##.tile:has-text(/promoted|gesponsert/i)',
+        'shop.example#?#.row:-abp-has(.ad-badge)',
+        'shop.example##.box:upward(2)',
+        'shop.example##.huge:has-text(never there)',
+        'shop.example##.late:has-text(Sponsored)',
+        '##.anywhere:has-text(Sponsored)',
+      ].join('\n'),
+    );
+    const blocker = new AdBlocker({ list: async () => '', filterLists: [list] });
+    await blocker.ready();
+    hider = new AdHider(blocker.serialize());
+  });
+
+  const markdown = async (body: string, url = 'https://shop.example/list') => {
+    const html = `<html><body><main><h1>Results</h1>${body}</main></body></html>`;
+    const outcome = await digestPage(
+      { kind: 'html', html, markdown: true, checkBrowser: false, url, hideAds: true },
+      { adHider: hider },
+    );
+    if (!outcome.ok) throw new Error(outcome.error.message);
+    return outcome.digest.markdown ?? '';
+  };
+
+  it('hides by the text an element contains, a string or a regular expression, and by what it has', async () => {
+    const md = await markdown(
+      '<div class="card"><p>Sponsored: a blender</p></div><div class="card"><p>A kettle, 4.5 stars</p></div>' +
+        '<div class="tile"><p>PROMOTED toaster</p></div><div class="tile"><p>A toaster, 4 stars</p></div>' +
+        '<div class="row"><span class="ad-badge">Ad</span><p>A mixer</p></div><div class="row"><p>A grinder</p></div>',
+    );
+    expect(md).not.toContain('a blender');
+    expect(md).not.toContain('PROMOTED toaster');
+    expect(md).not.toContain('A mixer');
+    for (const kept of ['A kettle', 'A toaster, 4 stars', 'A grinder']) expect(md).toContain(kept);
+  });
+
+  it('skips what needs a live page (`:upward()`) and generic text rules, and applies none on another site', async () => {
+    const body =
+      '<div class="box"><p>A box of tea</p></div><div class="anywhere"><p>Sponsored tea</p></div>' +
+      '<div class="card"><p>Sponsored: a blender</p></div>';
+    const md = await markdown(body);
+    expect(md).toContain('A box of tea');
+    expect(md).toContain('Sponsored tea');
+    expect(md).not.toContain('a blender');
+    expect(await markdown(body, 'https://other.example/list')).toContain('Sponsored: a blender');
+  });
+
+  it('reads at most a million characters of text a page for such rules: past them, nothing more is hidden', async () => {
+    const huge = `<div class="huge"><p>${'word '.repeat(220_000)}</p></div>`;
+    const late = '<div class="late"><p>Sponsored: a late blender</p></div>';
+    expect(await markdown(late)).not.toContain('a late blender');
+    expect(await markdown(huge + late)).toContain('a late blender');
   });
 });
 

@@ -13,8 +13,12 @@ type Query = (el: Element) => boolean;
  * but not an inline element in running text (`inRunningText`): a link in a sentence stays a part of it.
  *
  * The engine is the extractor's own (`AdBlocker.serialize()`), deserialized here once per thread (a few ms; each
- * worker of the page-work pool and the inline path hold one). Extended selectors (`:has-text()`, `:upward()`) and
- * scriptlets (`+js()`) are not loaded: they need a live page. A selector css-select does not understand is skipped.
+ * worker of the page-work pool and the inline path hold one). Of the extended selectors, a site's `:has-text()` rules
+ * (EasyList's `#?#` rules with `:-abp-contains()`, read as uBlock reads them) are applied: the text of the element,
+ * a string it contains or a `/regular expression/`, read within `MAX_TEXT_READ` a page. Those that need a live page
+ * (`:upward()`, `:matches-css()`, `:xpath()`, ...) and scriptlets (`+js()`) are not: a selector css-select does not
+ * understand is skipped. Generic extended rules (no site named) are not applied: each would read the text of every
+ * element of its kind on every page.
  */
 export class AdHider {
   private readonly engine: FiltersEngine;
@@ -22,6 +26,14 @@ export class AdHider {
   private readonly compiled = new Map<string, Query | null>();
   /** The generic rules no `#@#` exception names and no hostname limits: they hold on every page. */
   private readonly base: Query[] = [];
+  /** `:has-text()` arguments, each as a test of a text (null: a regular expression that does not compile). */
+  private readonly textTests = new Map<string, ((text: string) => boolean) | null>();
+  /** What `:has-text()` may still read of the current page: characters of text and elements walked. */
+  private textBudget = 0;
+  /** css-select's options: `:has-text()` as a pseudo-class of ours. */
+  private readonly selectOptions = {
+    pseudos: { 'has-text': (el: Element, arg?: string | null) => this.hasText(el, arg ?? '') },
+  };
 
   constructor(serialized: Uint8Array) {
     this.engine = FiltersEngine.deserialize(serialized);
@@ -48,12 +60,13 @@ export class AdHider {
       ids: features.ids,
       hrefs: features.hrefs,
       getInjectionRules: false,
-      getExtendedRules: false,
+      getExtendedRules: true,
     });
     const selectors: string[] = [];
     for (const m of matches) {
       const rule = m.filter;
-      if (!rule || m.exception || rule.isScriptInject() || rule.isExtended() || rule.hasCustomStyle()) continue;
+      if (!rule || m.exception || rule.isScriptInject() || rule.hasCustomStyle()) continue;
+      if (rule.isExtended() && !rule.hasHostnameConstraint()) continue;
       selectors.push(rule.getSelector());
     }
     return { selectors, generic: allowGenericHides };
@@ -68,6 +81,7 @@ export class AdHider {
       if (query) queries.push(query);
     }
     if (queries.length === 0) return 0;
+    this.textBudget = MAX_TEXT_READ;
     const hidden: Element[] = [];
     // One walk; a hidden element's subtree is not looked into (it goes with it).
     const stack: AnyNode[] = [...root.children].reverse();
@@ -92,13 +106,56 @@ export class AdHider {
     let query = this.compiled.get(selector);
     if (query === undefined) {
       try {
-        query = compile<AnyNode, Element>(selector) as Query;
+        query = compile<AnyNode, Element>(selector, this.selectOptions) as Query;
       } catch {
         query = null;
       }
       this.compiled.set(selector, query);
     }
     return query;
+  }
+
+  /**
+   * `:has-text(arg)`: the element's text contains `arg`, or matches it when it is written `/pattern/flags` (uBlock's
+   * reading). The text is read within what is left of the page's budget; past it, nothing more matches.
+   */
+  private hasText(el: Element, arg: string): boolean {
+    let test = this.textTests.get(arg);
+    if (test === undefined) {
+      test = textTest(arg);
+      this.textTests.set(arg, test);
+    }
+    if (test === null || this.textBudget <= 0) return false;
+    const parts: string[] = [];
+    const stack: AnyNode[] = [...el.children].reverse();
+    while (stack.length > 0 && this.textBudget > 0) {
+      const node = stack.pop() as AnyNode;
+      this.textBudget--;
+      if (node.type === 'text') {
+        const data = (node as { data: string }).data.slice(0, this.textBudget);
+        parts.push(data);
+        this.textBudget -= data.length;
+      } else if (isTag(node)) for (let k = node.children.length - 1; k >= 0; k--) stack.push(node.children[k]);
+    }
+    return test(parts.join(''));
+  }
+}
+
+/**
+ * What `:has-text()` reads of a page at most, in characters of text and elements walked (a few times an article's
+ * text): a page cannot make its rules read the text of every element again under every ancestor.
+ */
+const MAX_TEXT_READ = 1_000_000;
+
+/** A `:has-text()` argument as a test: a `/pattern/flags` regular expression, else the string it must contain. */
+function textTest(arg: string): ((text: string) => boolean) | null {
+  const re = /^\/(.+)\/([imsu]*)$/s.exec(arg);
+  if (!re) return (text) => text.includes(arg);
+  try {
+    const pattern = new RegExp(re[1], re[2]);
+    return (text) => pattern.test(text);
+  } catch {
+    return null;
   }
 }
 

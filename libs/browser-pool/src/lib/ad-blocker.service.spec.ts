@@ -6,6 +6,7 @@ import {
   AD_BLOCK_CATEGORIES,
   AdBlocker,
   DEFAULT_FILTER_LISTS,
+  extendedSyntaxOfUblock,
   parseTrackerDb,
   selectFilters,
 } from './ad-blocker.service.js';
@@ -163,5 +164,32 @@ describe('selectFilters', () => {
     expect(filters.has('||googlesyndication.com^$3p')).toBe(true);
     expect(filters.has('||google.com^$3p')).toBe(false);
     expect(filters.has('||cdn.shopify.com^$3p')).toBe(false);
+  });
+});
+
+describe("EasyList's extended rules in the syntax the engine reads", () => {
+  it("reads Adblock Plus's `#?#` rules as uBlock does, and leaves every other line as written", () => {
+    const list = [
+      '! a comment with #?# in it',
+      'staples.com#?#.carousel:-abp-contains(Sponsored Products)',
+      'shopee.sg#?#.section:has(> .content:-abp-contains(Ad))',
+      'example.org#?#.w:-abp-has(.adx)',
+      'example.org#@?#.w:-abp-has(.adx)',
+      '#?#.generic:-abp-contains(/sponsored/i)',
+      'example.net##.plain',
+      '||ads.example^$third-party',
+    ].join('\n');
+    expect(extendedSyntaxOfUblock(list).split('\n')).toEqual([
+      '! a comment with #?# in it',
+      'staples.com##.carousel:has-text(Sponsored Products)',
+      'shopee.sg##.section:has(> .content:has-text(Ad))',
+      'example.org##.w:has(.adx)',
+      'example.org#@#.w:has(.adx)',
+      '##.generic:has-text(/sponsored/i)',
+      'example.net##.plain',
+      '||ads.example^$third-party',
+    ]);
+    const plain = 'example.net##.plain\n||ads.example^';
+    expect(extendedSyntaxOfUblock(plain)).toBe(plain);
   });
 });

@@ -78,13 +78,14 @@ export class AdBlocker {
   ready(): Promise<void> {
     this.building ??= (async () => {
       const list = await (this.options.list ?? readTrackerDb)();
-      const lists = await this.readFilterLists();
+      const lists = (await this.readFilterLists()).map(extendedSyntaxOfUblock);
       const text = [selectFilters(parseTrackerDb(list), this.categories).join('\n'), ...lists].join('\n');
       const engine = FiltersEngine.parse(text, {
         loadCosmeticFilters: true,
         loadGenericCosmeticsFilters: true,
-        // `:has-text()`, `:upward()` and the like need a browser's content script; `+js()` scriptlets are not run.
-        loadExtendedSelectors: false,
+        // `:has-text()` rules are held for the digest's element hiding (which applies those it can read: ADR 0030);
+        // `+js()` scriptlets are not run.
+        loadExtendedSelectors: true,
         loadNetworkFilters: true,
         enableCompression: false,
       });
@@ -141,6 +142,24 @@ export class AdBlocker {
     const type = requestType(request.type);
     return engine.match(Request.fromRawDetails({ url: request.url, sourceUrl: request.sourceUrl, type })).match;
   }
+}
+
+/**
+ * A filter list's extended element-hiding rules in the syntax the engine reads, as uBlock Origin reads them: Adblock
+ * Plus's `#?#` (and `#@?#`) rules as `##` (`#@#`), `:-abp-contains()` as `:has-text()`, `:-abp-has()` as `:has()`.
+ * (The engine drops `#?#` lines, and so EasyList's text-matching rules, otherwise.) Other lines are left as written.
+ */
+export function extendedSyntaxOfUblock(list: string): string {
+  if (!list.includes('#?#') && !list.includes('#@?#')) return list;
+  return list
+    .split('\n')
+    .map((line) => {
+      const m = /^([^#!]*)#(@?)\?#(.*)$/.exec(line);
+      if (!m) return line;
+      const selector = m[3].replaceAll(':-abp-contains(', ':has-text(').replaceAll(':-abp-has(', ':has(');
+      return `${m[1]}#${m[2]}#${selector}`;
+    })
+    .join('\n');
 }
 
 /** The installed @ghostery/trackerdb's filter list (dist/trackerdb.txt beside its modules). */
