@@ -124,6 +124,7 @@ export class ScrapeService {
         contentType: page.contentType,
         engine: page.engine,
         ...(page.adsBlocked !== undefined ? { adsBlocked: page.adsBlocked } : {}),
+        ...(page.retryAfter !== undefined ? { retryAfter: page.retryAfter } : {}),
       },
     };
   }

@@ -54,6 +54,8 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
       else if (path === '/never')
         return; // never answers (closed with the server)
       else if (path === '/missing') html(404, '<title>Not here</title><h1>404</h1>');
+      else if (path === '/busy') html(429, '<title>Slow down</title><h1>429</h1>', { 'retry-after': '120' });
+      else if (path === '/not-busy') html(200, '<title>Fine</title>', { 'retry-after': '120' });
       else html(200, `<title>echo</title><p>${path}</p>`);
     });
     const env = loadEnv(ExtractorScrapeEnv, {
@@ -149,6 +151,16 @@ describe('extractor-scrape over NATS (real NATS, real Chromium)', () => {
   it('returns a 404 page as a result carrying rawStatus 404', async () => {
     const result = await scrape({ url: `${site.url}/missing` });
     expect(result).toMatchObject({ status: 200, rawStatus: 404, metadata: { title: 'Not here' } });
+  });
+
+  it("carries a 429 page's Retry-After in its metadata, on both engines, and no other page's", async () => {
+    for (const engine of ['http', 'browser'] as const) {
+      const busy = await scrape({ url: `${site.url}/busy`, engine });
+      expect(busy).toMatchObject({ rawStatus: 429, metadata: { statusCode: 429, retryAfter: '120', engine } });
+      const fine = await scrape({ url: `${site.url}/not-busy`, engine });
+      expect(fine.rawStatus).toBe(200);
+      expect(fine.metadata.retryAfter).toBeUndefined();
+    }
   });
 
   it('reports a page that cannot be reached as UPSTREAM_ERROR', async () => {

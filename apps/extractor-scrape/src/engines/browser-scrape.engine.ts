@@ -6,6 +6,7 @@ import { errors, type Response } from 'playwright-core';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
 import { runPageActions, takeScreenshot } from './page-actions.handler.js';
 import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.types.js';
+import { retryAfterOf } from './retry-after.util.js';
 
 /** The `browser` engine: the page rendered by Chromium from the pool (scripts run, heavy resources blocked). */
 @Injectable()
@@ -69,6 +70,7 @@ export class BrowserScrapeEngine {
           status: response?.status() ?? 200,
           url: page.url(),
           contentType: response?.headers()['content-type'] ?? null,
+          ...(response ? retryAfterOf(response.status(), response.headers()['retry-after']) : {}),
           engine: 'browser' as const,
           ...(screenshot ? { screenshot } : {}),
           ...(actions ? { actions } : {}),

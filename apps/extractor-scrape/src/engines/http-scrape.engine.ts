@@ -3,6 +3,7 @@ import { mediaTypeOf, safeFetch } from '@trawl/safe-fetch';
 import { SCRAPE_SETTINGS, type ScrapeSettings } from '../scrape.settings.js';
 import { pageTitle } from './needs-browser.detector.js';
 import type { RenderedPage, ScrapeEngineRequest } from './rendered-page.types.js';
+import { retryAfterOf } from './retry-after.util.js';
 
 /**
  * The `http` engine: one GET through Trawl's one HTTP client (`safeFetch`: SSRF-checked hop by hop, decompressed,
@@ -29,6 +30,7 @@ export class HttpScrapeEngine {
       status: res.status,
       url: res.url,
       contentType,
+      ...retryAfterOf(res.status, res.headers['retry-after']),
       engine: 'http',
     };
   }

@@ -13,6 +13,8 @@ export interface RenderedPage {
   /** The document's title, when the engine knows it (the browser's `document.title`); else read from the HTML. */
   title?: string;
   contentType: string | null;
+  /** The main response's `Retry-After` header, when it answered 429 or 503 with one (`retryAfterOf`). */
+  retryAfter?: string;
   engine: 'browser' | 'http';
   /** The document as served (the main response's body, decoded), when the request asked for `rawHtml`. */
   rawHtml?: string;

@@ -57,6 +57,7 @@ export type CrawlDocument = {
     ogType?: string;
     ogUrl?: string;
     ogVideo?: string;
+    retryAfter?: string;
     robots?: string;
     sourceURL: string;
     statusCode: number;
@@ -605,6 +606,7 @@ export type ScrapeResult = {
     ogType?: string;
     ogUrl?: string;
     ogVideo?: string;
+    retryAfter?: string;
     robots?: string;
     sourceURL?: string;
     statusCode?: number;

@@ -8,7 +8,8 @@ import { parseAllowList, safeFetch } from '@trawl/safe-fetch';
 import { startCrawlTrapSite, startNats, startRedis, type CrawlTrapSite, type TestServer } from '@trawl/testing';
 import { CrawlDocumentsStore } from './crawl-documents.store.js';
 import { CrawlStore } from './crawl.store.js';
-import { CrawlWorkers, turnOrder, type PageScraper } from './crawl-workers.service.js';
+import { hostBudgetKeys } from './crawl-redis-keys.constants.js';
+import { CrawlWorkers, MAX_SLOW_DOWN_MS, slowDownMs, turnOrder, type PageScraper } from './crawl-workers.service.js';
 import { HostBudgetLimiter } from './host-budget.limiter.js';
 import { extractPageLinks } from './page-links.extractor.js';
 
@@ -59,6 +60,25 @@ describe('turnOrder: the order a worker tries the active crawls in', () => {
     expect([...firsts].filter((id) => id.startsWith('a')).length).toBeGreaterThan(1);
     expect(firsts).toContain('b1');
     expect(turnOrder(new Map())).toEqual([]);
+  });
+});
+
+describe('slowDownMs: how long a host that answered 429 is left alone', () => {
+  const now = Date.parse('2026-11-29T08:00:00Z');
+
+  it('backs off twice as long each try, from twice the delay and at least a second, up to a minute', () => {
+    expect([1, 2, 3].map((tries) => slowDownMs(0, tries, undefined, now))).toEqual([2000, 4000, 8000]);
+    expect(slowDownMs(1500, 1, undefined, now)).toBe(6000);
+    expect(slowDownMs(0, 10, undefined, now)).toBe(MAX_SLOW_DOWN_MS);
+  });
+
+  it("waits as long as the host's Retry-After asks when that is longer, in seconds or as a date, up to a minute", () => {
+    expect(slowDownMs(0, 1, '40', now)).toBe(40_000);
+    expect(slowDownMs(0, 1, ' 7 ', now)).toBe(7000);
+    expect(slowDownMs(0, 3, '1', now)).toBe(8000); // shorter than the backoff: the backoff
+    expect(slowDownMs(0, 1, 'Sun, 29 Nov 2026 08:00:30 GMT', now)).toBe(30_000);
+    expect(slowDownMs(0, 1, '86400', now)).toBe(MAX_SLOW_DOWN_MS);
+    expect(slowDownMs(0, 1, 'soon', now)).toBe(2000); // not a number nor a date: ignored
   });
 });
 
@@ -253,6 +273,29 @@ describe('CrawlWorkers (real Redis and NATS JetStream, a local site of traps)', 
     expect(scraped).toBeLessThanOrEqual(seen + 1);
     expect(await redis.exists(`trawl:{crawl:${id}}:frontier`, `trawl:{crawl:${id}}:seen`)).toBe(0);
     expect(await redis.ttl(`trawl:{crawl:${id}}:meta`)).toBeGreaterThan(0);
+  });
+
+  it('leaves a host that answered 429 alone for as long as its Retry-After said; the page waits, not failed', async () => {
+    site = await startCrawlTrapSite();
+    const id = 'e'.repeat(32);
+    await store.create(id, undefined, parseDto(CrawlRequestDto, { url: `${site.url}/`, limit: 1, sitemap: 'skip' }));
+    const calls: number[] = [];
+    workers = startWorkers(async (req, timeoutMs) => {
+      calls.push(Date.now());
+      const page = await httpScraper(req, timeoutMs);
+      return { ...page, rawStatus: 429, metadata: { ...page.metadata, retryAfter: '40' } };
+    });
+    // The crawl's delay is 0: the host's next start is set only by the slow down.
+    const next = hostBudgetKeys(new URL(site.url).host).next;
+    let at = 0;
+    while (at === 0) {
+      at = Number((await redis.get(next)) ?? 0);
+      if (at === 0) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(at).toBeGreaterThanOrEqual(calls[0]! + 40_000);
+    expect(calls).toHaveLength(1);
+    expect(await store.status(id)).toBe('scraping'); // the page waits its turn again, not failed
+    await store.end(id, 'cancelled');
   });
 
   it('a page whose worker died is worked on again, and its document is stored once', async () => {

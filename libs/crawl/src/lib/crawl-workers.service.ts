@@ -201,8 +201,8 @@ export class CrawlWorkers {
     }
     await this.store.fleetBack(id);
     if (result.rawStatus === 429) {
-      // The host asks to slow down: no request to it for a while, and the page again later.
-      await this.budget.slowDown(host, Math.min(60_000, Math.max(1000, 2 * crawl.request.delay) * 2 ** lease.tries));
+      // The host asks to slow down: no request to it for a while (as long as it said, when it said), the page later.
+      await this.budget.slowDown(host, slowDownMs(crawl.request.delay, lease.tries, result.metadata.retryAfter));
       if (lease.tries >= this.options.maxTries) {
         const error = {
           url,
@@ -327,7 +327,7 @@ export class CrawlWorkers {
       const res = await this.fetch(url);
       if (res.status === 429 || res.status === 503) {
         const after = retryAfterMs(res.headers['retry-after']);
-        if (after !== undefined) await this.budget.slowDown(host, Math.min(after, 60_000));
+        if (after !== undefined) await this.budget.slowDown(host, Math.min(after, MAX_SLOW_DOWN_MS));
       }
       return res;
     } finally {
@@ -472,6 +472,19 @@ export function documentOf(result: ScrapeResult, sourceURL: string, formats: rea
     ...(formats.includes('html') && html !== undefined ? { html } : {}),
     metadata: { ...metadata, sourceURL, statusCode: result.rawStatus },
   };
+}
+
+/** The longest a host that asked to slow down is left alone: a `Retry-After` of hours does not park a crawl. */
+export const MAX_SLOW_DOWN_MS = 60_000;
+
+/**
+ * How long a host that answered a page with 429 is left alone: a backoff that doubles with each try of the page (from
+ * twice the crawl's delay, at least a second), or the host's own `Retry-After` when it asks for longer; at most
+ * `MAX_SLOW_DOWN_MS`.
+ */
+export function slowDownMs(delayMs: number, tries: number, retryAfter?: string, now = Date.now()): number {
+  const backoff = Math.max(1000, 2 * delayMs) * 2 ** tries;
+  return Math.min(MAX_SLOW_DOWN_MS, Math.max(backoff, retryAfterMs(retryAfter, now) ?? 0));
 }
 
 /** `Retry-After` as ms: seconds or an HTTP date. */

@@ -23,6 +23,10 @@ const SCRAPE_METADATA = s.looseWith<TwitterCardFields>()(
     contentType: s.nullable(s.str()),
     /** Requests the page made that `blockAds` refused; present when the browser rendered it so. */
     adsBlocked: s.optional(s.int('Requests to ads and trackers refused (`blockAds`, browser engine).')),
+    /** The page's `Retry-After` header as served, when it answered 429 or 503 with one: when to ask it again. */
+    retryAfter: s.optional(
+      s.str("The page's `Retry-After` header (seconds or an HTTP date), when it answered 429 or 503 with one."),
+    ),
     description: s.optional(s.str()),
     language: s.optional(s.str("The root element's `lang`.")),
     keywords: s.optional(s.str()),
@@ -44,7 +48,7 @@ const SCRAPE_METADATA = s.looseWith<TwitterCardFields>()(
 export type ScrapeMetadata = s.Infer<typeof SCRAPE_METADATA>;
 /** What the document says about itself (the page's own fields), each absent when the page does not carry it. */
 export type ScrapeMetadataFields = Partial<
-  Omit<ScrapeMetadata, 'url' | 'sourceURL' | 'statusCode' | 'engine' | 'contentType' | 'adsBlocked'>
+  Omit<ScrapeMetadata, 'url' | 'sourceURL' | 'statusCode' | 'engine' | 'contentType' | 'adsBlocked' | 'retryAfter'>
 >;
 
 /** `actions` of a scrape's answer: what the actions produced, in the order they ran (Firecrawl's shape). */
