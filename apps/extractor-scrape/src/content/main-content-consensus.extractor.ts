@@ -99,11 +99,14 @@ export interface ReadabilityAnswer {
   html(): string;
 }
 
+/** Whether a page is inside the limits Readability is run within (`MAX_ELEMENTS`, `MAX_ELEMENT_LEVELS`, `MAX_TEXT`). */
+export function withinReadabilityLimits(hints: ArticleHints): boolean {
+  return hints.elements <= MAX_ELEMENTS && hints.elements * hints.depth <= MAX_ELEMENT_LEVELS && hints.text <= MAX_TEXT;
+}
+
 /** Readability's answer for a document, or undefined (not an article to it, too large, or an error). */
 export function readabilityArticle(html: string, hints: ArticleHints): ReadabilityAnswer | undefined {
-  if (hints.elements > MAX_ELEMENTS || hints.elements * hints.depth > MAX_ELEMENT_LEVELS || hints.text > MAX_TEXT) {
-    return undefined;
-  }
+  if (!withinReadabilityLimits(hints)) return undefined;
   try {
     const { document } = parseHTML(html);
     // The article's element as it is (no serializing unless its markdown is needed); JSON-LD is read by us.

@@ -21,9 +21,20 @@ import { Document, Element, isTag, isText, type AnyNode, type ParentNode } from 
  * The answer for a page that reads as an article, or says it is one, is then put to a vote with Readability's
  * (main-content-consensus.extractor.ts).
  */
-export function extractMainContent(root: ParentNode, options: { declaredArticle?: boolean } = {}): MainContent {
+export interface MainContentOptions {
+  /** The page says it is an article (og:type, JSON-LD, microdata: `articleHints`). */
+  declaredArticle?: boolean;
+  /**
+   * Called with the page's body once what is never content (scripts, styles, controls, hidden elements) is out of
+   * it, before anything else changes the tree: what the digest hands Readability for its second opinion.
+   */
+  cleaned?: (body: ParentNode) => void;
+}
+
+export function extractMainContent(root: ParentNode, options: MainContentOptions = {}): MainContent {
   const body = findFirst(root, (e) => e.name === 'body') ?? root;
   removeAll(body, isNeverContent);
+  options.cleaned?.(body);
   const before = measure(body);
   const pageText = before.get(body)?.text ?? 0;
   // Furniture is dropped unless it holds a large part of the page's text (a wrapper misnamed, or markup so broken

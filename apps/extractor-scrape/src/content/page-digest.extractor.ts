@@ -5,7 +5,12 @@ import { parseDocument } from 'htmlparser2';
 import { pageTitle, scanNeedsBrowser, scanPage } from '../engines/needs-browser.detector.js';
 import type { AdHider } from './ad-hider.extractor.js';
 import { HtmlToMarkdown } from '../markdown/html-to-markdown.renderer.js';
-import { articleHints, mergeMainContent, readabilityArticle } from './main-content-consensus.extractor.js';
+import {
+  articleHints,
+  mergeMainContent,
+  readabilityArticle,
+  withinReadabilityLimits,
+} from './main-content-consensus.extractor.js';
 import { extractMainContent } from './main-content.extractor.js';
 import { pageLinks } from './page-links.extractor.js';
 import { documentBase, pageMetadata } from './page-metadata.extractor.js';
@@ -121,18 +126,33 @@ function digestHtml(task: HtmlDigestTask, tools: DigestTools): PageDigest {
     digest.markdown = markdownOf(htmlOf(content), base);
     return digest;
   }
-  // Readability reads the page as the selectors left it (before main content changes the tree).
-  const page = selecting || hid ? htmlOf(content) : task.html;
+  // Readability reads the page as the selectors left it and as our first step cleaned it (scripts, styles, controls
+  // and hidden elements out, which it leaves out too), with its title: on real pages about half the markup its own
+  // DOM would otherwise be built of (ADR 0023). Not serialized for a page past Readability's limits.
   const hints = articleHints(content);
-  const main = extractMainContent(content, { declaredArticle: hints.declared });
+  let page: string | undefined;
+  const main = extractMainContent(content, {
+    declaredArticle: hints.declared,
+    ...(withinReadabilityLimits(hints)
+      ? {
+          cleaned: (body: ParentNode) =>
+            (page = `<html><head><title>${escapeText(digest.title)}</title></head>${htmlOf(body)}</html>`),
+        }
+      : {}),
+  });
   digest.markdown = markdownOf(htmlOf(main.content), base);
   // An article (by our reading, or by the page's own word) is put to a vote with Readability's answer (ADR 0023);
   // any other page keeps ours.
-  if (main.article || hints.declared) {
+  if ((main.article || hints.declared) && page !== undefined) {
     const other = readabilityArticle(page, hints);
     if (other !== undefined) digest.markdown = mergeMainContent(digest.markdown, other, (h) => markdownOf(h, base));
   }
   return digest;
+}
+
+/** Text as HTML character data: `&` and `<` escaped. */
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 }
 
 function htmlOf(content: ParentNode): string {
