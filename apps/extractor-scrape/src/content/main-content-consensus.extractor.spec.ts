@@ -26,6 +26,24 @@ describe('the vote between our main content and Readability', () => {
     );
   });
 
+  it('reads the words of every script, case aside, and never a word across punctuation or symbols', () => {
+    const theirs = [...body, 'Встреча в Цюрихе', 'ZÜRICH, Straße 𝐀𝐁 12', '東京 大阪'].join('\n\n');
+    const short = ['встреча в цюрихе', 'Zürich straße', '𝐀𝐁 12', '東京', 'Zürich-Straße', 'Straße 𝐀', 'Цюрихе встреча'];
+    const ours = [body[0], ...short, ...body.slice(1)].join('\n\n');
+    expect(merge(ours, theirs)).toBe(
+      [body[0], 'встреча в цюрихе', 'Zürich straße', '𝐀𝐁 12', '東京', 'Zürich-Straße', ...body.slice(1)].join('\n\n'),
+    );
+  });
+
+  it('keeps a block of four words or more when half its 4-word runs are in the other answer', () => {
+    const theirs = [...body, 'one two three four five six seven eight', 'alpha beta gamma delta'].join('\n\n');
+    // Seven shingles of which five are the other's: kept. Eight of which three are: dropped.
+    const shared = 'one two three four five six seven eight nine ten';
+    const few = 'x one two three four five six y z w q';
+    const ours = [body[0], shared, few, ...body.slice(1)].join('\n\n');
+    expect(merge(ours, theirs)).toBe([body[0], shared, ...body.slice(1)].join('\n\n'));
+  });
+
   it('keeps our running text that Readability left out', () => {
     const ours = [...body, `An extra paragraph only we kept. ${sentence(99)}`];
     expect(merge(ours.join('\n\n'), body.slice(0, 6).join('\n\n'))).toBe(ours.join('\n\n'));

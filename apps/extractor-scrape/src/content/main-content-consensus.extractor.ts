@@ -138,10 +138,6 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
       .join('\n\n');
   const [base, other] =
     wordLength(plain(ours)) > WIDER_FACTOR * theirLength ? [markdown(theirs.html()), plain(ours)] : [ours, theirs.text];
-  // The other answer's words, shingles and runs of one to three words, made only when a short block asks.
-  let otherWords: string[] | undefined;
-  let otherRuns: Set<number> | undefined;
-  let otherShingles: Set<number> | undefined;
   // The headline stays (ADR 0023: a reader expects it on top), though Readability drops a title it has read: our
   // first block when it is a heading of rank 1, put back on top when Readability's answer is the base.
   const first = blocks(ours)[0];
@@ -155,7 +151,9 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
     after[i] = n;
     if (lengths[i] > 0) n++;
   }
-  const kept = all.filter((block, i) => {
+  // Each block kept, dropped, or put to the vote with the runs of words the other answer must have: its 4-word
+  // shingles, or (under four words) the whole block as one run.
+  const verdicts = all.map((block, i): boolean | Vote => {
     const text = plain(block);
     const length = lengths[i];
     if (length === 0) return false;
@@ -167,19 +165,24 @@ export function mergeMainContent(ours: string, theirs: ReadabilityAnswer, markdo
     if (length >= KEEP_ALONE_CHARS) return true;
     if (block === headline) return true;
     if (isDateLine(text) || isCallToSubscribe(text) || isLinkOnlyCallout(block)) return false;
-    otherWords ??= words(other);
-    const w = words(text);
-    const own = shingles(w);
-    if (own.size === 0) {
-      // Under four words: kept when the other answer has the same words in a row. A set of the other's short runs,
-      // not a search of its text per block: a page of many short blocks cost its blocks times its text.
-      otherRuns ??= shortRuns(otherWords);
-      return otherRuns.has(runId(w.map(wordId)));
-    }
-    otherShingles ??= shingles(otherWords);
+    return vote(wordIds(text));
+  });
+  // The runs asked for, looked for in one pass over the other answer's words: the cost is its words plus the
+  // blocks', never the blocks times its words.
+  const asked = new Set<number>();
+  const lengthsAsked = new Set<number>();
+  for (const v of verdicts) {
+    if (typeof v === 'boolean') continue;
+    for (const run of v.runs) asked.add(run);
+    lengthsAsked.add(v.words);
+  }
+  const found = asked.size > 0 ? runsFound(wordIds(other), asked, lengthsAsked) : asked;
+  const kept = all.filter((_, i) => {
+    const v = verdicts[i];
+    if (typeof v === 'boolean') return v;
     let shared = 0;
-    for (const s of own) if (otherShingles.has(s)) shared++;
-    return shared >= own.size * SHARED_SHINGLES;
+    for (const run of v.runs) if (found.has(run)) shared++;
+    return shared > 0 && shared >= v.runs.length * SHARED_SHINGLES;
   });
   // A heading left last heads nothing (its section was a promo or a teaser list, voted out).
   while (kept.length > 1 && /^#{1,6} /.test(kept[kept.length - 1]) && kept[kept.length - 1] !== headline) kept.pop();
@@ -265,21 +268,26 @@ function isImageOnly(block: string): boolean {
 function wordLength(text: string): number {
   let n = 0;
   let runs = 0;
-  let inWord = false;
+  let previous = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const word =
-      c < 128
-        ? (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
-        : c !== 0xa0 && !(c >= 0x2000 && c <= 0x206f) && !(c >= 0x3000 && c <= 0x303f);
-    if (word) {
-      n++;
-      if (!inWord) runs++;
-    }
-    inWord = word;
+    const word = WORD_CHARACTER[text.charCodeAt(i)];
+    n += word;
+    runs += word & (previous ^ 1);
+    previous = word;
   }
   return runs > 0 ? n + runs - 1 : 0;
 }
+
+/** 1 for a character `wordLength` counts as part of a word, by its UTF-16 code unit. */
+const WORD_CHARACTER = new Uint8Array(0x10000).map((_, c) =>
+  (
+    c < 128
+      ? (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
+      : c !== 0xa0 && !(c >= 0x2000 && c <= 0x206f) && !(c >= 0x3000 && c <= 0x303f)
+  )
+    ? 1
+    : 0,
+);
 
 /** The markdown's blocks: runs of lines between blank lines, a fenced code block whole. */
 function blocks(markdown: string): string[] {
@@ -311,50 +319,104 @@ function plain(markdown: string): string {
     .replace(/<[^>\n]*>/g, ' ');
 }
 
-/** The words of a text (runs of letters, digits and `_`), lower case. */
-function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+/** Words in a shingle: a block of this many words or more is voted by its shingles, a shorter one as one run. */
+const SHINGLE_WORDS = 4;
+
+/** A block put to the vote: the distinct runs of words the other answer must have, and their length in words. */
+interface Vote {
+  runs: number[];
+  words: number;
 }
 
-/** The 4-word shingles of a run of words, each as a number (a hash of its words' numbers). */
-function shingles(w: string[]): Set<number> {
-  const set = new Set<number>();
-  const ids = w.map(wordId);
-  for (let i = 0; i + 4 <= ids.length; i++) {
-    set.add(((ids[i] * 31 + ids[i + 1]) * 31 + ids[i + 2]) * 31 + ids[i + 3]);
-  }
-  return set;
+/**
+ * A block's vote from its words: its distinct 4-word shingles (half must be in the other answer), or under four
+ * words the block as one run (which must be). A block without words has no runs and is not kept.
+ */
+function vote(ids: number[]): Vote {
+  if (ids.length < SHINGLE_WORDS) return { runs: ids.length > 0 ? [runOf(ids, 0, ids.length)] : [], words: ids.length };
+  const runs = new Set<number>();
+  for (let i = 0; i + SHINGLE_WORDS <= ids.length; i++) runs.add(runOf(ids, i, SHINGLE_WORDS));
+  return { runs: [...runs], words: SHINGLE_WORDS };
 }
 
-/** Every run of one to three words of `w`, each as a number (`runId`). */
-function shortRuns(w: string[]): Set<number> {
-  const set = new Set<number>();
-  const ids = w.map(wordId);
+/** Which of the runs `asked` (of the lengths in `lengths`) are in the words `ids`, in one pass over them. */
+function runsFound(ids: number[], asked: Set<number>, lengths: Set<number>): Set<number> {
+  const found = new Set<number>();
+  const longest = Math.max(...lengths);
   for (let i = 0; i < ids.length; i++) {
     let h = 0;
-    for (let n = 1; n <= 3 && i + n <= ids.length; n++) {
+    for (let n = 1; n <= longest && i + n <= ids.length; n++) {
       h = runStep(h, ids[i + n - 1]);
-      set.add(h * 4 + n);
+      if (!lengths.has(n)) continue;
+      const run = runEnd(h, n);
+      if (asked.has(run)) found.add(run);
     }
   }
-  return set;
+  return found;
 }
 
-/** A run of one to three word numbers as one number, its length in the low bits (runs of two lengths never meet). */
-function runId(ids: number[]): number {
+/** The number of the run of `n` words of `ids` from `start`. */
+function runOf(ids: number[], start: number, n: number): number {
   let h = 0;
-  for (const id of ids) h = runStep(h, id);
-  return h * 4 + ids.length;
+  for (let k = start; k < start + n; k++) h = runStep(h, ids[k]);
+  return runEnd(h, n);
 }
 
-/** The next step of a run's number: kept under 2^45, so that it stays an exact integer. */
+/**
+ * A run's number, built word by word and closed with its length (runs of two lengths never meet on their words
+ * alone): 32-bit integers throughout, so that sets of them hold small integers, not boxed doubles. A collision costs
+ * a vote, never the correctness of the page.
+ */
 function runStep(h: number, id: number): number {
-  return (h * 31 + id) % 0x1fffffffffff;
+  return Math.imul(h ^ id, 0x01000193);
 }
 
-/** A word's number: a 32-bit FNV-1a hash (collisions cost a vote, never correctness of the page). */
-function wordId(word: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+function runEnd(h: number, n: number): number {
+  const x = Math.imul(h ^ n, 0x85ebca6b);
+  return x ^ (x >>> 13);
 }
+
+/**
+ * A text's words (runs of letters, digits and `_`, lower case) as numbers, in one pass without making them: each a
+ * 32-bit FNV-1a hash of its UTF-16 code units.
+ */
+function wordIds(text: string): number[] {
+  const lower = text.toLowerCase();
+  const ids: number[] = [];
+  let h = 0;
+  let inWord = false;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    let units = 1;
+    let word: boolean;
+    if (c < 128) word = (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || c === 95 || (c >= 65 && c <= 90);
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < lower.length) {
+      const cp = lower.codePointAt(i) as number;
+      units = cp > 0xffff ? 2 : 1;
+      word = isLetterOrDigit(cp);
+    } else word = isLetterOrDigit(c);
+    if (word) {
+      if (!inWord) h = FNV_OFFSET;
+      for (let k = 0; k < units; k++) h = Math.imul(h ^ lower.charCodeAt(i + k), 0x01000193);
+    } else if (inWord) ids.push(h | 0);
+    inWord = word;
+    i += units - 1;
+  }
+  if (inWord) ids.push(h | 0);
+  return ids;
+}
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+
+/** Whether a code point is a letter or a digit (`\p{L}`, `\p{N}`); answers for the BMP kept (0 unknown, 1 no, 2 yes). */
+function isLetterOrDigit(cp: number): boolean {
+  if (cp > 0xffff) return LETTER_OR_DIGIT.test(String.fromCodePoint(cp));
+  const known = bmpClass[cp];
+  if (known !== 0) return known === 2;
+  const yes = LETTER_OR_DIGIT.test(String.fromCharCode(cp));
+  bmpClass[cp] = yes ? 2 : 1;
+  return yes;
+}
+
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+const bmpClass = new Uint8Array(0x10000);
