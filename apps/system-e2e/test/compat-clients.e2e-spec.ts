@@ -22,6 +22,8 @@ import { TrawlSerpApiAgent } from './support/trawl-serpapi-agent.js';
 import { startWebhookReceiver } from './support/webhook-receiver.js';
 
 const KEY_B = 'system-e2e-compat-key-b';
+/** A key only the queue-status test uses: its counts start at nothing. */
+const KEY_QUEUE = 'system-e2e-compat-key-queue';
 const ASIN = 'B0DR8G428S';
 /** How long a Firecrawl batch may stay unfinished in this stack (COMPAT_BATCH_DEADLINE_MS). */
 const BATCH_DEADLINE_MS = 20_000;
@@ -71,12 +73,29 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
   let stack: Stack;
   let root = '';
   const siteHits = new Map<string, number>();
+  /** Pages under /hold/ answer only when `releaseHeld` is called: a scrape kept in flight, a job kept running. */
+  const held: (() => void)[] = [];
+  const releaseHeld = () => {
+    for (const answer of held.splice(0)) answer();
+  };
 
   beforeAll(async () => {
     simulator = await startBuiltSimulator({ SIMULATOR_MODE: '2026' });
     site = await startLoopbackHttp((req, res) => {
       const path = req.url ?? '/';
       siteHits.set(path, (siteHits.get(path) ?? 0) + 1);
+      if (path.startsWith('/hold/')) {
+        const answer = () => {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          res.end(
+            `<!doctype html><html><head><title>Held ${path}</title></head><body><p>Held ${path}.</p></body></html>`,
+          );
+        };
+        // Only a path's first request is held (an engine that asks again is answered at once).
+        if (siteHits.get(path) === 1) held.push(answer);
+        else answer();
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       if (path.startsWith('/article/')) {
         const probe = req.headers['x-probe'];
@@ -104,7 +123,7 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         'webhook-dispatcher',
       ],
       {
-        API_KEYS: `${API_KEY},${KEY_B}`,
+        API_KEYS: `${API_KEY},${KEY_B},${KEY_QUEUE}`,
         SEARCH_BASE_URL: simulator.url,
         MAPS_BASE_URL: simulator.url,
         RETAIL_BASE_URL: simulator.url,
@@ -118,6 +137,7 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
   }, 180_000);
 
   afterAll(async () => {
+    releaseHeld();
     await stack?.stop();
     await simulator?.stop();
     await site?.close();
@@ -704,7 +724,96 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
       }
     }, 300_000);
 
-    it('firecrawl-mcp 3.26.0 over stdio with FIRECRAWL_API_URL: scrape and search tools', async () => {
+    it("v2 getQueueStatus, getConcurrency, getCreditUsage and v1's queue status: the key's own jobs and requests", async () => {
+      const fc = firecrawl(KEY_QUEUE);
+      const idle = {
+        success: true,
+        jobsInQueue: 0,
+        activeJobsInQueue: 0,
+        waitingJobsInQueue: 0,
+        maxConcurrency: 20,
+        mostRecentSuccess: null,
+      };
+      expect(await fc.getQueueStatus()).toEqual(idle);
+      expect(await fc.getConcurrency()).toEqual({ concurrency: 0, maxConcurrency: 20 });
+      // A scrape held open by the site is a request in flight (the key's other requests: key B's are its own).
+      const scraping = fc.scrape(`${site.url}/hold/sync`, { formats: ['markdown'], timeout: 60_000 });
+      try {
+        await eventually(async () => (await fc.getConcurrency()).concurrency === 1, 30_000, 100);
+        // Released only once the site holds its request (the gateway counts the request before it gets there).
+        await eventually(() => siteHits.get('/hold/sync') === 1, 30_000, 50);
+        expect(await fc.getConcurrency()).toEqual({ concurrency: 1, maxConcurrency: 20 });
+        expect(await firecrawl(KEY_B).getConcurrency()).toEqual({ concurrency: 0, maxConcurrency: 20 });
+      } finally {
+        releaseHeld();
+      }
+      expect((await scraping).markdown).toContain('Held /hold/sync');
+      // Its slot is freed when the response is done (a moment after the client has read it).
+      await eventually(async () => (await fc.getConcurrency()).concurrency === 0, 30_000, 50);
+      // A batch page held open is a job running; the page after it one waiting or done.
+      const started = Date.now();
+      try {
+        const batch = await fc.startBatchScrape([`${site.url}/hold/batch`, `${site.url}/queue-page`], {
+          options: { formats: ['markdown'] },
+        });
+        // The held page's job is running once the site has its request (it stays running until released).
+        await eventually(() => siteHits.get('/hold/batch') === 1, 30_000, 50);
+        const busy = await eventually(
+          async () => {
+            const q = await fc.getQueueStatus();
+            return q.activeJobsInQueue >= 1 ? q : undefined;
+          },
+          30_000,
+          100,
+        );
+        expect(busy.jobsInQueue).toBe(busy.activeJobsInQueue + busy.waitingJobsInQueue);
+        expect(busy.jobsInQueue).toBeGreaterThanOrEqual(1);
+        expect(busy.jobsInQueue).toBeLessThanOrEqual(2);
+        expect(busy.maxConcurrency).toBe(20);
+        expect(busy.mostRecentSuccess === null || Date.parse(busy.mostRecentSuccess) >= started - 1_000).toBe(true);
+        releaseHeld();
+        await eventually(async () => (await fc.getBatchScrapeStatus(batch.id)).status === 'completed', 60_000, 200);
+        const done = await eventually(
+          async () => {
+            const q = await fc.getQueueStatus();
+            return q.jobsInQueue === 0 ? q : undefined;
+          },
+          30_000,
+          100,
+        );
+        expect(done).toMatchObject({ activeJobsInQueue: 0, waitingJobsInQueue: 0 });
+        expect(Date.parse(done.mostRecentSuccess as string)).toBeGreaterThanOrEqual(started - 1_000);
+        const v1Answer = await fetch(`${root}/v1/team/queue-status`, {
+          headers: { authorization: `Bearer ${KEY_QUEUE}` },
+        });
+        expect((await v1Answer.json()) as Json).toEqual(done);
+        // The native route they read, in the envelope.
+        const native = await fetch(`${stack.baseUrl}/usage/queue`, { headers: { 'x-api-key': KEY_QUEUE } });
+        expect(((await native.json()) as Json).data).toEqual({
+          jobs: { outstanding: 0, running: 0, waiting: 0, max: 20_000, lastSuccessAt: done.mostRecentSuccess },
+          requests: { inFlight: 0, max: 20 },
+        });
+      } finally {
+        releaseHeld();
+      }
+      // Credits are not metered: no cap, over the calendar month (UTC) of the call.
+      const monthOf = (at: Date) => ({
+        remainingCredits: 99_999_999,
+        planCredits: 99_999_999,
+        billingPeriodStart: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)).toISOString(),
+        billingPeriodEnd: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1) - 1).toISOString(),
+      });
+      const before = new Date();
+      const credits = await fc.getCreditUsage();
+      expect([monthOf(before), monthOf(new Date())]).toContainEqual(credits);
+      const historical = await fetch(`${root}/v2/team/credit-usage/historical`, {
+        headers: { authorization: `Bearer ${KEY_QUEUE}` },
+      });
+      expect(historical.status).toBe(404);
+      expect(await historical.json()).toMatchObject({ success: false, error: expect.stringContaining('no credits') });
+    }, 180_000);
+
+    it('firecrawl-mcp 3.26.0 over stdio with FIRECRAWL_API_URL: scrape, search and credit usage tools', async () => {
       const client = new Client({ name: 'system-e2e-stdio', version: '1.0.0' });
       await client.connect(
         new StdioClientTransport({
@@ -729,6 +838,12 @@ describe('peer clients against the whole stack (Firecrawl, SerpAPI, MCP)', () =>
         );
         expect(found.isError ?? false).toBe(false);
         expect(JSON.stringify(found.content)).toMatch(/https?:\/\//);
+        // Registered by every firecrawl-mcp server: answered (no cap; ADR 0041), not a 404.
+        const credits = await client.callTool({ name: 'firecrawl_credit_usage', arguments: {} }, undefined, {
+          timeout: 60_000,
+        });
+        expect(credits.isError ?? false).toBe(false);
+        expect(JSON.stringify(credits.structuredContent ?? credits.content)).toContain('99999999');
       } finally {
         await client.close();
       }

@@ -58,3 +58,5 @@ export * from './lib/schema/json-schema.builder.js';
 export * from './lib/llm-tokens.schema.js';
 export * from './lib/dto/llm-tokens-usage-request.dto.js';
 export * from './lib/dto/llm-tokens-record-request.dto.js';
+export * from './lib/key-queue.schema.js';
+export * from './lib/dto/key-queue-request.dto.js';

@@ -27,6 +27,7 @@ import {
   type CrawlStatusReply,
   type MapSiteReply,
   type ServiceName,
+  type KeyQueueJobs,
   type TaskRecord,
   type TaskSubmitReply,
   type TaskSubmitRequest,
@@ -143,6 +144,11 @@ class TaskServiceStandIn {
   @ServesSubject(SUBJECTS.taskCancel)
   cancel(@Payload() req: TaskLookupRequestDto): TaskRecord {
     return record(req.jobId, 'failed');
+  }
+
+  @ServesSubject(SUBJECTS.taskQueue)
+  queue(): KeyQueueJobs {
+    return { outstanding: 0, running: 0, waiting: 0, max: 1, lastSuccessAt: null };
   }
 
   @ServesSubject(SUBJECTS.crawlStart)

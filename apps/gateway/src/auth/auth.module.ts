@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { KeyLimitsGuard } from '../limits/key-limits.guard.js';
+import { LimitsModule } from '../limits/limits.module.js';
 import { GatewayRedisModule } from '../redis/gateway-redis.module.js';
 import { ApiKeyGuard } from './api-key.guard.js';
 import { ApiKeysService } from './api-keys.service.js';
@@ -11,7 +12,7 @@ import { ApiKeysService } from './api-keys.service.js';
  * authenticated before it is counted against its key's rate and concurrency (app.module.spec.ts checks it).
  */
 @Module({
-  imports: [GatewayRedisModule],
+  imports: [GatewayRedisModule, LimitsModule],
   providers: [
     ApiKeysService,
     { provide: APP_GUARD, useClass: ApiKeyGuard },

@@ -13,6 +13,7 @@ import {
   UrlBatchRequestDto,
   WebSearchRequestDto,
   type ActiveCrawlsResult,
+  type KeyQueueUsage,
   type LlmTokensUsage,
   TrawlError,
   type CrawlErrorsResult,
@@ -34,6 +35,7 @@ import { MessagingClient } from '@trawl/messaging';
 import type { FastifyReply } from 'fastify';
 import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
+import { KeyConcurrency } from '../limits/key-concurrency.service.js';
 import { RawJson } from '../validation/raw-json.serializer.js';
 
 /** A batch submission of one kind: the kind and its validated request. */
@@ -52,6 +54,12 @@ function submission(batch: BatchSubmission, req: AuthenticatedRequest, idempoten
     ...(cap !== undefined ? { maxOutstanding: cap } : {}),
     ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
   };
+}
+
+/** The caller's key, or UNAUTHORIZED (`why`) on a route that counts per key and was called without one. */
+function principalOf(req: AuthenticatedRequest, why: string): NonNullable<AuthenticatedRequest['principal']> {
+  if (!req.principal) throw new TrawlError('UNAUTHORIZED', why);
+  return req.principal;
 }
 
 /** Deadlines of the task operations (the native routes and the peers' alike call these methods). */
@@ -74,6 +82,7 @@ export class NativeOperations {
   constructor(
     private readonly messaging: MessagingClient,
     private readonly cache: ResultCacheService,
+    private readonly concurrency: KeyConcurrency,
   ) {}
 
   /** POST /scrape. */
@@ -278,6 +287,33 @@ export class NativeOperations {
       { apiKeyId: req.principal.id, months },
       { timeoutMs: LOOKUP_DEADLINE_MS },
     );
+  }
+
+  /**
+   * GET /usage/queue: where the calling key's jobs stand in the task queues (task-service) and its requests in flight
+   * at the gateway (ADR 0041); Firecrawl's queue status reads the same.
+   */
+  async queueUsage(req: AuthenticatedRequest): Promise<KeyQueueUsage> {
+    const { id, limits } = principalOf(req, 'the queue is kept per API key; none was given');
+    const [jobs, requests] = await Promise.all([
+      this.messaging.send(
+        SUBJECTS.taskQueue,
+        { apiKeyId: id, ...(limits.outstanding !== undefined ? { maxOutstanding: limits.outstanding } : {}) },
+        { timeoutMs: LOOKUP_DEADLINE_MS },
+      ),
+      this.requestsInFlight(req),
+    ]);
+    return { jobs, requests };
+  }
+
+  /**
+   * The calling key's other requests in flight on every gateway replica (this one left out: it holds a slot too) and
+   * its concurrency limit: `requests` of GET /usage/queue, and Firecrawl's concurrency check.
+   */
+  async requestsInFlight(req: AuthenticatedRequest): Promise<KeyQueueUsage['requests']> {
+    const { id, limits } = principalOf(req, 'requests in flight are counted per API key; none was given');
+    const inFlight = await this.concurrency.inFlight(id);
+    return { inFlight: Math.max(0, inFlight - 1), max: limits.concurrency };
   }
 
   /** POST /map. */

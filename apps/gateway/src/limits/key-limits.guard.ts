@@ -1,12 +1,10 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { LIMITS, TrawlError } from '@trawl/contracts';
-import { ConcurrencyLimiter, KeyRateLimiter, formatRateLimit } from '@trawl/keys';
+import { TrawlError } from '@trawl/contracts';
+import { KeyRateLimiter, formatRateLimit } from '@trawl/keys';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { GatewayRedisService } from '../redis/gateway-redis.service.js';
-
-/** A lease outlives the longest request the gateway serves (the largest timeout plus a margin). */
-const LEASE_TTL_MS = LIMITS.maxTimeoutMs + 30_000;
+import { KeyConcurrency } from './key-concurrency.service.js';
 
 /**
  * Applies the authenticated key's limits, shared by every replica through Redis (per process without it):
@@ -19,11 +17,12 @@ const LEASE_TTL_MS = LIMITS.maxTimeoutMs + 30_000;
 @Injectable()
 export class KeyLimitsGuard implements CanActivate {
   private readonly rate: KeyRateLimiter;
-  private readonly inFlight: ConcurrencyLimiter;
 
-  constructor(redis: GatewayRedisService) {
+  constructor(
+    redis: GatewayRedisService,
+    private readonly inFlight: KeyConcurrency,
+  ) {
     this.rate = new KeyRateLimiter(redis.client);
-    this.inFlight = new ConcurrencyLimiter(redis.client, { leaseTtlMs: LEASE_TTL_MS });
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -8,6 +8,7 @@ import {
   CRAWL_ERRORS,
   ACTIVE_CRAWLS,
   LLM_TOKENS_USAGE,
+  KEY_QUEUE_USAGE,
   ERROR_DATA,
   ERROR_HTTP_STATUS,
   ERROR_RETRYABLE,
@@ -132,6 +133,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   'get /crawl/{id}/errors': { data: ref(CRAWL_ERRORS), errors: BY_ID },
   'delete /crawl/{id}': { data: ref(CRAWL_STATUS), errors: BY_ID },
   'get /usage/tokens': { data: ref(LLM_TOKENS_USAGE), errors: BY_ID.filter((c) => c !== 'TASK_NOT_FOUND') },
+  'get /usage/queue': { data: ref(KEY_QUEUE_USAGE), errors: BY_ID.filter((c) => c !== 'TASK_NOT_FOUND') },
   'post /map': { data: ref(MAP_SITE_REPLY), errors: [...COMMON, 'URL_NOT_ALLOWED', ...UPSTREAM] },
 };
 

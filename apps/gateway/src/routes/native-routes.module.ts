@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ResultCacheModule } from '../cache/result-cache.module.js';
 import { NativeOperations } from '../compat/native-operations.service.js';
+import { LimitsModule } from '../limits/limits.module.js';
 import { CrawlController } from './crawl.controller.js';
 import { ExtractController } from './extract.controller.js';
 import { ScrapeController } from './scrape.controller.js';
@@ -20,10 +21,11 @@ export const NATIVE_CONTROLLERS = [
 
 /**
  * The native API (/api/openapi/v1): its routes and NativeOperations, which they and the peers' APIs call (exported:
- * the compat modules translate to it). NATS comes from the global MessagingModule.
+ * the compat modules translate to it). NATS comes from the global MessagingModule; the keys' requests in flight from
+ * LimitsModule.
  */
 @Module({
-  imports: [ResultCacheModule],
+  imports: [ResultCacheModule, LimitsModule],
   controllers: NATIVE_CONTROLLERS,
   providers: [NativeOperations],
   exports: [NativeOperations],

@@ -1,6 +1,6 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
-import { LLM_TOKENS_MAX_MONTHS, TrawlError, type LlmTokensUsage } from '@trawl/contracts';
+import { LLM_TOKENS_MAX_MONTHS, TrawlError, type KeyQueueUsage, type LlmTokensUsage } from '@trawl/contracts';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { NativeOperations } from '../compat/native-operations.service.js';
 import { ApiOperationDoc } from './api-operation-doc.decorator.js';
@@ -37,5 +37,16 @@ export class UsageController {
   )
   tokens(@Req() req: AuthenticatedRequest, @Query('months') months: string | undefined): Promise<LlmTokensUsage> {
     return this.operations.tokenUsage(req, usageMonthsOf(months));
+  }
+
+  @Get('queue')
+  @ApiOperationDoc(
+    'The key’s jobs and requests in flight',
+    'Where the calling key’s jobs stand in the task queues (outstanding, running, waiting, its cap of outstanding ' +
+      'jobs, its last success) and how many of its requests the gateway is serving now against its concurrency ' +
+      'limit, this one left out (ADR 0041). Crawls are not jobs here: GET /crawl/active lists them.',
+  )
+  queue(@Req() req: AuthenticatedRequest): Promise<KeyQueueUsage> {
+    return this.operations.queueUsage(req);
   }
 }

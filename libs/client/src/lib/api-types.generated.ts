@@ -237,6 +237,22 @@ export type ExtractResponse_scrape = {
   taskId: string;
 };
 
+export type KeyQueueJobs = {
+  lastSuccessAt: string | null;
+  max: number;
+  outstanding: number;
+  running: number;
+  waiting: number;
+};
+
+export type KeyQueueUsage = {
+  jobs: KeyQueueJobs;
+  requests: {
+    inFlight: number;
+    max: number;
+  };
+};
+
 export type LlmTokensPeriod = {
   calls: number;
   completionTokens: number;

@@ -9,6 +9,7 @@ import type {
   ExtractResponse_mp_search,
   ExtractResponse_retail,
   ExtractResponse_scrape,
+  KeyQueueUsage,
   LlmTokensUsage,
   MapRequest,
   MapSiteReply,
@@ -55,6 +56,7 @@ export const CLIENT_OPERATIONS = {
   activeCrawls: { method: 'GET', path: '/crawl/active' },
   map: { method: 'POST', path: '/map' },
   tokenUsage: { method: 'GET', path: '/usage/tokens' },
+  queueUsage: { method: 'GET', path: '/usage/queue' },
 } as const;
 
 /** Options of a batch submission. */
@@ -207,6 +209,14 @@ export class TrawlClient {
   tokenUsage(options: { months?: number; init?: RequestInit } = {}): Promise<LlmTokensUsage> {
     const query = options.months !== undefined ? `?months=${encodeURIComponent(String(options.months))}` : '';
     return this.call('tokenUsage', undefined, options.init, {}, query);
+  }
+
+  /**
+   * GET /usage/queue: where the key's jobs stand (outstanding, running, waiting, its cap, its last success) and its
+   * other requests in flight against its concurrency limit.
+   */
+  queueUsage(init?: RequestInit): Promise<KeyQueueUsage> {
+    return this.call('queueUsage', undefined, init);
   }
 
   private async call<R>(

@@ -10,6 +10,7 @@ import {
   MAP_SITE_REPLY,
 } from './crawl-response.schema.js';
 import { ERROR_DATA, WIRE_ERROR } from './envelope.schema.js';
+import { KEY_QUEUE_JOBS, KEY_QUEUE_USAGE } from './key-queue.schema.js';
 import { LLM_TOKENS_PERIOD, LLM_TOKENS_USAGE } from './llm-tokens.schema.js';
 import { EXTRACT_RESPONSE, EXTRACT_RESPONSES } from './results/extract-result.schema.js';
 import { MAPS_PLACE_ITEM, MAPS_SEARCH_DATA, MAPS_SEARCH_RESPONSE, PLACE_RECORD } from './results/maps-result.schema.js';
@@ -68,6 +69,8 @@ const NAMED: Named<unknown>[] = [
   MAP_SITE_REPLY,
   LLM_TOKENS_PERIOD,
   LLM_TOKENS_USAGE,
+  KEY_QUEUE_JOBS,
+  KEY_QUEUE_USAGE,
 ];
 
 /** The response schemas by component name, as plain JSON. */

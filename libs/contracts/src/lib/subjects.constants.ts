@@ -5,6 +5,7 @@ import { CrawlActiveRequestDto, CrawlGetRequestDto, CrawlLookupRequestDto } from
 import { CrawlStartRequestDto } from './dto/crawl-start-request.dto.js';
 import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
 import { LlmTokensRecordRequestDto } from './dto/llm-tokens-record-request.dto.js';
+import { KeyQueueRequestDto } from './dto/key-queue-request.dto.js';
 import { LlmTokensUsageRequestDto } from './dto/llm-tokens-usage-request.dto.js';
 import { MapSiteRequestDto } from './dto/map-site-request.dto.js';
 import { MapsSearchRequestDto } from './dto/maps-search-request.dto.js';
@@ -17,6 +18,7 @@ import type { MapsSearchData, MapsSearchResponse, PlaceRecord } from './results/
 import type { RetailRecord } from './results/retail-result.schema.js';
 import type { ScrapeResult } from './results/scrape-result.schema.js';
 import type { WebSearchResult } from './results/web-search-result.schema.js';
+import type { KeyQueueJobs } from './key-queue.schema.js';
 import type { LlmTokensRecordReply, LlmTokensUsage } from './llm-tokens.schema.js';
 import { parseOutcomeEvent } from './outcome-event.parser.js';
 import { parseTaskSubmitRequest } from './task-submit-request.parser.js';
@@ -174,6 +176,14 @@ export const SUBJECT_TABLE = {
    * task record.
    */
   taskCancel: rpc('task.cancel.v1', dtoPayload(TaskLookupRequestDto), replyOf<TaskRecord>(), {
+    servedBy: 'task-service',
+    callers: ['gateway'],
+  }),
+  /**
+   * Where a key's jobs stand in the task queues (GET /usage/queue, Firecrawl's queue status; ADR 0041): outstanding,
+   * running, waiting, its cap and its last success.
+   */
+  taskQueue: rpc('task.queue.v1', dtoPayload(KeyQueueRequestDto), replyOf<KeyQueueJobs>(), {
     servedBy: 'task-service',
     callers: ['gateway'],
   }),

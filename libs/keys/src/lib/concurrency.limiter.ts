@@ -24,6 +24,13 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `;
 
+/** Live leases of a key (their expiry after Redis's now). KEYS[1] = the key's lease set. Read only. */
+const COUNT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+`;
+
 export interface ConcurrencyLimiterOptions {
   /**
    * How long a lease lives if it is never released (a replica died mid-request), ms. Longer than the longest request
@@ -56,6 +63,18 @@ export class ConcurrencyLimiter {
       }
     }
     return this.acquireLocal(keyId, cap);
+  }
+
+  /** How many requests of `keyId` hold a slot now (every replica's with Redis; this process's without it). */
+  async inFlight(keyId: string): Promise<number> {
+    if (this.redis) {
+      try {
+        return Number(await this.redis.eval(COUNT_SCRIPT, 1, CONCURRENCY_PREFIX + keyId));
+      } catch {
+        // Redis is unreachable: this replica counts its own, as `acquire` does then.
+      }
+    }
+    return this.local.get(keyId) ?? 0;
   }
 
   private async acquireShared(redis: RedisClient, keyId: string, cap: number): Promise<ConcurrencyLease | null> {

@@ -63,6 +63,23 @@ describe('limiters (real Redis, two replicas sharing it)', () => {
     expect(await a.zcard('trawl:inflight:c1')).toBe(0);
   });
 
+  it("counts a key's live leases on every replica, an expired one not", async () => {
+    const one = new ConcurrencyLimiter(a, { leaseTtlMs: 60_000 });
+    const two = new ConcurrencyLimiter(b, { leaseTtlMs: 60_000 });
+    expect(await one.inFlight('c3')).toBe(0);
+    const first = await one.acquire('c3', 5);
+    await two.acquire('c3', 5);
+    // A lease of a replica that died, past its expiry and not yet swept by an acquire.
+    await a.zadd('trawl:inflight:c3', Date.now() - 1_000, 'dead-replica-lease');
+    expect(await two.inFlight('c3')).toBe(2);
+    expect(await one.inFlight('c4')).toBe(0);
+    await first?.release();
+    expect(await one.inFlight('c3')).toBe(1);
+    const local = new ConcurrencyLimiter(null, { leaseTtlMs: 60_000 });
+    await local.acquire('c3', 5);
+    expect(await local.inFlight('c3')).toBe(1);
+  });
+
   it('lets a lease that was never released expire (TTL safety)', async () => {
     const limiter = new ConcurrencyLimiter(a, { leaseTtlMs: 1 });
     expect(await limiter.acquire('c2', 1)).not.toBeNull();

@@ -4,7 +4,7 @@ import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS, URL_QUEUE_BY_TYPE, type QueueName, type TaskFinishedEvent } from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import type { BatchEventsPublisher } from './batch-events.publisher.js';
-import { countedIdsOf, releaseOutstanding } from './task-admission.service.js';
+import { countedIdsOf, releaseOutstandingOf } from './task-admission.service.js';
 import { PUBLISHED_OUTCOMES_KEY } from './task-redis-keys.constants.js';
 import type { TaskJobData } from './task-job-data.types.js';
 import type { TaskQueues } from './task-queues.service.js';
@@ -106,9 +106,11 @@ export class OutcomePublisher {
   }
 
   private async publishEvent(job: Job<TaskJobData>, state: 'completed' | 'failed', headers?: MsgHdrs): Promise<void> {
-    // A final state: the job (a batch: its queries) no longer counts against its key's cap (idempotent).
+    // A final state: the job (a batch: its queries) no longer counts against its key's cap (idempotent); a success is
+    // the key's last one (its queue status, ADR 0041).
     const counted = countedIdsOf(String(job.id), job.data);
-    await releaseOutstanding(this.queues.connection, job.data.apiKeyId, ...counted).catch((e: unknown) =>
+    const succeededAt = state === 'completed' ? (job.finishedOn ?? Date.now()) : undefined;
+    await releaseOutstandingOf(this.queues.connection, job.data.apiKeyId, counted, succeededAt).catch((e: unknown) =>
       this.options.onError?.(`job ${job.id} not released from its key's outstanding jobs`, e),
     );
     const event = this.eventOf(job, state);

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { QUEUES, SUBJECT_TABLE } from '@trawl/contracts';
 import { standaloneRedisTopology } from '@trawl/redis';
 import { startRedis, type TestServer } from '@trawl/testing';
-import { clampPriority, countedIdsOf, MAX_JOB_PRIORITY, releaseOutstanding } from './task-admission.service.js';
+import { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  clampPriority,
+  countedIdsOf,
+  MAX_JOB_PRIORITY,
+  releaseOutstanding,
+  releaseOutstandingOf,
+} from './task-admission.service.js';
 import { childJobId } from './task-job-id.util.js';
 import { TaskQueues } from './task-queues.service.js';
 import { outstandingSetKey, prefixOfJobId } from './task-redis-keys.constants.js';
@@ -150,6 +158,53 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
     expect(
       await queues.connection.sismember(outstandingSetKey(prefixOfJobId(jobs[1].id)!, 'released'), jobs[1].id),
     ).toBe(1);
+  });
+
+  it("reports a key's queue: outstanding, running (BullMQ's active list), waiting, its cap and its last success", async () => {
+    expect(await submitter.admission.status('queue-status', undefined)).toEqual({
+      outstanding: 0,
+      running: 0,
+      waiting: 0,
+      max: 10,
+      lastSuccessAt: null,
+    });
+    const { jobs } = await submitOverWire(submitter, urlBatch('queue-status', 3));
+    await submitOverWire(submitter, urlBatch('queue-status-other', 2));
+    // A worker takes jobs as task-service's do (BullMQ moves each to its queue's active list).
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const worker = new Worker(QUEUES.scrape, null, {
+      connection,
+      prefix: queues.prefixOf(QUEUES.scrape),
+      autorun: false,
+    });
+    try {
+      const running: { id?: string }[] = [];
+      for (;;) {
+        const job = await worker.getNextJob('status-token');
+        if (!job) break;
+        running.push(job);
+        if (running.filter((j) => jobs.some((mine) => mine.id === j.id)).length === 2) break;
+      }
+      const mine = running.filter((j) => jobs.some((m) => m.id === j.id)).length;
+      expect(await submitter.admission.status('queue-status', 7)).toEqual({
+        outstanding: 3,
+        running: mine,
+        waiting: 3 - mine,
+        max: 7,
+        lastSuccessAt: null,
+      });
+      expect(mine).toBe(2);
+      const at = Date.UTC(2026, 10, 29, 10, 0, 0);
+      await releaseOutstandingOf(queues.connection, 'queue-status', [jobs[0].id], at);
+      await releaseOutstandingOf(queues.connection, 'queue-status', [jobs[1].id]);
+      const after = await submitter.admission.status('queue-status', undefined);
+      expect(after).toMatchObject({ outstanding: 1, waiting: after.outstanding - after.running });
+      expect(after.lastSuccessAt).toBe(new Date(at).toISOString());
+      expect((await submitter.admission.status('queue-status-other', undefined)).lastSuccessAt).toBeNull();
+    } finally {
+      await worker.close(true);
+      connection.disconnect();
+    }
   });
 
   it('before refusing, forgets jobs that are gone (removed by hand) so the count does not drift up', async () => {

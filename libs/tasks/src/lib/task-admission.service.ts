@@ -1,9 +1,16 @@
 import type { IRedisTransaction } from 'bullmq';
-import { QUEUES, TrawlError } from '@trawl/contracts';
+import { QUEUES, queuePrefix, TrawlError, type KeyQueueJobs, type QueueName } from '@trawl/contracts';
 import type { RedisClient } from '@trawl/redis';
 import { childJobId } from './task-job-id.util.js';
 import type { TaskJobData } from './task-job-data.types.js';
-import { outstandingSetKey, prefixOfJobId, QUEUE_PREFIXES } from './task-redis-keys.constants.js';
+import {
+  activeListKey,
+  LAST_SUCCESS_TTL_MS,
+  lastSuccessKey,
+  outstandingSetKey,
+  prefixOfJobId,
+  QUEUE_PREFIXES,
+} from './task-redis-keys.constants.js';
 
 /** BullMQ's largest job priority (2^21); a larger one is clamped to it. */
 export const MAX_JOB_PRIORITY = 2 ** 21;
@@ -33,6 +40,9 @@ function bySetKey(apiKeyId: string | undefined, ids: string[]): Map<string, stri
   return out;
 }
 
+/** Most running jobs of one queue read to count a key's (`TaskAdmission.status`): far more than a fleet runs. */
+const MAX_ACTIVE_READ = 10_000;
+
 /** Ids per Redis command when a key's set is changed by many (a 10,000-query batch). */
 const IDS_PER_COMMAND = 1000;
 
@@ -57,9 +67,31 @@ export async function releaseOutstanding(
   apiKeyId: string | undefined,
   ...jobIds: string[]
 ): Promise<void> {
+  return releaseOutstandingOf(redis, apiKeyId, jobIds);
+}
+
+/**
+ * `releaseOutstanding`, and for a job that completed successfully (`succeededAt`, ms; its id first in `jobIds`) the
+ * key's last success, written in the same round trip as the release of its own id (their keys share its slot).
+ */
+export async function releaseOutstandingOf(
+  redis: RedisClient,
+  apiKeyId: string | undefined,
+  jobIds: string[],
+  succeededAt?: number,
+): Promise<void> {
+  const successPrefix = succeededAt !== undefined && jobIds.length > 0 ? prefixOfJobId(jobIds[0]) : undefined;
+  let recorded = successPrefix === undefined;
   for (const [key, group] of bySetKey(apiKeyId, jobIds)) {
     for (let i = 0; i < group.length; i += IDS_PER_COMMAND) {
-      await redis.srem(key, ...group.slice(i, i + IDS_PER_COMMAND));
+      const pipeline = redis.pipeline().srem(key, ...group.slice(i, i + IDS_PER_COMMAND));
+      if (!recorded && key === outstandingSetKey(successPrefix as string, apiKeyId)) {
+        pipeline.set(lastSuccessKey(successPrefix as string, apiKeyId), String(succeededAt), 'PX', LAST_SUCCESS_TTL_MS);
+        recorded = true;
+      }
+      const results = (await pipeline.exec()) ?? [];
+      const failed = results.find(([error]) => error);
+      if (failed) throw failed[0];
     }
   }
 }
@@ -177,6 +209,41 @@ export class TaskAdmission {
 
   untrack(apiKeyId: string | undefined, ids: string[]): Promise<void> {
     return releaseOutstanding(this.redis, apiKeyId, ...ids);
+  }
+
+  /**
+   * Where a key's jobs stand (`task.queue.v1`, ADR 0041): its outstanding jobs; of those, the ones running (each
+   * queue's active list, at most `MAX_ACTIVE_READ` a queue, checked against the key's set of that queue's prefix: the
+   * cost is the fleet's running jobs, never the key's queued ones); its cap; its last success.
+   */
+  async status(apiKeyId: string | undefined, cap: number | undefined): Promise<KeyQueueJobs> {
+    const queues = Object.values(QUEUES) as QueueName[];
+    const [outstanding, runningPerQueue, lastPerPrefix] = await Promise.all([
+      this.outstanding(apiKeyId),
+      Promise.all(queues.map((queue) => this.runningIn(queue, apiKeyId))),
+      Promise.all(QUEUE_PREFIXES.map((prefix) => this.redis.get(lastSuccessKey(prefix, apiKeyId)))),
+    ]);
+    // A job released a moment ago may still be in its active list: running never exceeds outstanding.
+    const running = Math.min(
+      outstanding,
+      runningPerQueue.reduce((a, b) => a + b, 0),
+    );
+    const last = Math.max(0, ...lastPerPrefix.map((v) => Number(v ?? 0)).filter((n) => Number.isFinite(n)));
+    return {
+      outstanding,
+      running,
+      waiting: outstanding - running,
+      max: cap ?? this.defaultCap,
+      lastSuccessAt: last > 0 ? new Date(last).toISOString() : null,
+    };
+  }
+
+  /** How many of the jobs a queue's workers are running now are the key's. */
+  private async runningIn(queue: QueueName, apiKeyId: string | undefined): Promise<number> {
+    const ids = await this.redis.lrange(activeListKey(queue), 0, MAX_ACTIVE_READ - 1);
+    if (ids.length === 0) return 0;
+    const member = await this.redis.smismember(outstandingSetKey(queuePrefix(queue), apiKeyId), ...ids);
+    return member.filter((m) => m === 1).length;
   }
 
   /** Removes from a key's sets the ids whose job is gone or finished; returns how many remain. */

@@ -1,4 +1,4 @@
-import { QUEUES, queuePrefix } from '@trawl/contracts';
+import { QUEUES, queuePrefix, type QueueName } from '@trawl/contracts';
 import { queueOfJobId } from './task-job-id.util.js';
 
 // The key layout of queues is a contract (the deploy's autoscalers read it): defined in @trawl/contracts.
@@ -22,6 +22,22 @@ const NO_KEY = '-';
  */
 export function outstandingSetKey(prefix: string, apiKeyId: string | undefined): string {
   return `${prefix}:outstanding:${apiKeyId || NO_KEY}`;
+}
+
+/**
+ * When a key's latest job completed successfully, among the queues of one prefix (`<prefix>:lastsuccess:<key id>`,
+ * milliseconds since the epoch): written with the release of its outstanding ids, in their slot; kept 30 days.
+ */
+export function lastSuccessKey(prefix: string, apiKeyId: string | undefined): string {
+  return `${prefix}:lastsuccess:${apiKeyId || NO_KEY}`;
+}
+
+/** How long a key's last success is kept after it: a key idle that long reads as never having succeeded. */
+export const LAST_SUCCESS_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/** A queue's list of the jobs its workers are running (BullMQ's `active`). */
+export function activeListKey(queue: QueueName): string {
+  return `${queuePrefix(queue)}:${queue}:active`;
 }
 
 // Its keys besides the queues': a contract too (the deploy's Redis ACL grants exactly these).

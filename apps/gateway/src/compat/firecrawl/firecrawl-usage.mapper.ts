@@ -1,4 +1,4 @@
-import type { LlmTokensUsage } from '@trawl/contracts';
+import { llmTokensPeriodOf, type KeyQueueUsage, type LlmTokensUsage } from '@trawl/contracts';
 
 /**
  * What Firecrawl's token-usage answers carry when the key has no cap (LLM_TOKENS_PER_KEY_PER_MONTH 0): its clients
@@ -48,4 +48,58 @@ export function tokenUsageHistorical(usage: LlmTokensUsage, apiKeyId: string | u
       tokensUsed: p.totalTokens,
     })),
   };
+}
+
+/**
+ * What Firecrawl's credit answers carry: Trawl meters no credits and refuses no request for want of them (ADR 0041),
+ * so a key's credits are "no cap", as its tokens are when uncapped.
+ */
+export const UNMETERED_CREDITS = UNCAPPED_TOKENS;
+
+/** v2's `GET /v2/team/credit-usage` (`getCreditUsage()`, firecrawl-mcp's `firecrawl_credit_usage`): no cap, this month. */
+export function creditUsageV2(now: Date) {
+  const period = llmTokensPeriodOf(now);
+  return {
+    success: true,
+    data: {
+      remainingCredits: UNMETERED_CREDITS,
+      planCredits: UNMETERED_CREDITS,
+      billingPeriodStart: period.startDate,
+      billingPeriodEnd: period.endDate,
+    },
+  };
+}
+
+/** v1's `GET /v1/team/credit-usage`: the same under snake_case names. */
+export function creditUsageV1(now: Date) {
+  const { data } = creditUsageV2(now);
+  return {
+    success: true,
+    data: {
+      remaining_credits: data.remainingCredits,
+      plan_credits: data.planCredits,
+      billing_period_start: data.billingPeriodStart,
+      billing_period_end: data.billingPeriodEnd,
+    },
+  };
+}
+
+/**
+ * `GET /v{1,2}/team/queue-status` (`getQueueStatus()`): the key's outstanding jobs, running and waiting, its last
+ * success, and as `maxConcurrency` its concurrency limit, the one number Trawl caps a key's work at (ADR 0041).
+ */
+export function queueStatus(usage: KeyQueueUsage) {
+  return {
+    success: true,
+    jobsInQueue: usage.jobs.outstanding,
+    activeJobsInQueue: usage.jobs.running,
+    waitingJobsInQueue: usage.jobs.waiting,
+    maxConcurrency: usage.requests.max,
+    mostRecentSuccess: usage.jobs.lastSuccessAt,
+  };
+}
+
+/** `GET /v2/concurrency-check` (`getConcurrency()`): the key's other requests in flight against its limit. */
+export function concurrencyCheck(requests: KeyQueueUsage['requests']) {
+  return { success: true, concurrency: requests.inFlight, maxConcurrency: requests.max };
 }

@@ -1,11 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { TrawlError } from '@trawl/contracts';
 import { CRAWL_ID_PATTERN } from '@trawl/contracts';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
 import { FirecrawlService } from './firecrawl.service.js';
-import { tokenUsageHistorical, tokenUsageV1 } from './firecrawl-usage.mapper.js';
+import { creditUsageV1, queueStatus, tokenUsageHistorical, tokenUsageV1 } from './firecrawl-usage.mapper.js';
 import { FirecrawlBatchService } from './firecrawl-batch.service.js';
 import { batchStatusAnswer } from './firecrawl-batch.mapper.js';
 import { FirecrawlCrawlService } from './firecrawl-crawl.service.js';
@@ -108,5 +109,26 @@ export class FirecrawlV1Controller {
   async tokenUsageHistorical(@Req() req: AuthenticatedRequest, @Query('byApiKey') byApiKey: string | undefined) {
     const usage = await this.firecrawl.tokenUsage(req, 12);
     return tokenUsageHistorical(usage, byApiKey === 'true' ? req.principal?.id : undefined);
+  }
+
+  /** Firecrawl's credit usage (ADR 0041): no cap (Trawl meters no credits), this calendar month. */
+  @Get('team/credit-usage')
+  creditUsage() {
+    return creditUsageV1(new Date());
+  }
+
+  /** Not served: Trawl counts no credits to report per month (ADR 0041); said in Firecrawl's error form. */
+  @Get('team/credit-usage/historical')
+  creditUsageHistorical(): never {
+    throw new TrawlError(
+      'NOT_FOUND',
+      `Trawl meters no credits, so it has no credit usage per month; GET /${'v1'}/team/token-usage/historical reports the tokens of the json and summary formats`,
+    );
+  }
+
+  /** Firecrawl's queue status (ADR 0041): the key's outstanding jobs, running and waiting, its last success. */
+  @Get('team/queue-status')
+  async queueStatus(@Req() req: AuthenticatedRequest) {
+    return queueStatus(await this.firecrawl.queueUsage(req));
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TrawlError, type LlmTokensUsage } from '@trawl/contracts';
+import { TrawlError, type KeyQueueUsage, type LlmTokensUsage } from '@trawl/contracts';
 import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { toErrorEnvelope } from '../../envelope/error-envelope.mapper.js';
@@ -69,6 +69,16 @@ export class FirecrawlService {
   /** The key's language-model tokens (ADR 0040), for Firecrawl's token-usage routes. */
   tokenUsage(req: AuthenticatedRequest, months: number): Promise<LlmTokensUsage> {
     return this.native.tokenUsage(req, months);
+  }
+
+  /** The key's jobs and requests in flight (ADR 0041), for Firecrawl's queue status. */
+  queueUsage(req: AuthenticatedRequest): Promise<KeyQueueUsage> {
+    return this.native.queueUsage(req);
+  }
+
+  /** The key's other requests in flight and its limit, for Firecrawl's concurrency check. */
+  requestsInFlight(req: AuthenticatedRequest): Promise<KeyQueueUsage['requests']> {
+    return this.native.requestsInFlight(req);
   }
 }
 
