@@ -88,7 +88,7 @@ export function creditUsageV1(now: Date) {
  * `GET /v{1,2}/team/queue-status` (`getQueueStatus()`): the key's outstanding jobs, running and waiting, its last
  * success, and as `maxConcurrency` its concurrency limit, the one number Trawl caps a key's work at (ADR 0041).
  */
-export function queueStatus(usage: KeyQueueUsage) {
+export function queueStatusAnswer(usage: KeyQueueUsage) {
   return {
     success: true,
     jobsInQueue: usage.jobs.outstanding,
@@ -100,6 +100,6 @@ export function queueStatus(usage: KeyQueueUsage) {
 }
 
 /** `GET /v2/concurrency-check` (`getConcurrency()`): the key's other requests in flight against its limit. */
-export function concurrencyCheck(requests: KeyQueueUsage['requests']) {
+export function concurrencyAnswer(requests: KeyQueueUsage['requests']) {
   return { success: true, concurrency: requests.inFlight, maxConcurrency: requests.max };
 }

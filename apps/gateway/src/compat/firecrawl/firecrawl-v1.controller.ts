@@ -6,7 +6,7 @@ import type { FastifyReply } from 'fastify';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
 import { FirecrawlService } from './firecrawl.service.js';
-import { creditUsageV1, queueStatus, tokenUsageHistorical, tokenUsageV1 } from './firecrawl-usage.mapper.js';
+import { creditUsageV1, queueStatusAnswer, tokenUsageHistorical, tokenUsageV1 } from './firecrawl-usage.mapper.js';
 import { FirecrawlBatchService } from './firecrawl-batch.service.js';
 import { batchStatusAnswer } from './firecrawl-batch.mapper.js';
 import { FirecrawlCrawlService } from './firecrawl-crawl.service.js';
@@ -129,6 +129,6 @@ export class FirecrawlV1Controller {
   /** Firecrawl's queue status (ADR 0041): the key's outstanding jobs, running and waiting, its last success. */
   @Get('team/queue-status')
   async queueStatus(@Req() req: AuthenticatedRequest) {
-    return queueStatus(await this.firecrawl.queueUsage(req));
+    return queueStatusAnswer(await this.firecrawl.queueUsage(req));
   }
 }

@@ -6,9 +6,9 @@ import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { NoEnvelope } from '../../envelope/no-envelope.decorator.js';
 import { FirecrawlService } from './firecrawl.service.js';
 import {
-  concurrencyCheck,
+  concurrencyAnswer,
   creditUsageV2,
-  queueStatus,
+  queueStatusAnswer,
   tokenUsageHistorical,
   tokenUsageV2,
 } from './firecrawl-usage.mapper.js';
@@ -146,12 +146,12 @@ export class FirecrawlV2Controller {
   /** Firecrawl's queue status (ADR 0041): the key's outstanding jobs, running and waiting, its last success. */
   @Get('team/queue-status')
   async queueStatus(@Req() req: AuthenticatedRequest) {
-    return queueStatus(await this.firecrawl.queueUsage(req));
+    return queueStatusAnswer(await this.firecrawl.queueUsage(req));
   }
 
   /** Firecrawl's concurrency check (ADR 0041): the key's other requests in flight against its concurrency limit. */
   @Get('concurrency-check')
   async concurrencyCheck(@Req() req: AuthenticatedRequest) {
-    return concurrencyCheck(await this.firecrawl.requestsInFlight(req));
+    return concurrencyAnswer(await this.firecrawl.requestsInFlight(req));
   }
 }
