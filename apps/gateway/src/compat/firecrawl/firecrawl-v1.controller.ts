@@ -122,7 +122,7 @@ export class FirecrawlV1Controller {
   creditUsageHistorical(): never {
     throw new TrawlError(
       'NOT_FOUND',
-      `Trawl meters no credits, so it has no credit usage per month; GET /${'v1'}/team/token-usage/historical reports the tokens of the json and summary formats`,
+      'Trawl meters no credits, so it has no credit usage per month; GET /v1/team/token-usage/historical reports the tokens of the json and summary formats',
     );
   }
 

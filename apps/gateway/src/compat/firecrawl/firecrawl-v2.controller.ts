@@ -139,7 +139,7 @@ export class FirecrawlV2Controller {
   creditUsageHistorical(): never {
     throw new TrawlError(
       'NOT_FOUND',
-      `Trawl meters no credits, so it has no credit usage per month; GET /${'v2'}/team/token-usage/historical reports the tokens of the json and summary formats`,
+      'Trawl meters no credits, so it has no credit usage per month; GET /v2/team/token-usage/historical reports the tokens of the json and summary formats',
     );
   }
 
