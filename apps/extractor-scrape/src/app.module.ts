@@ -5,6 +5,8 @@ import { SUBJECTS } from '@trawl/contracts';
 import { MessagingClient, MessagingModule, NATS_TRACING, natsAuth } from '@trawl/messaging';
 import { checkUrl, GuardProxy, parseAllowList, ProxyRotation } from '@trawl/safe-fetch';
 import type { TrawlMetrics } from '@trawl/telemetry';
+import { CrawlPlanController } from './crawl-plan/crawl-plan.controller.js';
+import { CrawlPlanner } from './crawl-plan/crawl-planner.service.js';
 import { BrowserScrapeEngine } from './engines/browser-scrape.engine.js';
 import { HttpScrapeEngine } from './engines/http-scrape.engine.js';
 import { RenderController } from './render.controller.js';
@@ -27,6 +29,7 @@ export class AppModule implements OnApplicationShutdown {
     private readonly proxy: GuardProxy,
     private readonly work: PageWorkPool,
     private readonly llm: LlmFormatsService,
+    private readonly planner: CrawlPlanner,
   ) {}
 
   /** `metrics`: where proxy health is counted (bootstrap passes the service's; tests may leave it out). */
@@ -103,7 +106,8 @@ export class AppModule implements OnApplicationShutdown {
     };
     return {
       module: AppModule,
-      // Its own requests: a key's language-model tokens, asked of and told to task-service (ADR 0040).
+      // Its own requests: a key's language-model tokens (the json / summary formats, crawl plans), asked of and told
+      // to task-service (ADR 0040).
       imports: [
         MessagingModule.forRoot({
           servers: env.NATS_URL,
@@ -112,7 +116,7 @@ export class AppModule implements OnApplicationShutdown {
           auth: natsAuth(env),
         }),
       ],
-      controllers: [ScrapeController, RenderController],
+      controllers: [ScrapeController, RenderController, CrawlPlanController],
       providers: [
         NATS_TRACING,
         { provide: SCRAPE_SETTINGS, useValue: settings },
@@ -124,16 +128,25 @@ export class AppModule implements OnApplicationShutdown {
         HttpScrapeEngine,
         { provide: PageWorkPool, useFactory: work },
         {
-          provide: LlmFormatsService,
+          provide: TokenLedger,
           useFactory: (messaging: MessagingClient) => {
             const options = { timeoutMs: LEDGER_DEADLINE_MS };
-            const ledger = new TokenLedger({
+            return new TokenLedger({
               usage: (apiKeyId) => messaging.send(SUBJECTS.tokensUsage, { apiKeyId }, options),
               record: (apiKeyId, spend) => messaging.send(SUBJECTS.tokensRecord, { apiKeyId, ...spend }, options),
             });
-            return new LlmFormatsService(settings.llm, undefined, ledger);
           },
           inject: [MessagingClient],
+        },
+        {
+          provide: LlmFormatsService,
+          useFactory: (ledger: TokenLedger) => new LlmFormatsService(settings.llm, undefined, ledger),
+          inject: [TokenLedger],
+        },
+        {
+          provide: CrawlPlanner,
+          useFactory: (ledger: TokenLedger) => new CrawlPlanner(settings.llm, ledger),
+          inject: [TokenLedger],
         },
         ScrapeService,
         RenderService,
@@ -147,5 +160,6 @@ export class AppModule implements OnApplicationShutdown {
     await this.proxy.close();
     await this.work.close();
     await this.llm.close();
+    await this.planner.close();
   }
 }

@@ -196,6 +196,23 @@ describe('crawl and map across the fleet (processes, real Redis, NATS and Chromi
     }
   }, 120_000);
 
+  it('a crawl with a prompt where no language model is configured: 400 on prompt saying so, and no crawl', async () => {
+    const site = await startCrawlTrapSite();
+    try {
+      for (const path of ['/crawl', '/crawl/plan']) {
+        const res = await callApi(stack, 'POST', path, { url: `${site.url}/`, prompt: 'only the docs' });
+        expect(res.status).toBe(400);
+        expect(res.body.data).toMatchObject({ error: 'VALIDATION_FAILED', field: 'prompt' });
+        expect(res.body.message).toContain('needs a language model, and none is configured');
+      }
+      // The plan mapped the site (ADR 0042) before the model was found missing; no crawl of it was recorded.
+      const active = await callApi(stack, 'GET', '/crawl/active');
+      expect(active.body.data.crawls.filter((c: { url: string }) => c.url.startsWith(site.url))).toEqual([]);
+    } finally {
+      await site.close();
+    }
+  }, 60_000);
+
   it('a crawl whose extractors are away waits for them, and fails in bounded time if they stay away', async () => {
     const site = await startCrawlTrapSite({ delayMs: 5 });
     try {

@@ -7,6 +7,20 @@ export interface TokenLedgerTransport {
   record(apiKeyId: string, spend: LlmTokenSpend): Promise<unknown>;
 }
 
+/** A use of the model a spent budget refuses: what the error names, what it leaves alone, the field it points at. */
+export interface ModelUse {
+  refused: string;
+  unaffected: string;
+  field: string;
+}
+
+/** The `json` and `summary` formats of a scrape. */
+export const FORMATS_USE: ModelUse = {
+  refused: 'the json and summary formats are',
+  unaffected: 'other formats are not affected',
+  field: 'formats',
+};
+
 /** Longest wait for task-service's answer about a key's tokens, ms. */
 export const LEDGER_DEADLINE_MS = 5_000;
 
@@ -23,16 +37,17 @@ export class TokenLedger {
 
   constructor(private readonly transport: TokenLedgerTransport) {}
 
-  async admit(apiKeyId: string): Promise<void> {
+  /** `use`: what a spent budget refuses, as the error says it (the `json` and `summary` formats by default). */
+  async admit(apiKeyId: string, use: ModelUse = FORMATS_USE): Promise<void> {
     const usage = await this.transport.usage(apiKeyId);
     if (usage.remaining === null || usage.remaining > 0) return;
     const nextPeriod = new Date(Date.parse(usage.current.endDate) + 1).toISOString();
     throw new TrawlError(
       'LLM_BUDGET_EXHAUSTED',
       `this API key has spent its language-model tokens for ${usage.current.period} ` +
-        `(${usage.current.totalTokens} of ${usage.budget}); the json and summary formats are refused until ` +
-        `${nextPeriod} (other formats are not affected)`,
-      { field: 'formats' },
+        `(${usage.current.totalTokens} of ${usage.budget}); ${use.refused} refused until ` +
+        `${nextPeriod} (${use.unaffected})`,
+      { field: use.field },
     );
   }
 

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import {
   appendUrlParams,
+  CRAWL_PLAN_LIMITS,
+  CrawlPlanBodyDto,
   CrawlRequestDto,
   ExtractRequestDto,
   extractUrlCall,
@@ -17,6 +19,8 @@ import {
   type LlmTokensUsage,
   TrawlError,
   type CrawlErrorsResult,
+  type CrawlPlan,
+  type CrawlPlanScope,
   type CrawlStartReply,
   type CrawlStatusReply,
   type ExtractRecordByType,
@@ -37,6 +41,7 @@ import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { KeyConcurrency } from '../limits/key-concurrency.service.js';
 import { RawJson } from '../validation/raw-json.serializer.js';
+import { withPlan } from './crawl-plan.merger.js';
 
 /** A batch submission of one kind: the kind and its validated request. */
 type BatchSubmission =
@@ -232,14 +237,66 @@ export class NativeOperations {
     );
   }
 
-  /** POST /crawl: the crawl's id at once; owned by the caller's key. */
-  crawlStart(input: Record<string, unknown>, req: AuthenticatedRequest): Promise<CrawlStartReply> {
-    const request = parseDto(CrawlRequestDto, input);
-    return this.messaging.send(
+  /**
+   * POST /crawl: the crawl's id at once; owned by the caller's key. With `prompt`, the crawl is planned first
+   * (`planCrawl`) and the options the body leaves out are the plan's (ADR 0042); the answer carries the plan. `input` is
+   * the body as sent (before defaults), so that what the caller gave is known.
+   */
+  async crawlStart(input: Record<string, unknown>, req: AuthenticatedRequest): Promise<CrawlStartReply> {
+    let request = parseDto(CrawlRequestDto, input);
+    let plan: CrawlPlan | undefined;
+    if (typeof request.prompt === 'string') {
+      plan = await this.planCrawl(request.url, request.prompt, 'host', req);
+      request = parseDto(CrawlRequestDto, withPlan(input, plan.options));
+    }
+    // The crawl runs on options: its prompt is not kept with it.
+    delete request.prompt;
+    const reply = await this.messaging.send(
       SUBJECTS.crawlStart,
       { request, ...(req.principal ? { apiKeyId: req.principal.id } : {}) },
       { timeoutMs: CRAWL_START_DEADLINE_MS },
     );
+    return plan ? { ...reply, plan } : reply;
+  }
+
+  /** POST /crawl/plan: the options a crawl from `url` would take for `prompt`; nothing is crawled. */
+  crawlPlan(input: Record<string, unknown>, req: AuthenticatedRequest): Promise<CrawlPlan> {
+    const body = parseDto(CrawlPlanBodyDto, input);
+    return this.planCrawl(body.url, body.prompt, 'host', req);
+  }
+
+  /**
+   * A crawl planned from a prompt (ADR 0042): the site mapped first (its first CRAWL_PLAN_LIMITS.siteUrls URLs, by
+   * task-service through the SSRF guard), then extractor-scrape's model asked with them, on the key's token budget.
+   * A start URL the guard refuses or a body out of bounds fails the plan as it would fail the crawl; a site that cannot
+   * be mapped otherwise is planned from the prompt alone, and the plan's warnings say so.
+   */
+  async planCrawl(url: string, prompt: string, scope: CrawlPlanScope, req: AuthenticatedRequest): Promise<CrawlPlan> {
+    const apiKeyId = req.principal?.id;
+    const { links, warning } = await this.siteSample(url, req);
+    const plan = await this.messaging.send(
+      SUBJECTS.crawlPlan,
+      { url, prompt, scope, siteUrls: links, ...(apiKeyId !== undefined ? { apiKeyId } : {}) },
+      { timeoutMs: CRAWL_PLAN_LIMITS.deadlineMs },
+    );
+    return warning ? { ...plan, warnings: [warning, ...plan.warnings] } : plan;
+  }
+
+  /** The site's first URLs for a plan, or none and why. */
+  private async siteSample(url: string, req: AuthenticatedRequest): Promise<{ links: string[]; warning?: string }> {
+    try {
+      const { links } = await this.map(
+        { url, limit: CRAWL_PLAN_LIMITS.siteUrls, timeout: CRAWL_PLAN_LIMITS.mapTimeoutMs },
+        req,
+      );
+      return { links: links.map((l) => l.url) };
+    } catch (e) {
+      if (!(e instanceof TrawlError) || e.code === 'URL_NOT_ALLOWED' || e.code === 'VALIDATION_FAILED') throw e;
+      return {
+        links: [],
+        warning: `the site could not be mapped (${e.code}: ${e.message}); planned from the prompt alone`,
+      };
+    }
   }
 
   /** GET /crawl/{id}: one page of documents from `cursor`; only the starting key finds it (else TASK_NOT_FOUND). */

@@ -3,6 +3,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 import * as contracts from '@trawl/contracts';
 import {
   arr,
+  CRAWL_PLAN,
   CRAWL_START_REPLY,
   CRAWL_STATUS,
   CRAWL_ERRORS,
@@ -127,7 +128,11 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   'get /extractTask/{jobId}': { data: ref(TASK_RECORD), errors: BY_ID },
   'delete /extractTask/{jobId}': { data: ref(TASK_RECORD), errors: [...BY_ID, 'TASK_FINISHED'] },
-  'post /crawl': { data: ref(CRAWL_START_REPLY), errors: [...COMMON, 'URL_NOT_ALLOWED', ...TASK_SERVICE] },
+  'post /crawl': {
+    data: ref(CRAWL_START_REPLY),
+    errors: [...COMMON, 'URL_NOT_ALLOWED', ...LLM, ...TASK_SERVICE],
+  },
+  'post /crawl/plan': { data: ref(CRAWL_PLAN), errors: [...COMMON, 'URL_NOT_ALLOWED', ...LLM, ...TASK_SERVICE] },
   'get /crawl/active': { data: ref(ACTIVE_CRAWLS), errors: BY_ID.filter((c) => c !== 'TASK_NOT_FOUND') },
   'get /crawl/{id}': { data: ref(CRAWL_STATUS), errors: BY_ID },
   'get /crawl/{id}/errors': { data: ref(CRAWL_ERRORS), errors: BY_ID },

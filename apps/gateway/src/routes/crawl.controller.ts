@@ -2,11 +2,13 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from
 import { ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   CRAWL_ID_PATTERN,
+  CrawlPlanBodyDto,
   CrawlRequestDto,
   MapRequestDto,
   TrawlError,
   type ActiveCrawlsResult,
   type CrawlErrorsResult,
+  type CrawlPlan,
   type CrawlStartReply,
   type CrawlStatusReply,
   type CrawlStatusResult,
@@ -48,8 +50,21 @@ export class CrawlController {
     'Answers the crawl’s id at once; its pages are scraped by the fleet within the scope asked for, robots.txt obeyed.',
   )
   crawl(@Body() body: CrawlRequestDto, @Req() req: AuthenticatedRequest): Promise<CrawlStartReply> {
-    // The body is validated again by NativeOperations (the peers' routes give it plain objects): crawls are few.
-    return this.operations.crawlStart({ ...body }, req);
+    // NativeOperations validates the body as sent again (the peers' routes give it plain objects; crawls are few):
+    // with a prompt, what the caller gave, before defaults, is what the plan may not change (ADR 0042).
+    void body;
+    return this.operations.crawlStart(req.body as Record<string, unknown>, req);
+  }
+
+  @Post('crawl/plan')
+  @HttpCode(200)
+  @ApiOperationDoc(
+    'Plan a crawl from a prompt',
+    'The options a crawl from `url` would take for `prompt`, chosen by the language model from the site’s map ' +
+      '(ADR 0042); nothing is crawled. Firecrawl’s params preview. Refused with 400 when no model is configured.',
+  )
+  plan(@Body() body: CrawlPlanBodyDto, @Req() req: AuthenticatedRequest): Promise<CrawlPlan> {
+    return this.operations.crawlPlan({ ...body }, req);
   }
 
   @Get('crawl/active')

@@ -85,6 +85,29 @@ export type CrawlErrors = {
   robotsBlocked: string[];
 };
 
+export type CrawlPlan = {
+  options: CrawlPlanOptions;
+  url: string;
+  warnings: string[];
+};
+
+export type CrawlPlanBody = {
+  prompt: string;
+  url: string;
+};
+
+export type CrawlPlanOptions = {
+  allowExternalLinks?: boolean;
+  allowSubdomains?: boolean;
+  delay?: number;
+  excludePaths?: string[];
+  ignoreQueryParameters?: boolean;
+  includePaths?: string[];
+  limit?: number;
+  maxDepth?: number;
+  sitemap?: "include" | "skip" | "only";
+};
+
 export type CrawlRequest = {
   allowExternalLinks?: boolean;
   allowSubdomains?: boolean;
@@ -95,6 +118,7 @@ export type CrawlRequest = {
   limit?: number;
   maxConcurrency?: number;
   maxDepth?: number;
+  prompt?: string;
   scrapeOptions?: CrawlScrapeOptions;
   sitemap?: "include" | "skip" | "only";
   url: string;
@@ -142,6 +166,7 @@ export type CrawlScrapeOptions = {
 
 export type CrawlStartReply = {
   id: string;
+  plan?: CrawlPlan;
 };
 
 export type CrawlStatus = {

@@ -1,6 +1,8 @@
 import type {
   ActiveCrawls,
   CrawlErrors,
+  CrawlPlan,
+  CrawlPlanBody,
   CrawlRequest,
   CrawlStartReply,
   CrawlStatus,
@@ -50,6 +52,7 @@ export const CLIENT_OPERATIONS = {
   getTask: { method: 'GET', path: '/extractTask/{jobId}' },
   cancelTask: { method: 'DELETE', path: '/extractTask/{jobId}' },
   crawl: { method: 'POST', path: '/crawl' },
+  planCrawl: { method: 'POST', path: '/crawl/plan' },
   getCrawl: { method: 'GET', path: '/crawl/{id}' },
   cancelCrawl: { method: 'DELETE', path: '/crawl/{id}' },
   getCrawlErrors: { method: 'GET', path: '/crawl/{id}/errors' },
@@ -165,6 +168,14 @@ export class TrawlClient {
   /** POST /crawl: starts a crawl; answers its id at once. */
   crawl(body: CrawlRequest, init?: RequestInit): Promise<CrawlStartReply> {
     return this.call('crawl', body, init);
+  }
+
+  /**
+   * POST /crawl/plan: the options a crawl from `url` would take for `prompt`, chosen by the server's language model
+   * from the site's map; nothing is crawled. Pass `prompt` to `crawl` to plan and start at once.
+   */
+  planCrawl(body: CrawlPlanBody, init?: RequestInit): Promise<CrawlPlan> {
+    return this.call('planCrawl', body, init);
   }
 
   /**

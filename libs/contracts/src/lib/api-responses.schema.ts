@@ -9,6 +9,7 @@ import {
   MAP_LINK,
   MAP_SITE_REPLY,
 } from './crawl-response.schema.js';
+import { CRAWL_PLAN, CRAWL_PLAN_OPTIONS } from './crawl-plan.schema.js';
 import { ERROR_DATA, WIRE_ERROR } from './envelope.schema.js';
 import { KEY_QUEUE_JOBS, KEY_QUEUE_USAGE } from './key-queue.schema.js';
 import { LLM_TOKENS_PERIOD, LLM_TOKENS_USAGE } from './llm-tokens.schema.js';
@@ -59,6 +60,8 @@ const NAMED: Named<unknown>[] = [
   URL_BATCH_JOB,
   WEBHOOK_PAYLOAD,
   CRAWL_DOCUMENT,
+  CRAWL_PLAN_OPTIONS,
+  CRAWL_PLAN,
   CRAWL_START_REPLY,
   CRAWL_STATUS,
   CRAWL_ERROR,

@@ -1,9 +1,16 @@
 import { CRAWL_DOCUMENT } from './crawl-document.schema.js';
+import { CRAWL_PLAN } from './crawl-plan.schema.js';
 import { CRAWL_STATUSES } from './crawl.types.js';
 import * as s from './schema/json-schema.builder.js';
 
 /** Reply of `crawl.start.v1` and `data` of POST /crawl. */
-export const CRAWL_START_REPLY = s.named('CrawlStartReply', s.object({ id: s.str('The crawl’s id (32 hex digits).') }));
+export const CRAWL_START_REPLY = s.named(
+  'CrawlStartReply',
+  s.object({
+    id: s.str('The crawl’s id (32 hex digits).'),
+    plan: s.optional(s.ref(CRAWL_PLAN)),
+  }),
+);
 export type CrawlStartReply = s.Infer<typeof CRAWL_START_REPLY>;
 
 /** `data` of GET /crawl/{id}: the crawl and one page of its documents (`next`: the URL of the next page). */

@@ -2,7 +2,9 @@ import { parseCrawlDocument } from './crawl-document.schema.js';
 import type { CrawlStatusReply } from './crawl.types.js';
 import type { ActiveCrawlsResult, CrawlErrorsResult, CrawlStartReply, MapSiteReply } from './crawl-response.schema.js';
 import { CrawlActiveRequestDto, CrawlGetRequestDto, CrawlLookupRequestDto } from './dto/crawl-lookup-request.dto.js';
+import { CrawlPlanRequestDto } from './dto/crawl-plan-request.dto.js';
 import { CrawlStartRequestDto } from './dto/crawl-start-request.dto.js';
+import type { CrawlPlan } from './crawl-plan.schema.js';
 import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
 import { LlmTokensRecordRequestDto } from './dto/llm-tokens-record-request.dto.js';
 import { KeyQueueRequestDto } from './dto/key-queue-request.dto.js';
@@ -185,6 +187,14 @@ export const SUBJECT_TABLE = {
    */
   taskQueue: rpc('task.queue.v1', dtoPayload(KeyQueueRequestDto), replyOf<KeyQueueJobs>(), {
     servedBy: 'task-service',
+    callers: ['gateway'],
+  }),
+  /**
+   * A crawl's options drawn from a prompt and the site's map by extractor-scrape's language model (POST /crawl/plan,
+   * POST /crawl with `prompt`, Firecrawl's params preview; ADR 0042); the gateway maps the site first.
+   */
+  crawlPlan: rpc('crawl.plan.v1', dtoPayload(CrawlPlanRequestDto), replyOf<CrawlPlan>(), {
+    servedBy: 'extractor-scrape',
     callers: ['gateway'],
   }),
   /** Start a crawl (POST /crawl): replies its id at once; task-service's crawl workers run it (ADR 0026). */

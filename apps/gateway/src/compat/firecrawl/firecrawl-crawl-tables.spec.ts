@@ -8,8 +8,11 @@ import {
   type CrawlStatusReply,
 } from '@trawl/contracts';
 import { CRAWL_OPTIONS, CRAWL_STATES, MAP_OPTIONS } from './firecrawl.constants.js';
+import { withPlan } from '../crawl-plan.merger.js';
 import {
+  crawlerOptionsOf,
   crawlPageRefOf,
+  firecrawlPlanOptionsOf,
   crawlStatusAnswer,
   crawlStatusOf,
   mapLinksOf,
@@ -126,7 +129,6 @@ describe('Firecrawl crawl and map tables', () => {
       limit: 10_000_000,
       deduplicateSimilarURLs: false,
       regexOnFullURL: true,
-      prompt: 'docs only',
       ignoreRobotsTxt: true,
       somethingNew: 1,
       scrapeOptions: {
@@ -141,7 +143,6 @@ describe('Firecrawl crawl and map tables', () => {
     for (const name of [
       'deduplicateSimilarURLs',
       'regexOnFullURL',
-      'prompt',
       'ignoreRobotsTxt',
       'somethingNew',
       'format summary',
@@ -299,5 +300,40 @@ describe('Firecrawl crawl and map tables', () => {
     expect(crawlPageRefOf({ cursor: '9', skip: '4' })).toEqual({ cursor: 9, skip: 4, skipWithoutCursor: false });
     expect(crawlPageRefOf({ skip: '4' })).toEqual({ skip: 0, skipWithoutCursor: true });
     expect(() => crawlPageRefOf({ cursor: '0' })).toThrow('cursor');
+  });
+
+  it('a crawl plan in Firecrawl’s names fills what the body leaves out, and maps onto the native crawl', () => {
+    const plan = { includePaths: ['^/blog/'], maxDepth: 2, delay: 1500, sitemap: 'skip' as const, limit: 40 };
+    expect(firecrawlPlanOptionsOf(plan)).toEqual({
+      includePaths: ['^/blog/'],
+      maxDiscoveryDepth: 2,
+      delay: 1.5,
+      sitemap: 'skip',
+      limit: 40,
+    });
+    // v1's names for the same options stand: the plan's are left out.
+    const v1 = { url: 'https://a.test/', maxDepth: 1, ignoreSitemap: false };
+    expect(firecrawlPlanOptionsOf(plan, v1)).toEqual({ includePaths: ['^/blog/'], delay: 1.5, limit: 40 });
+
+    const body = { url: 'https://a.test/', prompt: 'the blog', limit: 5, scrapeOptions: { formats: ['html'] } };
+    const merged = withPlan(body, firecrawlPlanOptionsOf(plan, body));
+    expect(crawlerOptionsOf(merged)).toEqual({
+      includePaths: ['^/blog/'],
+      maxDiscoveryDepth: 2,
+      delay: 1.5,
+      sitemap: 'skip',
+      limit: 5,
+    });
+    const m = toNativeCrawl(merged);
+    expect(m.warnings).toEqual([]);
+    const native = parseDto(CrawlRequestDto, m.native);
+    expect(native).toMatchObject({
+      includePaths: ['^/blog/'],
+      maxDepth: 2,
+      delay: 1500,
+      sitemap: 'skip',
+      limit: 5,
+    });
+    expect(native.prompt).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@ import {
   LIMITS,
   TrawlError,
   type CrawlDocument,
+  type CrawlPlanOptions,
   type CrawlStatusReply,
   type MapLink,
   type ScrapeResult,
@@ -132,6 +133,38 @@ export function toNativeCrawl(body: Record<string, unknown>): CrawlMapping {
     mapping.native.webhookOptions = webhook.options;
   }
   return mapping;
+}
+
+/**
+ * A crawl plan's options (native names and units, ADR 0042) in Firecrawl's crawl names: `maxDepth` as
+ * `maxDiscoveryDepth`, `delay` in seconds. An option the body already gives under another of its names (v1's
+ * `maxDepth`, `ignoreSitemap`) is left out, so that the caller's stands.
+ */
+export function firecrawlPlanOptionsOf(
+  options: CrawlPlanOptions,
+  body: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const given = (name: string) => body[name] !== undefined && body[name] !== null;
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(options)) {
+    if (field === 'maxDepth') {
+      if (!given('maxDepth')) out.maxDiscoveryDepth = value;
+    } else if (field === 'delay') {
+      out.delay = (value as number) / 1000;
+    } else if (field === 'sitemap') {
+      if (!given('ignoreSitemap')) out.sitemap = value;
+    } else {
+      out[field] = value;
+    }
+  }
+  return out;
+}
+
+/** Firecrawl's `finalCrawlerOptions`: a crawl body's options as they run, its URL, page options and webhook aside. */
+export function crawlerOptionsOf(body: Record<string, unknown>): Record<string, unknown> {
+  const { url: _url, scrapeOptions: _scrape, webhook: _webhook, prompt: _prompt, ...options } = body;
+  void [_url, _scrape, _webhook, _prompt];
+  return options;
 }
 
 /** A Firecrawl map body (v2 or v1) onto the native map request (MapRequestDto). */

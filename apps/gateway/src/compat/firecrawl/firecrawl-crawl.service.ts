@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { CRAWL_ID_PATTERN, TrawlError } from '@trawl/contracts';
+import { CRAWL_ID_PATTERN, CrawlPlanBodyDto, parseDto, TrawlError } from '@trawl/contracts';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { GatewayRedisService } from '../../redis/gateway-redis.service.js';
+import { withPlan } from '../crawl-plan.merger.js';
 import { NativeOperations } from '../native-operations.service.js';
 import { expiresAtOf } from './firecrawl-batch.mapper.js';
 import { FirecrawlBatchStore } from './firecrawl-batch.store.js';
 import {
+  crawlerOptionsOf,
   crawlStatusOf,
+  firecrawlPlanOptionsOf,
   mapLinksOf,
   toNativeCrawl,
   toNativeMap,
@@ -51,11 +54,56 @@ export class FirecrawlCrawlService {
     return req.principal?.id ?? '-';
   }
 
-  async start(input: unknown, req: AuthenticatedRequest): Promise<{ id: string; warning?: string }> {
-    const mapping = toNativeCrawl(bodyOf(input));
+  /**
+   * `/v{1,2}/crawl`. With `prompt` (ADR 0042), the crawl is planned first, as Firecrawl does: the plan's options in
+   * Firecrawl's names fill what the body leaves out (the caller's stand), then the whole body is translated; the answer
+   * carries `promptGeneratedOptions` and `finalCrawlerOptions`, and the plan's warnings join the crawl's.
+   */
+  async start(
+    input: unknown,
+    req: AuthenticatedRequest,
+  ): Promise<{
+    id: string;
+    warning?: string;
+    promptGeneratedOptions?: Record<string, unknown>;
+    finalCrawlerOptions?: Record<string, unknown>;
+  }> {
+    let body = bodyOf(input);
+    let planned: { options: Record<string, unknown>; warnings: string[] } | undefined;
+    if (body.prompt !== undefined && body.prompt !== null) {
+      const entireDomain = body.crawlEntireDomain === true || body.allowBackwardLinks === true;
+      const ask = parseDto(CrawlPlanBodyDto, { url: body.url, prompt: body.prompt });
+      const plan = await this.native.planCrawl(ask.url, ask.prompt, entireDomain ? 'host' : 'path', req);
+      planned = { options: firecrawlPlanOptionsOf(plan.options, body), warnings: plan.warnings };
+      body = withPlan(body, planned.options);
+    }
+    const mapping = toNativeCrawl(body);
+    const warnings = [...(planned?.warnings.map((w) => `prompt: ${w}`) ?? []), ...mapping.warnings];
     const { id } = await this.native.crawlStart(mapping.native, req);
-    await this.store.save({ id, owner: this.ownerOf(req), createdAt: Date.now(), warnings: mapping.warnings });
-    return { id, ...(mapping.warnings.length > 0 ? { warning: mapping.warnings.join('; ') } : {}) };
+    await this.store.save({ id, owner: this.ownerOf(req), createdAt: Date.now(), warnings });
+    return {
+      id,
+      ...(warnings.length > 0 ? { warning: warnings.join('; ') } : {}),
+      ...(planned ? { promptGeneratedOptions: planned.options, finalCrawlerOptions: crawlerOptionsOf(body) } : {}),
+    };
+  }
+
+  /**
+   * `/v2/crawl/params-preview` (the SDK's `crawlParamsPreview`): the options a crawl would take for the prompt, in
+   * Firecrawl's names, with the start URL; nothing is crawled. The scope told to the model is Firecrawl's default one
+   * (paths under the start URL's).
+   */
+  async preview(
+    input: unknown,
+    req: AuthenticatedRequest,
+  ): Promise<{ data: Record<string, unknown>; warning?: string }> {
+    const body = bodyOf(input);
+    const ask = parseDto(CrawlPlanBodyDto, { url: body.url, prompt: body.prompt });
+    const plan = await this.native.planCrawl(ask.url, ask.prompt, 'path', req);
+    return {
+      data: { url: ask.url, ...firecrawlPlanOptionsOf(plan.options) },
+      ...(plan.warnings.length > 0 ? { warning: plan.warnings.join('; ') } : {}),
+    };
   }
 
   /** A crawl id, or the answer an unknown one gets (Firecrawl's 404): another key's id is answered the same. */

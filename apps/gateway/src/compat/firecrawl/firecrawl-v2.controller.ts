@@ -79,8 +79,15 @@ export class FirecrawlV2Controller {
   @Post('crawl')
   @HttpCode(200)
   async startCrawl(@Body() body: unknown, @Req() req: AuthenticatedRequest) {
-    const { id, warning } = await this.crawls.start(body, req);
-    return { success: true, id, url: selfUrl(req, `/v2/crawl/${id}`), ...(warning ? { warning } : {}) };
+    const { id, warning, ...planned } = await this.crawls.start(body, req);
+    return { success: true, id, url: selfUrl(req, `/v2/crawl/${id}`), ...planned, ...(warning ? { warning } : {}) };
+  }
+
+  @Post('crawl/params-preview')
+  @HttpCode(200)
+  async crawlParamsPreview(@Body() body: unknown, @Req() req: AuthenticatedRequest) {
+    const { data, warning } = await this.crawls.preview(body, req);
+    return { success: true, data, ...(warning ? { warning } : {}) };
   }
 
   @Get('crawl/active')

@@ -174,7 +174,6 @@ export const CRAWL_OPTIONS: Readonly<Record<string, OptionRule>> = {
   regexOnFullURL: { kind: 'unsupported', why: 'Trawl matches the paths patterns against path and query', asks: isTrue },
   robotsUserAgent: { kind: 'unsupported', why: 'Trawl reads robots.txt for its own agent (CRAWL_ROBOTS_AGENT)' },
   ignoreRobotsTxt: { kind: 'unsupported', why: 'Trawl always obeys robots.txt', asks: isTrue },
-  prompt: { kind: 'unsupported', why: 'Trawl does no LLM crawl planning', asks: given },
   zeroDataRetention: SCRAPE_OPTIONS.zeroDataRetention,
   origin: { kind: 'inert' },
   integration: { kind: 'inert' },

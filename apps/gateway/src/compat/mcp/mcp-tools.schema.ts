@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CRAWL_PLAN_LIMITS } from '@trawl/contracts';
 
 /**
  * The MCP tools' input and output schemas (zod, as the MCP SDK publishes them to clients as JSON Schema). Inputs use
@@ -175,6 +176,15 @@ const crawlStatus = {
 
 export const CRAWL_INPUT = {
   url: z.string().describe('Where the crawl starts (http or https); its site is the scope.'),
+  prompt: z
+    .string()
+    .min(1)
+    .max(CRAWL_PLAN_LIMITS.maxPromptChars)
+    .optional()
+    .describe(
+      'What to crawl, in words: a language model shown the site’s map chooses the options left out here ' +
+        '(the server needs one configured).',
+    ),
   limit: z.number().int().min(1).optional().describe('Most pages crawled (100 by default).'),
   maxDiscoveryDepth: z.number().int().min(0).optional().describe('Most link hops from the start URL.'),
   includePaths: z.array(z.string()).optional().describe('Path regexes a page must match one of.'),

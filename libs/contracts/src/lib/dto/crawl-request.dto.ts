@@ -7,13 +7,17 @@ import {
   IsIn,
   IsInt,
   IsOptional,
+  IsString,
   Max,
+  MaxLength,
   Min,
+  MinLength,
   Validate,
   ValidateNested,
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
+import { CRAWL_PLAN_LIMITS } from '../crawl-plan.schema.js';
 import { IsHttpUrl } from './http-url.validator.js';
 import { IsScrapeFormats } from './scrape-actions.validator.js';
 import { SCREENSHOT_FORMATS, type ScreenshotFormat } from './scrape-browser.types.js';
@@ -167,6 +171,19 @@ export class CrawlRequestDto {
   })
   @IsHttpUrl()
   url!: string;
+
+  @ApiPropertyOptional({
+    description:
+      'What to crawl, in words (ADR 0042): a language model (extractor-scrape’s LLM_BASE_URL) shown the site’s map ' +
+      'chooses the scope and size options this body leaves out; the options given here win. The answer’s `plan` ' +
+      'says what it chose. Refused with 400 when no model is configured.',
+    maxLength: CRAWL_PLAN_LIMITS.maxPromptChars,
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(CRAWL_PLAN_LIMITS.maxPromptChars)
+  prompt?: string;
 
   @ApiPropertyOptional({ description: 'Most pages crawled.', default: CRAWL_LIMITS.defaultLimit })
   @IsInt()

@@ -1,0 +1,17 @@
+import { Controller, UseFilters } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { CrawlPlanRequestDto, SUBJECTS, type CrawlPlan } from '@trawl/contracts';
+import { ServesSubject, WireErrorFilter } from '@trawl/messaging';
+import { CrawlPlanner } from './crawl-planner.service.js';
+
+/** Serves SUBJECTS.crawlPlan (POST /crawl/plan, POST /crawl with `prompt`) in the extractor-scrape queue group. */
+@Controller()
+@UseFilters(WireErrorFilter)
+export class CrawlPlanController {
+  constructor(private readonly planner: CrawlPlanner) {}
+
+  @ServesSubject(SUBJECTS.crawlPlan)
+  plan(@Payload() req: CrawlPlanRequestDto): Promise<CrawlPlan> {
+    return this.planner.plan(req);
+  }
+}
