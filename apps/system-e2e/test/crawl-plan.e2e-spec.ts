@@ -1,5 +1,8 @@
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Firecrawl from '@mendable/firecrawl-js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { TrawlClient } from '@trawl/client';
 import {
   eventually,
@@ -10,7 +13,7 @@ import {
   type StubChatRequest,
   type StubReply,
 } from '@trawl/testing';
-import { API_KEY, callApi, startStack, type Stack } from './support/stack.js';
+import { API_KEY, callApi, startStack, WORKSPACE_ROOT, type Stack } from './support/stack.js';
 
 /** What the stub's model plans for "only the docs": a scope, a size, a depth, and an option a plan may not set. */
 const DOCS_PLAN = { includePaths: ['^/docs/'], limit: 7, maxDepth: 1, crawlEntireDomain: true };
@@ -184,6 +187,43 @@ describe('crawls planned from a prompt, against a stub of the chat-completions A
       expect(status.total).toBe(2);
       expect(status.data.map((d) => d.metadata?.title)).toEqual([expect.stringMatching(/^Doc [123]$/)]);
     });
+
+    it('firecrawl-mcp 3.26.0’s firecrawl_crawl with a prompt, over stdio: the planned pages only', async () => {
+      const client = new Client({ name: 'system-e2e-crawl-plan', version: '1.0.0' });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [resolve(WORKSPACE_ROOT, 'node_modules/firecrawl-mcp/dist/index.js')],
+          env: {
+            PATH: process.env.PATH ?? '',
+            FIRECRAWL_API_URL: new URL(stack.baseUrl).origin,
+            FIRECRAWL_API_KEY: API_KEY,
+          },
+          stderr: 'pipe',
+        }),
+      );
+      try {
+        const res = await client.callTool(
+          { name: 'firecrawl_crawl', arguments: { url: `${site.url}/`, prompt: 'only the docs' } },
+          undefined,
+          { timeout: 120_000 },
+        );
+        expect({ isError: res.isError ?? false, content: res.isError ? res.content : null }).toEqual({
+          isError: false,
+          content: null,
+        });
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tool's JSON answer
+        const crawled: any = res.structuredContent ?? JSON.parse((res.content as { text: string }[])[0].text);
+        expect(crawled.status).toBe('completed');
+        expect(crawled.data.map((d: { metadata: { title: string } }) => d.metadata.title).sort()).toEqual([
+          'Doc 1',
+          'Doc 2',
+          'Doc 3',
+        ]);
+      } finally {
+        await client.close();
+      }
+    }, 150_000);
 
     it('a plan the model got wrong is Firecrawl’s error shape', async () => {
       await expect(firecrawl().crawlParamsPreview(`${site.url}/`, 'broken')).rejects.toThrow(
