@@ -40,6 +40,9 @@ describe('MCP server (in-process gateway, real NATS, MCP SDK client)', () => {
     metadata: { title: 'MCP page', url, engine: 'http', contentType: 'text/html' },
   });
 
+  /** Every crawl plan and crawl start the stand-ins received, in order. */
+  const plans: Record<string, unknown>[] = [];
+  const crawlStarts: Record<string, unknown>[] = [];
   /** Every scrape request the stand-in extractor received, in order. */
   const scrapes: Record<string, unknown>[] = [];
   /** A 1×1 PNG, as the browser engine answers a screenshot: a data URL. */
@@ -141,6 +144,32 @@ describe('MCP server (in-process gateway, real NATS, MCP SDK client)', () => {
       }
       return task.record;
     });
+    // task-service's map and crawl and extractor-scrape's planner, for a crawl planned from a prompt (ADR 0042).
+    serveSubject(nc, SUBJECTS.mapSite, (data) => {
+      const { url } = (data as { request: { url: string } }).request;
+      return { links: ['', 'docs/a', 'docs/b', 'blog/c'].map((p) => ({ url: new URL(p, url).href })) };
+    });
+    serveSubject(nc, SUBJECTS.crawlPlan, (data) => {
+      plans.push(data as Record<string, unknown>);
+      return {
+        url: (data as { url: string }).url,
+        options: { includePaths: ['^/docs/'], limit: 20, delay: 500 },
+        warnings: ['maxConcurrency: not an option a crawl plan sets; ignored'],
+      };
+    });
+    serveSubject(nc, SUBJECTS.crawlStart, (data) => {
+      crawlStarts.push(data as Record<string, unknown>);
+      return { id: 'c'.repeat(32) };
+    });
+    serveSubject(nc, SUBJECTS.crawlGet, (data) => ({
+      id: (data as { id: string }).id,
+      status: 'completed',
+      total: 0,
+      completed: 0,
+      documents: 0,
+      data: [],
+      cursor: null,
+    }));
     await nc.flush();
     const env = loadEnv(GatewayEnv, { NATS_URL: nats.url, API_KEYS: `${KEY},mcp-key-b` });
     app = await createGatewayApp(env, { logger: false, swaggerUi: false });
@@ -183,6 +212,35 @@ describe('MCP server (in-process gateway, real NATS, MCP SDK client)', () => {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
     }
+  });
+
+  it('crawl with a prompt: planned from the site’s map, the plan merged under the caller’s options, Firecrawl’s scope', async () => {
+    const res = await client.callTool({
+      name: 'crawl',
+      arguments: { url: 'http://127.0.0.1:9/', prompt: 'only the docs', limit: 5 },
+    });
+    expect(res.isError).toBeFalsy();
+    // The planner was asked with the map's URLs, Firecrawl's default scope and the caller's key.
+    expect(plans.at(-1)).toEqual({
+      url: 'http://127.0.0.1:9/',
+      prompt: 'only the docs',
+      scope: 'path',
+      siteUrls: [
+        'http://127.0.0.1:9/',
+        'http://127.0.0.1:9/docs/a',
+        'http://127.0.0.1:9/docs/b',
+        'http://127.0.0.1:9/blog/c',
+      ],
+      apiKeyId: expect.any(String),
+    });
+    // task-service was asked for a crawl on options: the plan's, the caller's limit kept, Firecrawl's delay in seconds
+    // back to ms, no prompt.
+    const { request } = crawlStarts.at(-1) as { request: Record<string, unknown> };
+    expect(request).toMatchObject({ url: 'http://127.0.0.1:9/', includePaths: ['^/docs/'], limit: 5, delay: 500 });
+    expect(request.prompt).toBeUndefined();
+    expect((res.structuredContent as Structured).warning).toContain(
+      'prompt: maxConcurrency: not an option a crawl plan sets; ignored',
+    );
   });
 
   it('scrape: markdown as text and the document as structuredContent', async () => {
