@@ -41,7 +41,7 @@ import { ResultCacheService } from '../cache/result-cache.service.js';
 import type { AuthenticatedRequest } from '../auth/api-key.guard.js';
 import { KeyConcurrency } from '../limits/key-concurrency.service.js';
 import { RawJson } from '../validation/raw-json.serializer.js';
-import { withPlan } from './crawl-plan.merger.js';
+import { withPlan } from './crawl-plan.policy.js';
 
 /** A batch submission of one kind: the kind and its validated request. */
 type BatchSubmission =

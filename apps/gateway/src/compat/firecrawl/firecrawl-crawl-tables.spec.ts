@@ -8,7 +8,7 @@ import {
   type CrawlStatusReply,
 } from '@trawl/contracts';
 import { CRAWL_OPTIONS, CRAWL_STATES, MAP_OPTIONS } from './firecrawl.constants.js';
-import { withPlan } from '../crawl-plan.merger.js';
+import { withPlan } from '../crawl-plan.policy.js';
 import {
   crawlerOptionsOf,
   crawlPageRefOf,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CRAWL_ID_PATTERN, CrawlPlanBodyDto, parseDto, TrawlError } from '@trawl/contracts';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard.js';
 import { GatewayRedisService } from '../../redis/gateway-redis.service.js';
-import { withPlan } from '../crawl-plan.merger.js';
+import { withPlan } from '../crawl-plan.policy.js';
 import { NativeOperations } from '../native-operations.service.js';
 import { expiresAtOf } from './firecrawl-batch.mapper.js';
 import { FirecrawlBatchStore } from './firecrawl-batch.store.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { withPlan } from './crawl-plan.merger.js';
+import { withPlan } from './crawl-plan.policy.js';
 
 describe('withPlan', () => {
   it('fills what the caller left out and keeps what the caller gave, the prompt taken off', () => {
