@@ -21,7 +21,8 @@ const RETRYABLE = (status: number) => status === 408 || status === 429 || status
  * POSTs one request to `<LLM_BASE_URL>/chat/completions` (ADR 0029). The URL is operator configuration, so it is not
  * SSRF-guarded (a model served on loopback is allowed); no caller's input reaches the URL or the headers. Like the
  * webhook sender (ADR 0007) it is not a page fetch: no redirects, one capped read. Failures are LLM_UNAVAILABLE
- * (retryable for 408/429/5xx and the network) or UPSTREAM_TIMEOUT when the scrape's own deadline ran out first.
+ * (retryable for 408/429/5xx and the network) or UPSTREAM_TIMEOUT when the caller's own deadline (the scrape's
+ * timeout, a crawl plan's) ran out first.
  */
 export class ChatCompletionsClient {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
@@ -38,7 +39,7 @@ export class ChatCompletionsClient {
     onSpend?: (spend: LlmTokenSpend) => Promise<void>,
   ): Promise<ChatAnswer> {
     const left = deadline - Date.now();
-    if (left <= 0) throw new TrawlError('UPSTREAM_TIMEOUT', 'the scrape ran out of time before the model was asked');
+    if (left <= 0) throw new TrawlError('UPSTREAM_TIMEOUT', 'the request ran out of time before the model was asked');
     const byDeadline = left < this.settings.timeoutMs;
     const ms = byDeadline ? left : this.settings.timeoutMs;
     const signal = AbortSignal.timeout(ms);
@@ -62,7 +63,7 @@ export class ChatCompletionsClient {
       if (e instanceof TrawlError) throw e;
       const timedOut = signal.aborted;
       if (timedOut && byDeadline)
-        throw new TrawlError('UPSTREAM_TIMEOUT', 'the scrape’s timeout ran out while the model was answering');
+        throw new TrawlError('UPSTREAM_TIMEOUT', 'the request’s time ran out while the model was answering');
       throw new TrawlError(
         'LLM_UNAVAILABLE',
         timedOut
