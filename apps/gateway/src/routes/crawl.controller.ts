@@ -49,10 +49,10 @@ export class CrawlController {
     'Start a crawl',
     'Answers the crawl’s id at once; its pages are scraped by the fleet within the scope asked for, robots.txt obeyed.',
   )
-  crawl(@Body() body: CrawlRequestDto, @Req() req: AuthenticatedRequest): Promise<CrawlStartReply> {
-    // NativeOperations validates the body as sent again (the peers' routes give it plain objects; crawls are few):
-    // with a prompt, what the caller gave, before defaults, is what the plan may not change (ADR 0042).
-    void body;
+  crawl(@Body() _validated: CrawlRequestDto, @Req() req: AuthenticatedRequest): Promise<CrawlStartReply> {
+    // The pipe has checked the body (and documents it); NativeOperations takes it as sent, before defaults, and checks
+    // it again (the peers' routes give it plain objects; crawls are few): with a prompt, what the caller gave is what
+    // the plan may not change (ADR 0042).
     return this.operations.crawlStart(req.body as Record<string, unknown>, req);
   }
 
