@@ -153,6 +153,32 @@ describe('TaskIdempotency claim (real Redis)', () => {
     expect(await retry).toEqual(reply);
     expect(submissions).toBe(1);
   });
+
+  it('a claim whose reply was lost and that the client sent again is still its own: it submits at once', async () => {
+    // ioredis re-sends a command whose reply a failover lost; the SET had been applied, so the second one finds the
+    // claim it made. Here the SET with NX is applied, then sent again, and only the second answer (null) is seen.
+    const resent = new Proxy(redis, {
+      get(target, prop, receiver) {
+        if (prop !== 'set') return Reflect.get(target, prop, receiver) as unknown;
+        return async (...args: Parameters<Redis['set']>) => {
+          await (target.set as (...a: unknown[]) => Promise<unknown>)(...args);
+          return (target.set as (...a: unknown[]) => Promise<unknown>)(...args);
+        };
+      },
+    });
+    const idempotency = new TaskIdempotency(resent, { windowMs: 60_000, claimMs: 60_000, waitMs: 2_000, pollMs: 20 });
+    const reply = { kind: 'url', jobs: [] } as unknown as TaskSubmitReply;
+    let submissions = 0;
+    // Read as another request's claim, the call would wait for itself and answer IDEMPOTENCY_KEY_IN_PROGRESS.
+    const answer = await idempotency.run('key-a', 'idem-resent', 'fp', async () => {
+      submissions += 1;
+      return reply;
+    });
+    expect(answer).toBe(reply);
+    expect(submissions).toBe(1);
+    // A replay gets the stored reply and submits nothing.
+    expect(await idempotency.run('key-a', 'idem-resent', 'fp', async () => reply)).toEqual(reply);
+  });
 });
 
 describe('TaskIdempotency stored replies (real Redis)', () => {

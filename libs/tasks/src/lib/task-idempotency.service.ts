@@ -97,8 +97,14 @@ export class TaskIdempotency {
     const key = this.redisKey(apiKeyId, idempotencyKey);
     const deadline = Date.now() + this.options.waitMs;
     for (;;) {
-      const claim = JSON.stringify({ state: 'pending', fingerprint, token: randomUUID() } satisfies IdempotencyRecord);
-      if ((await this.redis.set(key, claim, 'PX', this.options.claimMs, 'NX')) === 'OK') {
+      const token = randomUUID();
+      const claim = JSON.stringify({ state: 'pending', fingerprint, token } satisfies IdempotencyRecord);
+      const set = await this.redis.set(key, claim, 'PX', this.options.claimMs, 'NX');
+      // A SET whose reply was lost (a failover) is sent again by the client and finds the claim it made itself: that
+      // claim is ours. Read as another request's, this one would wait for itself and answer IN_PROGRESS for a minute.
+      const raw = set === 'OK' ? null : await this.redis.get(key);
+      const record = raw === null ? undefined : (JSON.parse(raw) as IdempotencyRecord);
+      if (set === 'OK' || (record?.state === 'pending' && record.token === token)) {
         let reply: TaskSubmitReply;
         // A slow submission (a 10,000-URL batch on a busy Redis) must not outlive its claim: a retry would submit again.
         const renewal = setInterval(
@@ -117,9 +123,7 @@ export class TaskIdempotency {
         await this.redis.set(key, JSON.stringify(done), 'PX', this.options.windowMs);
         return reply;
       }
-      const raw = await this.redis.get(key);
-      if (raw === null) continue; // the first submission failed and released the key: claim it now
-      const record = JSON.parse(raw) as IdempotencyRecord;
+      if (record === undefined) continue; // the first submission failed and released the key: claim it now
       if (record.fingerprint !== fingerprint) {
         throw new TrawlError(
           'IDEMPOTENCY_KEY_REUSED',
