@@ -56,8 +56,12 @@ describe('task-service behind Sentinel: workers take jobs again after a failover
       SSRF_ALLOW_HOSTS: '127.0.0.1',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       TASK_SHUTDOWN_GRACE_MS: '100',
-      // Short locks, so that a job whose worker lost Redis during the failover stalls and is taken back.
-      TASK_LOCK_DURATION_MS: '1000',
+      // Short locks, so that a job whose worker lost Redis during the failover stalls and is taken back soon; but
+      // longer than a reconnect: a client waits at least 1 s before it tries again (redisRetryDelay), and Sentinel
+      // drops the clients that reached the promoted replica early once more when it reconfigures it. A lock shorter
+      // than that lapses under a job taken just before that drop, which then runs twice (at least once: its outcome
+      // is still published once).
+      TASK_LOCK_DURATION_MS: '5000',
       TASK_STALLED_INTERVAL_MS: '1000',
       // Any stall for another cause would fail the job at once: a stall the outage caused must not count.
       TASK_MAX_STALLED_COUNT: '0',
@@ -73,8 +77,13 @@ describe('task-service behind Sentinel: workers take jobs again after a failover
     await group?.stop();
   });
 
-  /** Submits one scrape task, retrying while the call is refused (during a failover it answers 503). */
+  /**
+   * Submits one scrape task, retrying while the call is refused (during a failover it answers 503) or unanswered, as
+   * a careful client does: with an Idempotency-Key, so that a submission that was made but answered too late for the
+   * client is not made a second time by the retry (README, "Accepted means replicated").
+   */
   async function submit(url: string): Promise<string> {
+    const idempotencyKey = `failover-${url}`;
     const reply = await eventually(
       () =>
         client
@@ -83,6 +92,7 @@ describe('task-service behind Sentinel: workers take jobs again after a failover
             {
               kind: 'url',
               request: { urls: [url], webhook: 'http://127.0.0.1:9/hook', type: 'scrape', timeout: 25_000 },
+              idempotencyKey,
             },
             { timeoutMs: 10_000 },
           )
