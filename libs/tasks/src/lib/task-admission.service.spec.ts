@@ -13,7 +13,7 @@ import {
 } from './task-admission.service.js';
 import { childJobId } from './task-job-id.util.js';
 import { TaskQueues } from './task-queues.service.js';
-import { outstandingSetKey, prefixOfJobId } from './task-redis-keys.constants.js';
+import { admissionLockKey, outstandingSetKey, prefixOfJobId } from './task-redis-keys.constants.js';
 
 import { TaskSubmitter } from './task-submitter.service.js';
 
@@ -221,6 +221,36 @@ describe('TaskAdmission: per-key cap and fair priorities (real Redis)', () => {
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(await submitter.admission.outstanding('racing')).toBe(9);
+  });
+
+  it("admits one key's submissions one at a time across replicas too (the key's lock in Redis): the cap holds", async () => {
+    // Five task-service replicas: each its own queues, connections and in-process chain, one Redis.
+    const replicas = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const q = new TaskQueues({ topology: standaloneRedisTopology(redis.url) });
+        return { q, s: new TaskSubmitter(q, async () => undefined, undefined, { maxOutstandingPerKey: 10 }) };
+      }),
+    );
+    try {
+      const results = await Promise.allSettled(
+        replicas.map(({ s }, i) => submitOverWire(s, urlBatch('racing-fleet', 3, `f${i}`))),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled').length).toBe(3);
+      for (const r of results.filter((r) => r.status === 'rejected'))
+        expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(await submitter.admission.outstanding('racing-fleet')).toBe(9);
+      // Positions stay the key's own: each admitted batch continued the count of the one before it.
+      const priorities = results
+        .flatMap((r) => (r.status === 'fulfilled' ? r.value.jobs.map((j) => j.priority) : []))
+        .sort((a, b) => a - b);
+      expect(priorities).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      // Every lock was given back: the key's next submission waits for nobody.
+      const connection = new Redis(redis.url);
+      expect(await connection.exists(admissionLockKey('racing-fleet'))).toBe(0);
+      connection.disconnect();
+    } finally {
+      await Promise.all(replicas.map(({ q }) => q.close()));
+    }
   });
 
   it("clamps priorities to BullMQ's range", () => {

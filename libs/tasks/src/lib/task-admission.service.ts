@@ -3,8 +3,11 @@ import { QUEUES, queuePrefix, TrawlError, type KeyQueueJobs, type QueueName } fr
 import type { RedisClient } from '@trawl/redis';
 import { childJobId } from './task-job-id.util.js';
 import type { TaskJobData } from './task-job-data.types.js';
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import {
   activeListKey,
+  admissionLockKey,
   LAST_SUCCESS_TTL_MS,
   lastSuccessKey,
   outstandingSetKey,
@@ -42,6 +45,21 @@ function bySetKey(apiKeyId: string | undefined, ids: string[]): Map<string, stri
 
 /** Most running jobs of one queue read to count a key's (`TaskAdmission.status`): far more than a fleet runs. */
 const MAX_ACTIVE_READ = 10_000;
+
+/**
+ * How long a key's admission lock lasts unless its holder releases it first, ms: far longer than a cap check and a
+ * 10,000-job insert take, short enough that a replica that died holding it delays the key's next submission little.
+ */
+export const ADMISSION_LOCK_MS = 10_000;
+
+/**
+ * Longest a submission waits for another replica's admission of the same key, ms; past it, it is admitted without the
+ * lock (serialised in its own process only, as before the lock): the lock narrows the race, it never refuses work.
+ */
+export const ADMISSION_LOCK_WAIT_MS = 10_000;
+
+/** Deletes the lock only if it still holds the caller's token (one that lapsed and was taken again is left alone). */
+const RELEASE_LOCK_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
 
 /** Ids per Redis command when a key's set is changed by many (a 10,000-query batch). */
 const IDS_PER_COMMAND = 1000;
@@ -117,12 +135,16 @@ export function clampPriority(ordinal: number): number {
  * settles); removal is idempotent, so a re-published outcome does not count twice. So the cap bounds what one key
  * holds unfinished in the task Redis (which must not evict): at most `cap` jobs of a bounded size each.
  *
- * The cap check (SCARD) and the insert are two steps: concurrent submissions of one key may together pass the cap by
- * at most what they add. Within one process they are serialised per key, so only submissions to different
- * task-service replicas at the same instant can do that.
+ * The cap check (SCARD) and the insert are two steps, so one key's submissions are admitted one at a time: within a
+ * process by a chain per key, across task-service replicas by the key's admission lock in Redis (`admissionLockKey`,
+ * SET NX with a token, released by a script that checks it). The sets live in one slot per queue prefix, so no single
+ * script could check and insert across them. A lock held longer than ADMISSION_LOCK_WAIT_MS (its holder stuck, Redis
+ * slow) is waited out no longer: the submission is then admitted under its process's chain alone, and concurrent
+ * submissions of one key may again pass the cap by at most what they add.
  */
 export class TaskAdmission {
   private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly logger = new Logger('TaskAdmission');
 
   constructor(
     private readonly redis: RedisClient,
@@ -156,7 +178,8 @@ export class TaskAdmission {
     insert: (firstPriority: number, track: (multi: IRedisTransaction, ids: string[]) => void) => Promise<T>,
   ): Promise<T> {
     const bucket = apiKeyId || NO_KEY;
-    const run = async (): Promise<T> => {
+    const run = (): Promise<T> => this.underKeyLock(apiKeyId, admitted);
+    const admitted = async (): Promise<T> => {
       const limit = cap ?? this.defaultCap;
       let outstanding = await this.outstanding(apiKeyId);
       // Before refusing, drop what no longer counts (a job removed by hand, a release lost to a Redis error).
@@ -183,6 +206,41 @@ export class TaskAdmission {
       if (this.chains.get(bucket) === tail) this.chains.delete(bucket);
     });
     return next;
+  }
+
+  /**
+   * Runs `work` holding the key's admission lock, so that no other replica admits a submission of the key meanwhile.
+   * Waits for another holder up to ADMISSION_LOCK_WAIT_MS (short pauses, growing to 100 ms), then runs without it.
+   */
+  private async underKeyLock<T>(apiKeyId: string | undefined, work: () => Promise<T>): Promise<T> {
+    const key = admissionLockKey(apiKeyId);
+    const token = randomUUID();
+    // Taken, or already ours: a SET whose reply was lost when Redis failed over is sent again on the new connection
+    // and finds the caller's own token.
+    const take = async () =>
+      (await this.redis.set(key, token, 'PX', ADMISSION_LOCK_MS, 'NX')) === 'OK' ||
+      (await this.redis.get(key)) === token;
+    const until = Date.now() + ADMISSION_LOCK_WAIT_MS;
+    let pause = 5;
+    let held = await take();
+    while (!held && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, pause + Math.random() * pause));
+      pause = Math.min(pause * 2, 100);
+      held = await take();
+    }
+    if (!held) {
+      this.logger.warn(
+        `admission lock of key ${apiKeyId || NO_KEY} still held after ${ADMISSION_LOCK_WAIT_MS} ms; admitting without it`,
+      );
+    }
+    try {
+      return await work();
+    } finally {
+      if (held) {
+        // A failed release leaves the lock to lapse (ADMISSION_LOCK_MS); the submission's outcome stands.
+        await this.redis.eval(RELEASE_LOCK_SCRIPT, 1, key, token).catch(() => undefined);
+      }
+    }
   }
 
   /**

@@ -32,6 +32,15 @@ export function lastSuccessKey(prefix: string, apiKeyId: string | undefined): st
   return `${prefix}:lastsuccess:${apiKeyId || NO_KEY}`;
 }
 
+/**
+ * A key's admission lock (`<first prefix>:admitting:<key id>`): held by the task-service replica admitting a
+ * submission of that key, from its cap check to its insert, so that replicas admit one key's submissions one at a time
+ * (TaskAdmission). Its value is the holder's token; it lapses on its own (ADMISSION_LOCK_MS).
+ */
+export function admissionLockKey(apiKeyId: string | undefined): string {
+  return `${QUEUE_PREFIXES[0]}:admitting:${apiKeyId || NO_KEY}`;
+}
+
 /** How long a key's last success is kept after it: a key idle that long reads as never having succeeded. */
 export const LAST_SUCCESS_TTL_MS = 30 * 24 * 3600 * 1000;
 
