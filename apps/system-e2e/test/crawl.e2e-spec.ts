@@ -205,7 +205,8 @@ describe('crawl and map across the fleet (processes, real Redis, NATS and Chromi
         expect(res.body.data).toMatchObject({ error: 'VALIDATION_FAILED', field: 'prompt' });
         expect(res.body.message).toContain('needs a language model, and none is configured');
       }
-      // The plan mapped the site (ADR 0042) before the model was found missing; no crawl of it was recorded.
+      // Refused before the site was mapped (ADR 0042: the planner is asked first), and no crawl of it was recorded.
+      expect(site.requests).toEqual([]);
       const active = await callApi(stack, 'GET', '/crawl/active');
       expect(active.body.data.crawls.filter((c: { url: string }) => c.url.startsWith(site.url))).toEqual([]);
     } finally {

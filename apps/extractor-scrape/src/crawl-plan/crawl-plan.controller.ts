@@ -1,10 +1,19 @@
 import { Controller, UseFilters } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { CrawlPlanRequestDto, SUBJECTS, type CrawlPlan } from '@trawl/contracts';
+import {
+  CrawlPlanReadyRequestDto,
+  CrawlPlanRequestDto,
+  SUBJECTS,
+  type CrawlPlan,
+  type CrawlPlanReady,
+} from '@trawl/contracts';
 import { ServesSubject, WireErrorFilter } from '@trawl/messaging';
 import { CrawlPlanner } from './crawl-planner.service.js';
 
-/** Serves SUBJECTS.crawlPlan (POST /crawl/plan, POST /crawl with `prompt`) in the extractor-scrape queue group. */
+/**
+ * Serves SUBJECTS.crawlPlan (POST /crawl/plan, POST /crawl with `prompt`) and SUBJECTS.crawlPlanReady (asked before the
+ * gateway maps the site for a plan) in the extractor-scrape queue group.
+ */
 @Controller()
 @UseFilters(WireErrorFilter)
 export class CrawlPlanController {
@@ -13,5 +22,10 @@ export class CrawlPlanController {
   @ServesSubject(SUBJECTS.crawlPlan)
   plan(@Payload() req: CrawlPlanRequestDto): Promise<CrawlPlan> {
     return this.planner.plan(req);
+  }
+
+  @ServesSubject(SUBJECTS.crawlPlanReady)
+  ready(@Payload() req: CrawlPlanReadyRequestDto): Promise<CrawlPlanReady> {
+    return this.planner.ready(req.apiKeyId);
   }
 }

@@ -142,4 +142,29 @@ describe('CrawlPlanner against a local stub of the chat-completions API', () => 
       await planner.close();
     }
   });
+
+  it('answers whether it would plan for a key now, asking the model nothing: no model, a spent budget, ready', async () => {
+    const before = stub.chats.length;
+    const none = await failure(new CrawlPlanner(undefined).ready('key-a'));
+    expect(none.code).toBe('VALIDATION_FAILED');
+    expect(none.field).toBe('prompt');
+    let left: number | null = 0;
+    const asked: string[] = [];
+    const ledger = new TokenLedger({
+      usage: async (key) => (asked.push(key), usage(left)),
+      record: async () => undefined,
+    });
+    const planner = new CrawlPlanner(settings, ledger);
+    try {
+      expect((await failure(planner.ready('key-a'))).code).toBe('LLM_BUDGET_EXHAUSTED');
+      left = 10;
+      expect(await planner.ready('key-a')).toEqual({ ready: true });
+      // No key (the gateway without authentication): no budget to read.
+      expect(await planner.ready(undefined)).toEqual({ ready: true });
+      expect(asked).toEqual(['key-a', 'key-a']);
+      expect(stub.chats.length).toBe(before);
+    } finally {
+      await planner.close();
+    }
+  });
 });

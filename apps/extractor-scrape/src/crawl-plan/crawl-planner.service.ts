@@ -1,4 +1,10 @@
-import { CRAWL_PLAN_LIMITS, TrawlError, type CrawlPlan, type CrawlPlanRequestDto } from '@trawl/contracts';
+import {
+  CRAWL_PLAN_LIMITS,
+  TrawlError,
+  type CrawlPlan,
+  type CrawlPlanReady,
+  type CrawlPlanRequestDto,
+} from '@trawl/contracts';
 import { ChatCompletionsClient } from '../llm/chat-completions.client.js';
 import { jsonObjectOf } from '../llm/llm-answer.validator.js';
 import type { LlmSettings } from '../llm/llm.settings.js';
@@ -32,16 +38,19 @@ export class CrawlPlanner {
     if (settings) this.client = new ChatCompletionsClient(settings);
   }
 
+  /**
+   * Whether a plan for `tenant` would be taken now: a model configured and the key's tokens not spent. The gateway asks
+   * before it maps the site, so a plan refused here costs no map; `plan` checks the same again.
+   */
+  async ready(tenant: string | undefined): Promise<CrawlPlanReady> {
+    this.model();
+    if (this.ledger && tenant !== undefined) await this.ledger.admit(tenant, PLAN_USE);
+    return { ready: true };
+  }
+
   async plan(req: CrawlPlanRequestDto): Promise<CrawlPlan> {
-    const { settings, client, ledger } = this;
-    if (!settings || !client) {
-      throw new TrawlError(
-        'VALIDATION_FAILED',
-        'prompt: planning a crawl from a prompt needs a language model, and none is configured on this service ' +
-          '(LLM_BASE_URL and LLM_MODEL of extractor-scrape); give the crawl’s options instead',
-        { field: 'prompt' },
-      );
-    }
+    const { settings, client } = this.model();
+    const ledger = this.ledger;
     const deadline = Date.now() + CRAWL_PLAN_LIMITS.deadlineMs - REPLY_MARGIN_MS;
     const tenant = req.apiKeyId;
     if (ledger && tenant !== undefined) await ledger.admit(tenant, PLAN_USE);
@@ -58,6 +67,20 @@ export class CrawlPlanner {
         ? [`${cut} of the site's URLs were not shown to the model (LLM_MAX_INPUT_CHARS)`, ...read.warnings]
         : read.warnings;
     return { url: req.url, options: read.options, warnings };
+  }
+
+  /** The model's settings and client; VALIDATION_FAILED on `prompt` where none is configured. */
+  private model(): { settings: LlmSettings; client: ChatCompletionsClient } {
+    const { settings, client } = this;
+    if (!settings || !client) {
+      throw new TrawlError(
+        'VALIDATION_FAILED',
+        'prompt: planning a crawl from a prompt needs a language model, and none is configured on this service ' +
+          '(LLM_BASE_URL and LLM_MODEL of extractor-scrape); give the crawl’s options instead',
+        { field: 'prompt' },
+      );
+    }
+    return { settings, client };
   }
 
   async close(): Promise<void> {

@@ -21,6 +21,7 @@ import {
   type CrawlErrorsResult,
   type CrawlPlan,
   type CrawlPlanScope,
+  type ErrorCode,
   type CrawlStartReply,
   type CrawlStatusReply,
   type ExtractRecordByType,
@@ -76,6 +77,10 @@ const CRAWL_START_DEADLINE_MS = 10_000;
 const CRAWL_STATUS_DEADLINE_MS = 15_000;
 const CRAWL_CANCEL_DEADLINE_MS = 10_000;
 const MAP_REPLY_MARGIN_MS = 2_000;
+/** The planner's answer to whether it would plan now (a configuration and a budget read): short. */
+const CRAWL_PLAN_READY_DEADLINE_MS = 5_000;
+/** The planner's refusals of a plan, met before the site is mapped (`plannerReady`). */
+const PLANNER_REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['VALIDATION_FAILED', 'LLM_BUDGET_EXHAUSTED']);
 
 /**
  * The native operations, as the peers' routes call them: the same DTO validation (defaults, bounds, URL rules), the
@@ -273,6 +278,7 @@ export class NativeOperations {
    */
   async planCrawl(url: string, prompt: string, scope: CrawlPlanScope, req: AuthenticatedRequest): Promise<CrawlPlan> {
     const apiKeyId = req.principal?.id;
+    await this.plannerReady(apiKeyId);
     const { links, warning } = await this.siteSample(url, req);
     const plan = await this.messaging.send(
       SUBJECTS.crawlPlan,
@@ -280,6 +286,22 @@ export class NativeOperations {
       { timeoutMs: CRAWL_PLAN_LIMITS.deadlineMs },
     );
     return warning ? { ...plan, warnings: [warning, ...plan.warnings] } : plan;
+  }
+
+  /**
+   * Asks extractor-scrape whether it would plan for this key now, before the site is mapped: a plan it would refuse (no
+   * model configured, the key's tokens spent) is refused at once, with its own error, and costs the site nothing.
+   * Any other failure of the question (a replica of an older version that does not serve it, a timeout) is left to
+   * the plan itself to meet.
+   */
+  private async plannerReady(apiKeyId: string | undefined): Promise<void> {
+    try {
+      await this.messaging.send(SUBJECTS.crawlPlanReady, apiKeyId !== undefined ? { apiKeyId } : {}, {
+        timeoutMs: CRAWL_PLAN_READY_DEADLINE_MS,
+      });
+    } catch (e) {
+      if (e instanceof TrawlError && PLANNER_REFUSALS.has(e.code)) throw e;
+    }
   }
 
   /** The site's first URLs for a plan, or none and why. */

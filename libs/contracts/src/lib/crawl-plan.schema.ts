@@ -51,6 +51,11 @@ export const CRAWL_PLAN = s.named(
 );
 export type CrawlPlan = s.Infer<typeof CRAWL_PLAN>;
 
+/** Reply of `crawl.plan.ready.v1`: the planner would take a plan for this key now (else it answers its error). */
+export interface CrawlPlanReady {
+  ready: true;
+}
+
 /** Bounds of crawl planning. */
 export const CRAWL_PLAN_LIMITS = {
   /** Most characters of a prompt (Firecrawl's bound). */

@@ -2,9 +2,9 @@ import { parseCrawlDocument } from './crawl-document.schema.js';
 import type { CrawlStatusReply } from './crawl.types.js';
 import type { ActiveCrawlsResult, CrawlErrorsResult, CrawlStartReply, MapSiteReply } from './crawl-response.schema.js';
 import { CrawlActiveRequestDto, CrawlGetRequestDto, CrawlLookupRequestDto } from './dto/crawl-lookup-request.dto.js';
-import { CrawlPlanRequestDto } from './dto/crawl-plan-request.dto.js';
+import { CrawlPlanReadyRequestDto, CrawlPlanRequestDto } from './dto/crawl-plan-request.dto.js';
 import { CrawlStartRequestDto } from './dto/crawl-start-request.dto.js';
-import type { CrawlPlan } from './crawl-plan.schema.js';
+import type { CrawlPlan, CrawlPlanReady } from './crawl-plan.schema.js';
 import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
 import { LlmTokensRecordRequestDto } from './dto/llm-tokens-record-request.dto.js';
 import { KeyQueueRequestDto } from './dto/key-queue-request.dto.js';
@@ -194,6 +194,14 @@ export const SUBJECT_TABLE = {
    * POST /crawl with `prompt`, Firecrawl's params preview; ADR 0042); the gateway maps the site first.
    */
   crawlPlan: rpc('crawl.plan.v1', dtoPayload(CrawlPlanRequestDto), replyOf<CrawlPlan>(), {
+    servedBy: 'extractor-scrape',
+    callers: ['gateway'],
+  }),
+  /**
+   * Whether extractor-scrape would plan a crawl for this key now (a model configured, the key's tokens not spent),
+   * asked before the site is mapped for a plan; replies `{ ready: true }` or the plan's own refusal (ADR 0042).
+   */
+  crawlPlanReady: rpc('crawl.plan.ready.v1', dtoPayload(CrawlPlanReadyRequestDto), replyOf<CrawlPlanReady>(), {
     servedBy: 'extractor-scrape',
     callers: ['gateway'],
   }),

@@ -172,7 +172,7 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     // It serves /scrape, the fleet's renders (ADR 0005) and crawl plans (ADR 0042); the extractors that ask for
     // renders may only ask that (and, as every requester, its own reply inbox only).
     expect(scrape).toContain(
-      `subscribe: { allow: ["${SUBJECTS.scrapePage}", "${SUBJECTS.renderPage}", "${SUBJECTS.crawlPlan}", "${inboxPrefixOf('extractor-scrape')}.>"] }`,
+      `subscribe: { allow: ["${SUBJECTS.scrapePage}", "${SUBJECTS.renderPage}", "${SUBJECTS.crawlPlan}", "${SUBJECTS.crawlPlanReady}", "${inboxPrefixOf('extractor-scrape')}.>"] }`,
     );
     expect(block('extractor-search')).toContain(`publish: { allow: ["${SUBJECTS.renderPage}"] }`);
     expect(scrape).toContain('allow_responses: true');

@@ -46,3 +46,15 @@ export class CrawlPlanRequestDto extends CrawlPlanBodyDto {
   @MaxLength(200)
   apiKeyId?: string;
 }
+
+/**
+ * NATS payload of `crawl.plan.ready.v1`: asked before the gateway maps the site for a plan, so that a plan the
+ * planner would refuse (no model configured, the key's tokens spent) costs no map of the site.
+ */
+export class CrawlPlanReadyRequestDto {
+  /** The key whose language-model tokens the plan would spend (ADR 0040); absent: none authenticated the request. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  apiKeyId?: string;
+}
