@@ -80,7 +80,7 @@ describe('task-service behind Sentinel: workers take jobs again after a failover
   /**
    * Submits one scrape task, retrying while the call is refused (during a failover it answers 503) or unanswered, as
    * a careful client does: with an Idempotency-Key, so that a submission that was made but answered too late for the
-   * client is not made a second time by the retry (README, "Accepted means replicated").
+   * client is not made a second time by the retry (ADR 0015: the call may fail after its jobs were made).
    */
   async function submit(url: string): Promise<string> {
     const idempotencyKey = `failover-${url}`;
