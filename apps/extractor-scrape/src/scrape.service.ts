@@ -41,6 +41,7 @@ interface Content {
  * The CPU-heavy part runs in the page-work pool under a budget. All under one deadline a little shorter than the
  * caller's timeout so the reply beats it. A 4xx/5xx page is a result with its `rawStatus`, not an error. The `json`
  * and `summary` formats are then answered by the configured language model from the main content (ADR 0029).
+ * `abandon` (ADR 0043): its caller stopped waiting; the engine gives its page or fetch up and no later step starts.
  */
 @Injectable()
 export class ScrapeService {
@@ -52,7 +53,7 @@ export class ScrapeService {
     private readonly llm: LlmFormatsService,
   ) {}
 
-  async scrape(req: ScrapePageRequestDto): Promise<ScrapeResult> {
+  async scrape(req: ScrapePageRequestDto, abandon?: AbortSignal): Promise<ScrapeResult> {
     const deadline = Date.now() + replyDeadlineMs(req.timeout);
     // The LLM formats are checked first (no endpoint, a schema that does not compile: 400 before any fetch).
     const llm = this.llm.plan(req.formats);
@@ -66,6 +67,7 @@ export class ScrapeService {
       ...(req.headersEverywhere ? { headersEverywhere: true } : {}),
       waitFor: req.waitFor,
       deadline,
+      ...(abandon ? { signal: abandon } : {}),
       tenant: req.tenant,
       ...(browser ? { browser } : {}),
       // ADR 0030: on unless the request turns it off, as Firecrawl's blockAds.
@@ -90,6 +92,7 @@ export class ScrapeService {
       engineReq,
       wants,
     );
+    abandon?.throwIfAborted();
     const html =
       kind === 'html' ? page.html : kind === 'pdf' ? `<pre>${escapeHtml(digest.text ?? '')}</pre>` : page.html;
     const markdown = kind === 'text' ? page.html : (digest.markdown ?? '');
@@ -165,6 +168,7 @@ export class ScrapeService {
   ): Promise<Content> {
     const kind = contentKind(page.contentType, page.body);
     if (page.engine === 'browser' && kind !== 'html') return this.content(await this.http.fetch(req), req, wants);
+    req.signal?.throwIfAborted();
     const what = `the page from ${hostOf(page.url)}`;
     if (kind === 'pdf') {
       const bytes = new Uint8Array(page.body ?? new Uint8Array());

@@ -30,6 +30,8 @@ describe('idempotency, cancel and maxAge (issue 10, must show 3, 4, 5)', () => {
   let lastHeaders = new Headers();
   const outcomes: WebhookPayload[] = [];
   const refused: string[] = [];
+  /** Requests for /held/* (never answered) whose connection the scraper closed: it gave the page up. */
+  const heldClosed: string[] = [];
 
   /** Requests the site got for a path. */
   const hits = (path: string) => site.requests.filter((r) => r.url === path).length;
@@ -37,6 +39,11 @@ describe('idempotency, cancel and maxAge (issue 10, must show 3, 4, 5)', () => {
 
   beforeAll(async () => {
     site = await startLoopbackHttp(async (req, res) => {
+      // /held/*: never answered; the connection's close is the scraper giving the request up.
+      if (req.url?.startsWith('/held/')) {
+        res.on('close', () => heldClosed.push(req.url ?? ''));
+        return;
+      }
       // /slow/* and searches (SEARCH_BASE_URL): answered after 20 s (cancelled long before); anything else at once.
       if (req.url?.startsWith('/slow/') || req.url?.startsWith('/search')) {
         await new Promise<void>((resolve) => {
@@ -165,6 +172,37 @@ describe('idempotency, cancel and maxAge (issue 10, must show 3, 4, 5)', () => {
     await expect(trawl.cancelTask(waiting!.id)).rejects.toMatchObject({ status: 409, code: 'TASK_FINISHED' });
     expect(delivered(waiting!.id)).toHaveLength(1);
   }, 90_000);
+
+  it('a cancelled running scrape stops at the extractor: its page is given up long before its timeout, in either engine (ADR 0043)', async () => {
+    const webhook = `${hooks.url}/hook`;
+    for (const [path, engine] of [
+      ['/held/http', 'http'],
+      ['/held/browser', 'browser'],
+    ] as const) {
+      // The longest timeout there is: without the abandon, the page would be held for two minutes.
+      const [task] = await trawl.submitUrlBatch({
+        urls: [`${site.url}${path}`],
+        type: 'scrape',
+        engine,
+        timeout: 120_000,
+        webhook,
+      });
+      await eventually(() => hits(path) === 1, 60_000);
+      // Asked by the engine named: Chromium's navigation says what it fetches, the HTTP client does not.
+      const asked = site.requests.find((r) => r.url === path);
+      expect({ path, dest: asked?.headers['sec-fetch-dest'] }).toEqual({
+        path,
+        dest: engine === 'browser' ? 'document' : undefined,
+      });
+      expect(heldClosed).not.toContain(path);
+      await trawl.cancelTask(task!.id);
+      // The extractor closed the page's connection (its fetch aborted, its browser context closed) once told.
+      await eventually(() => heldClosed.includes(path), 60_000);
+      await eventually(() => delivered(task!.id).length > 0, 30_000);
+      expect(delivered(task!.id)[0]?.error).toMatchObject({ code: 'TASK_CANCELLED' });
+      expect(hits(path)).toBe(1);
+    }
+  }, 240_000);
 
   it('a cancelled batch cancels its queries: the waiting ones never reach the upstream, one TASK_CANCELLED webhook', async () => {
     const webhook = `${hooks.url}/hook`;

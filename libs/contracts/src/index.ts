@@ -25,6 +25,7 @@ export * from './lib/dto/scrape-request.dto.js';
 export * from './lib/dto/scrape-page-request.dto.js';
 export * from './lib/dto/crawl-request.dto.js';
 export * from './lib/dto/crawl-plan-request.dto.js';
+export * from './lib/dto/extract-abandon.dto.js';
 export * from './lib/dto/map-request.dto.js';
 export * from './lib/dto/scrape-browser.types.js';
 export * from './lib/dto/llm-formats.types.js';

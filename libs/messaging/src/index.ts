@@ -6,6 +6,7 @@ export * from './lib/nats-connection.factory.js';
 export * from './lib/messaging.module.js';
 export * from './lib/nats-trace.interceptor.js';
 export * from './lib/draining-nats.server.js';
+export * from './lib/request-abandons.store.js';
 export * from './lib/serves-subject.decorator.js';
 export * from './lib/nats-status.monitor.js';
 export * from './lib/jetstream-streams.util.js';

@@ -74,17 +74,27 @@ function usersOf(authConf: string): Map<string, UserPermissions> {
   return users;
 }
 
-/** What the rows say `service` publishes (requests it calls, events it publishes) and subscribes to (what it serves). */
-function rowsOf(service: ServiceName): { publish: string[]; subscribe: string[] } {
+/**
+ * What the rows say `service` publishes (requests it calls, events and notices it publishes), subscribes to (what it
+ * serves, the notices it hears) and answers (what it serves).
+ */
+function rowsOf(service: ServiceName): { publish: string[]; subscribe: string[]; answers: boolean } {
   const publish: string[] = [];
   const subscribe: string[] = [];
+  let answers = false;
   for (const row of SUBJECT_ROWS) {
     if (row.kind === 'rpc') {
       if (row.callers.includes(service)) publish.push(row.subject);
-      if (row.servedBy === service) subscribe.push(row.subject);
-    } else if (row.publishers.includes(service)) publish.push(row.subject);
+      if (row.servedBy === service) {
+        subscribe.push(row.subject);
+        answers = true;
+      }
+    } else {
+      if (row.publishers.includes(service)) publish.push(row.subject);
+      if (row.kind === 'broadcast' && row.subscribers.includes(service)) subscribe.push(row.subject);
+    }
   }
-  return { publish: publish.sort(), subscribe: subscribe.sort() };
+  return { publish: publish.sort(), subscribe: subscribe.sort(), answers };
 }
 
 const subjectsIn = (list: string[]) => list.filter((s) => !INFRASTRUCTURE.test(s)).sort();
@@ -116,7 +126,7 @@ describe('the rendered NATS permissions of every topology, against the subject t
         subscribe: expected.subscribe,
       });
       // A service that serves requests may answer them; one that serves none may not publish anywhere else.
-      expect({ service, answers: user?.allowResponses }).toEqual({ service, answers: expected.subscribe.length > 0 });
+      expect({ service, answers: user?.allowResponses }).toEqual({ service, answers: expected.answers });
     }
   });
 
@@ -275,6 +285,31 @@ describe('the shipped NATS permissions (deploy/nats/auth.conf), in a real nats-s
         reached: [...row.callers].sort(),
       });
       sub.unsubscribe();
+    }
+  }, 120_000);
+
+  it('lets each broadcast row’s publishers reach every one of its subscribers, and no other service send or hear it', async () => {
+    for (const row of SUBJECT_ROWS) {
+      if (row.kind !== 'broadcast') continue;
+      for (const listener of SERVICE_NAMES) {
+        const nc = await as(listener);
+        const heard: string[] = [];
+        // A subscription the user may not make is refused by the server: it hears nothing.
+        const sub = nc.subscribe(row.subject, { callback: (e, m) => void (e ? undefined : heard.push(m.string())) });
+        await nc.flush();
+        for (const publisher of SERVICE_NAMES) {
+          const pc = await as(publisher);
+          pc.publish(row.subject, publisher);
+          await pc.flush();
+        }
+        await nc.flush();
+        expect({ subject: row.subject, listener, heard: heard.sort() }).toEqual({
+          subject: row.subject,
+          listener,
+          heard: row.subscribers.includes(listener) ? [...row.publishers].sort() : [],
+        });
+        sub.unsubscribe();
+      }
     }
   }, 120_000);
 

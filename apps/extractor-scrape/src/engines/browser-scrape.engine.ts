@@ -79,6 +79,7 @@ export class BrowserScrapeEngine {
       },
       {
         deadline: req.deadline,
+        ...(req.signal ? { signal: req.signal } : {}),
         headers: req.headers,
         // Caller headers go to the requested page only, unless the caller asked for them everywhere (ADR 0019).
         ...(req.headersEverywhere ? {} : { headersFor: req.url }),

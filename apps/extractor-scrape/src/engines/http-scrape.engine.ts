@@ -19,6 +19,7 @@ export class HttpScrapeEngine {
       allow: this.settings.allow,
       headers: req.headers,
       timeoutMs: Math.max(1, req.deadline - Date.now()),
+      ...(req.signal ? { signal: req.signal } : {}),
       maxBodyBytes: this.settings.maxBodyBytes,
     });
     const contentType = res.headers['content-type'] ?? null;

@@ -42,6 +42,8 @@ export interface ScrapeEngineRequest {
   waitFor?: number;
   /** Epoch milliseconds by which the engine must be done. */
   deadline: number;
+  /** Aborted when the caller abandoned the request (ADR 0043): the engine stops, its page or fetch given up. */
+  signal?: AbortSignal;
   /** Who the scrape is for, as the platform said (ScrapePageRequestDto.tenant); the browser's tab reset follows it. */
   tenant?: string;
   /** Keep the document as served (`formats: ["rawHtml"]`). */

@@ -19,6 +19,11 @@ export interface PageTaskContext {
 export interface RunOptions {
   /** Epoch milliseconds by which the task (queueing and launch included) must be done. */
   deadline: number;
+  /**
+   * The task's caller gave it up (ADR 0043): while queued it leaves the queue, while running its context is closed
+   * (as at the deadline), and the run rejects with the signal's reason; the page slot is free at once.
+   */
+  signal?: AbortSignal;
   /** Extra HTTP headers for every request of the task (a fresh context is always used then); see `headersFor`. */
   headers?: Record<string, string>;
   /**

@@ -371,6 +371,47 @@ describe('BrowserPool (real Chromium)', () => {
     await expect(pool.run(async () => 'free again', { deadline: soon() })).resolves.toBe('free again');
   });
 
+  it('ends a task its caller gave up (its signal) with the signal’s reason, frees its page, and drops a queued one', async () => {
+    const pool = newPool({ maxPagesPerBrowser: 1 });
+    const nevers = site.requests.filter((r) => r.url === '/never').length;
+    const running = new AbortController();
+    const queued = new AbortController();
+    const first = pool
+      .run(async ({ page }) => void (await page.goto(`${site.url}/never`, { timeout: 60_000 })), {
+        deadline: soon(60_000),
+        signal: running.signal,
+      })
+      .catch((e: unknown) => e);
+    while (site.requests.filter((r) => r.url === '/never').length === nevers)
+      await new Promise((r) => setTimeout(r, 20));
+    // A second task waits for the one page; its caller gives it up while it waits: it leaves the queue, never runs.
+    let ran = false;
+    const second = pool
+      .run(async () => void (ran = true), { deadline: soon(60_000), signal: queued.signal })
+      .catch((e: unknown) => e);
+    expect(pool.stats().queueLength).toBe(1);
+    queued.abort(new TrawlError('TASK_CANCELLED', 'queued task given up'));
+    expect(await second).toMatchObject({ code: 'TASK_CANCELLED', message: 'queued task given up' });
+    expect(pool.stats().queueLength).toBe(0);
+    // The running one: its context is closed as at a deadline, long before its own (60 s), and the page is free.
+    running.abort(new TrawlError('TASK_CANCELLED', 'running task given up'));
+    expect(await first).toMatchObject({ code: 'TASK_CANCELLED', message: 'running task given up' });
+    await expect(pool.run(async () => 'free again', { deadline: soon() })).resolves.toBe('free again');
+    expect(ran).toBe(false);
+    // (The permit of a finished task comes back after its page's clean-up.)
+    while (pool.stats().busyPages > 0) await new Promise((r) => setTimeout(r, 20));
+    // Only the task that ran counts as failed (one that left the queue never started).
+    expect(pool.stats()).toMatchObject({ queueLength: 0, tasksFailed: 1 });
+    // A task given up before it starts never takes the page.
+    const before = new AbortController();
+    before.abort(new TrawlError('TASK_CANCELLED', 'given up before it started'));
+    const never = await pool
+      .run(async () => void (ran = true), { deadline: soon(), signal: before.signal })
+      .catch((e: unknown) => e);
+    expect(never).toMatchObject({ code: 'TASK_CANCELLED' });
+    expect(ran).toBe(false);
+  });
+
   it('retires a browser after N tasks and launches a new one', async () => {
     const pool = newPool({ retireAfterPages: 2, maxPagesPerBrowser: 1 });
     for (const n of [1, 2, 3]) {

@@ -95,7 +95,7 @@ export class BrowserPool {
     const { deadline } = options;
     const headers = options.headers && Object.keys(options.headers).length > 0 ? options.headers : undefined;
     const fresh = headers !== undefined || options.viewport !== undefined;
-    await this.permits.acquire(deadline);
+    await this.permits.acquire(deadline, options.signal);
     const hold = { until: deadline + 2 * this.opts.cleanupTimeoutMs };
     this.holds.add(hold);
     const pb = this.launcher.pick();
@@ -130,7 +130,8 @@ export class BrowserPool {
         deadline,
         'the deadline passed while loading the ad filters',
       );
-      const result = await this.slots.runTask(pb, slot, task, deadline);
+      options.signal?.throwIfAborted();
+      const result = await this.slots.runTask(pb, slot, task, deadline, options.signal);
       ok = true;
       return result;
     } catch (e) {

@@ -32,3 +32,9 @@ export function raceDeadline<T>(promise: Promise<T>, deadline: number, message: 
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** Why a task given up by its caller ends: the signal's reason when it is a TrawlError, else TASK_CANCELLED (ADR 0043). */
+export function abandonReason(signal: AbortSignal | undefined): TrawlError {
+  if (signal?.reason instanceof TrawlError) return signal.reason;
+  return new TrawlError('TASK_CANCELLED', 'the caller gave the browser task up', { retryable: false });
+}

@@ -3,6 +3,7 @@ import type { BrowserLauncher } from './browser-launcher.service.js';
 import type { PoolCounters, PooledBrowser, ResolvedPoolOptions, Session, Slot } from './browser-pool-state.types.js';
 import { newTaskState } from './browser-pool-state.types.js';
 import type { PageTaskContext } from './browser-pool.types.js';
+import { abandonReason } from './deadline-bound.util.js';
 import { idleSlotFor } from './idle-slot.policy.js';
 import type { PageSlotFactory, SlotOpening } from './page-slot.factory.js';
 import { resetNetwork } from './settle-page.util.js';
@@ -69,8 +70,10 @@ export class PageSlots {
     slot: Slot,
     task: (ctx: PageTaskContext) => Promise<T>,
     deadline: number,
+    signal?: AbortSignal,
   ): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    const onAbandon = () => slot.task.abort?.(abandonReason(signal));
     const aborted = new Promise<never>((_, reject) => {
       slot.task.abort = (e) => {
         slot.task.abort = undefined;
@@ -82,6 +85,8 @@ export class PageSlots {
         Math.max(1, deadline - Date.now()),
       );
     });
+    if (signal?.aborted) onAbandon();
+    else signal?.addEventListener('abort', onAbandon, { once: true });
     resetNetwork(slot.page);
     const running = task({
       page: slot.page,
@@ -102,6 +107,7 @@ export class PageSlots {
       throw slot.task.refused ?? e;
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbandon);
       slot.task.abort = undefined;
     }
   }

@@ -5,6 +5,7 @@ import { CrawlActiveRequestDto, CrawlGetRequestDto, CrawlLookupRequestDto } from
 import { CrawlPlanReadyRequestDto, CrawlPlanRequestDto } from './dto/crawl-plan-request.dto.js';
 import { CrawlStartRequestDto } from './dto/crawl-start-request.dto.js';
 import type { CrawlPlan, CrawlPlanReady } from './crawl-plan.schema.js';
+import { ExtractAbandonDto } from './dto/extract-abandon.dto.js';
 import { ExtractUrlRequestDto } from './dto/extract-url-request.dto.js';
 import { LlmTokensRecordRequestDto } from './dto/llm-tokens-record-request.dto.js';
 import { KeyQueueRequestDto } from './dto/key-queue-request.dto.js';
@@ -45,6 +46,9 @@ import { dtoPayload, parsedPayload, replyOf, type ReplyType, type WirePayload } 
  *      for a union, `parsedPayload(name, parse)`); the reply a type in ./results or ./task.types;
  *      a JetStream subject: `myEvent: stream('domain.event-happened.v1', dtoPayload(MyEventDto), { stream: 'NAME',
  *      publishers: [...], consumers: [...] })`, and its stream in STREAMS;
+ *      a core NATS notice every replica of its subscribers hears (kept by nothing: who misses it misses it):
+ *      `myNotice: broadcast('domain.thing-happened.v1', dtoPayload(MyNoticeDto), { publishers: [...],
+ *      subscribers: [...] })`;
  *   2. then, in the serving app, a controller method `@ServesSubject(SUBJECTS.myThing) handle(req: MyRequestDto)`
  *      (the service refuses to start while it serves a subject not in its rows, or misses one of its rows);
  *   3. re-render the deploy: `npm run build`, then `node dist/tools/deploy/src/main.js render -o
@@ -99,7 +103,20 @@ export interface StreamRow<S extends string = string, Ev = unknown> {
   readonly consumers: readonly ServiceName[];
 }
 
-export type SubjectRow = RpcRow | StreamRow;
+/**
+ * A core NATS notice (no queue group, no stream): every connected replica of each subscriber hears it, none keeps it.
+ * For what only the replica holding some state can act on (ADR 0043: the request an abandon names).
+ */
+export interface BroadcastRow<S extends string = string, Ev = unknown> {
+  readonly kind: 'broadcast';
+  readonly subject: S;
+  /** The notice's payload and its check, run by every subscriber on every message. */
+  readonly payload: WirePayload<Ev>;
+  readonly publishers: readonly ServiceName[];
+  readonly subscribers: readonly ServiceName[];
+}
+
+export type SubjectRow = RpcRow | StreamRow | BroadcastRow;
 
 function rpc<const S extends string, Req, Rep>(
   subject: S,
@@ -116,6 +133,14 @@ function stream<const S extends string, Ev>(
   who: { stream: string; publishers: readonly ServiceName[]; consumers: readonly ServiceName[] },
 ): StreamRow<S, Ev> {
   return { kind: 'stream', subject, payload, ...who };
+}
+
+function broadcast<const S extends string, Ev>(
+  subject: S,
+  payload: WirePayload<Ev>,
+  who: { publishers: readonly ServiceName[]; subscribers: readonly ServiceName[] },
+): BroadcastRow<S, Ev> {
+  return { kind: 'broadcast', subject, payload, ...who };
 }
 
 /** Who sends the extract subjects: the gateway (synchronous endpoints) and task-service (batch workers). */
@@ -159,6 +184,15 @@ export const SUBJECT_TABLE = {
   renderPage: rpc('render.page.v1', dtoPayload(RenderPageRequestDto), replyOf<RenderPageReply>(), {
     servedBy: 'extractor-scrape',
     callers: ['extractor-search', 'extractor-maps', 'extractor-retail'],
+  }),
+  /**
+   * A request's caller stopped waiting for it (ADR 0043): task-service, when a running task is cancelled, names the
+   * request it sent; the extractor-scrape replica running it stops (its browser page closed, its fetch aborted) instead
+   * of working on to the task's timeout. Only requests that carried ABANDON_KEY_HEADER are named.
+   */
+  extractAbandon: broadcast('extract.abandon.v1', dtoPayload(ExtractAbandonDto), {
+    publishers: ['task-service'],
+    subscribers: ['extractor-scrape'],
   }),
   /** Batch submission: creates BullMQ jobs, replies with the job objects. */
   taskSubmit: rpc(
@@ -296,6 +330,13 @@ export function subjectRow(subject: string): SubjectRow | undefined {
 /** The request/reply subjects `service` serves (its queue group's handlers), in table order. */
 export function subjectsServedBy(service: ServiceName): string[] {
   return SUBJECT_ROWS.flatMap((row) => (row.kind === 'rpc' && row.servedBy === service ? [row.subject] : []));
+}
+
+/** The broadcast subjects `service` subscribes to, in table order. */
+export function broadcastsHeardBy(service: ServiceName): BroadcastRow[] {
+  return SUBJECT_ROWS.filter(
+    (row): row is BroadcastRow => row.kind === 'broadcast' && row.subscribers.includes(service),
+  );
 }
 
 /** NATS queue groups: one per service kind that serves subjects, so each message is handled by one replica. */

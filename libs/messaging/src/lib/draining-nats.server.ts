@@ -1,6 +1,15 @@
 import { ServerNats, type NatsContext, type NatsOptions } from '@nestjs/microservices';
 import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
-import { SERVICE_NAMES, subjectsServedBy, type ServiceName, type WireError } from '@trawl/contracts';
+import {
+  broadcastsHeardBy,
+  SERVICE_NAMES,
+  SUBJECT_TABLE,
+  subjectsServedBy,
+  TrawlError,
+  type ServiceName,
+  type WireError,
+} from '@trawl/contracts';
+import { ABANDON_KEY_HEADER, RequestAbandons, withAbandonSignal } from './request-abandons.store.js';
 
 type ServerOptions = Required<NatsOptions>['options'];
 
@@ -30,6 +39,9 @@ export const REPLICA_BUSY_HEADER = 'Trawl-Replica-Busy';
  * its caller learns at once that the replica went away instead of waiting out its whole deadline for a reply that
  * can no longer come. Nest's own graceful shutdown sleeps the whole grace period even when idle, and drops any reply
  * still running when it ends (its callers wait out their deadlines).
+ *
+ * A service that hears `extract.abandon.v1` (its row's subscribers, ADR 0043) also subscribes to it, outside its queue
+ * group: a request that carried ABANDON_KEY_HEADER runs with `currentAbandonSignal()`, aborted when its caller names it.
  */
 export class DrainingNatsServer extends ServerNats {
   private inFlight = 0;
@@ -43,6 +55,13 @@ export class DrainingNatsServer extends ServerNats {
   private readonly releases = new WeakMap<Msg, () => void>();
   /** Requests refused by the in-flight cap so far. */
   refusedBusy = 0;
+  /** Requests their callers may abandon, and the subscription that hears the notices (ADR 0043). */
+  readonly abandons = new RequestAbandons();
+  private abandonSubscription?: Subscription;
+  /** The release of each held request, by its message: called once its last reply packet is out. */
+  private readonly abandonReleases = new WeakMap<Msg, () => void>();
+  /** Notices that named a request this replica was running. */
+  abandoned = 0;
 
   constructor(
     private readonly serverOptions: ServerOptions,
@@ -77,9 +96,9 @@ export class DrainingNatsServer extends ServerNats {
   override start(callback: (err?: unknown, ...optionalParams: unknown[]) => void): void {
     super.start((err?: unknown) => {
       if (err) return callback(err);
-      this.unwrap<NatsConnection>()
-        .flush()
-        .then(() => callback(), callback);
+      const nc = this.unwrap<NatsConnection>();
+      if (this.hearsAbandons()) this.abandonSubscription = this.listenForAbandons(nc);
+      nc.flush().then(() => callback(), callback);
     });
   }
 
@@ -89,6 +108,21 @@ export class DrainingNatsServer extends ServerNats {
    * its caller can try another at once instead of waiting out its deadline here.
    */
   override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
+    const key = this.abandonSubscription ? natsMsg.headers?.get(ABANDON_KEY_HEADER) : undefined;
+    if (!key) return this.admit(channel, natsMsg);
+    // Nest's handleMessage returns once the handler's reply stream is set up, not when it ends: the request stays held
+    // until its last reply packet is published (getPublisher), or it is refused.
+    const held = this.abandons.hold(key);
+    this.abandonReleases.set(natsMsg, held.release);
+    try {
+      return await withAbandonSignal(held.signal, () => this.admit(channel, natsMsg));
+    } catch (e) {
+      held.release();
+      throw e;
+    }
+  }
+
+  private async admit(channel: string, natsMsg: Msg): Promise<unknown> {
     if (this.maxInFlight <= 0 || !natsMsg.reply) return super.handleMessage(channel, natsMsg);
     if (this.admitted >= this.maxInFlight) {
       this.refuseBusy(natsMsg);
@@ -122,14 +156,45 @@ export class DrainingNatsServer extends ServerNats {
       this.unanswered.delete(entry);
       // The last packet of the reply (Nest marks it isDisposed) frees the request's place under the in-flight cap.
       const packet = response as { isDisposed?: boolean; status?: string } | null;
-      if (packet?.isDisposed === true || packet?.status === 'error') this.releases.get(natsMsg)?.();
+      if (packet?.isDisposed === true || packet?.status === 'error') {
+        this.releases.get(natsMsg)?.();
+        this.abandonReleases.get(natsMsg)?.();
+      }
       return publish(response);
     };
+  }
+
+  /** Whether this service is among the subscribers of `extract.abandon.v1` (its queue group names it). */
+  private hearsAbandons(): boolean {
+    const queue = this.serverOptions.queue ?? '';
+    if (!(SERVICE_NAMES as readonly string[]).includes(queue)) return false;
+    return broadcastsHeardBy(queue as ServiceName).some((row) => row.subject === SUBJECT_TABLE.extractAbandon.subject);
+  }
+
+  /** Every replica hears every notice (no queue group); the one running the named request aborts its signal. */
+  private listenForAbandons(nc: NatsConnection): Subscription {
+    const row = SUBJECT_TABLE.extractAbandon;
+    return nc.subscribe(row.subject, {
+      callback: (err, msg) => {
+        if (err) return;
+        let requestId: string;
+        try {
+          requestId = row.payload.parse(JSON.parse(new TextDecoder().decode(msg.data))).requestId;
+        } catch {
+          return; // not a notice of ours: nothing to abandon
+        }
+        const reason = new TrawlError('TASK_CANCELLED', 'the caller abandoned the request (its task was cancelled)', {
+          retryable: false,
+        });
+        if (this.abandons.abandon(requestId, reason)) this.abandoned += 1;
+      },
+    });
   }
 
   /** Requests this replica refused because it was at its in-flight cap. */
   private refuseBusy(natsMsg: Msg): void {
     this.refusedBusy += 1;
+    this.abandonReleases.get(natsMsg)?.();
     let id: unknown;
     try {
       id = (JSON.parse(new TextDecoder().decode(natsMsg.data)) as { id?: unknown }).id;
@@ -165,6 +230,7 @@ export class DrainingNatsServer extends ServerNats {
     // sent before it saw the UNSUB (their callers would time out); a drain hands them to their handlers first.
     const { subscriptions } = this as unknown as { subscriptions: Subscription[] };
     const drained = subscriptions.map((sub) => sub.drain().catch(() => undefined));
+    // Notices still matter while the last requests run: that subscription ends with the connection.
     subscriptions.length = 0;
     await Promise.all(drained);
     this.accepting = false;
@@ -192,6 +258,7 @@ export class DrainingNatsServer extends ServerNats {
     for (const entry of this.unanswered) {
       this.unanswered.delete(entry);
       entry.cutOff = true;
+      this.abandonReleases.get(entry.msg)?.();
       try {
         entry.msg.respond(JSON.stringify({ id: entry.id, err, isDisposed: true }), { headers: hdrs });
       } catch {

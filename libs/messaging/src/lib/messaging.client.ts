@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { errors, headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import {
+  broadcastsHeardBy,
   isWireError,
+  SUBJECTS,
   subjectRow,
   TrawlError,
   type RpcReply,
@@ -12,6 +14,7 @@ import {
 import { injectTraceHeaders, SpanKind, startSpan } from '@trawl/telemetry';
 import { REPLICA_BUSY_HEADER, REPLICA_SHUT_DOWN_HEADER } from './draining-nats.server.js';
 import type { NatsReplyPacket, NatsRequestPacket } from './nats-packet.types.js';
+import { ABANDON_KEY_HEADER } from './request-abandons.store.js';
 
 export interface SendOptions {
   /** Deadline of the whole request, ms. The caller's `timeout` for synchronous operations. */
@@ -24,6 +27,12 @@ export interface SendOptions {
   rideOutMs?: number;
   /** Extra NATS headers (trace context, request id). */
   headers?: Record<string, string>;
+  /**
+   * The caller stops waiting when this aborts (ADR 0043). If the subject's server hears `extract.abandon.v1`, the
+   * request carries ABANDON_KEY_HEADER and, on abort, the notice naming it is published, so the replica running it
+   * stops. Whatever the subject, a send whose signal aborted sends no more (no busy or "no responders" retry).
+   */
+  abandon?: AbortSignal;
 }
 
 /** Observes each request (metrics hook). */
@@ -129,6 +138,33 @@ export class MessagingClient {
     );
   }
 
+  /**
+   * Whether a request on `subject` can be abandoned: its server hears `extract.abandon.v1`. A caller that may not
+   * publish the notice (its row does not list it among the publishers) is refused, as `checkCaller` refuses.
+   */
+  private abandonable(subject: RpcSubject): boolean {
+    const row = subjectRow(subject);
+    if (row?.kind !== 'rpc') return false;
+    if (!broadcastsHeardBy(row.servedBy).some((r) => r.subject === SUBJECTS.extractAbandon)) return false;
+    const { caller } = this.options;
+    const notice = subjectRow(SUBJECTS.extractAbandon);
+    if (caller && notice?.kind === 'broadcast' && !notice.publishers.includes(caller))
+      throw new TrawlError(
+        'INTERNAL',
+        `${caller} may not abandon ${subject}: not among the publishers of ${notice.subject}`,
+      );
+    return true;
+  }
+
+  /** Tells every replica of the subject's server that the request `requestId` is abandoned (ADR 0043). */
+  private publishAbandon(requestId: string): void {
+    try {
+      this.nc.publish(SUBJECTS.extractAbandon, this.encoder.encode(JSON.stringify({ requestId })));
+    } catch {
+      // The connection is gone: the request runs on to its own deadline, as before abandons existed.
+    }
+  }
+
   /** Refuses a subject the calling service may not send (its row does not list it among the callers). */
   private checkCaller(subject: RpcSubject): void {
     const { caller } = this.options;
@@ -168,7 +204,13 @@ export class MessagingClient {
     const packet: NatsRequestPacket<RpcRequest<S>> = { pattern: subject, data: payload, id: randomUUID() };
     // W3C trace context of the caller travels in the NATS headers (none when tracing is off: a message without
     // headers is cheaper to frame and to parse on both sides).
-    const carried = { ...injectTraceHeaders(), ...options.headers };
+    const abandon = options.abandon;
+    const abandonable = abandon !== undefined && this.abandonable(subject);
+    const carried: Record<string, string> = {
+      ...injectTraceHeaders(),
+      ...options.headers,
+      ...(abandonable ? { [ABANDON_KEY_HEADER]: packet.id } : {}),
+    };
     let hdrs: MsgHdrs | undefined;
     for (const k in carried) (hdrs ??= natsHeaders()).set(k, carried[k]);
     const started = performance.now();
@@ -177,36 +219,43 @@ export class MessagingClient {
     const disconnectsBefore = this.disconnects;
     let sawNoResponders = false;
     let reply;
-    for (
-      let pause: number = NO_RESPONDERS_BACKOFF_MS.first;
-      ;
-      pause = Math.min(2 * pause, NO_RESPONDERS_BACKOFF_MS.max)
-    ) {
-      const left = options.timeoutMs - (performance.now() - started);
-      try {
-        reply = await this.nc.request(subject, data, {
-          timeout: Math.max(1, Math.round(left)),
-          ...(hdrs ? { headers: hdrs } : {}),
-        });
-        // A replica at its in-flight cap refused it at once: send it again (the queue group picks anew) while time is left.
-        if (reply.headers?.get(REPLICA_BUSY_HEADER) && performance.now() - started + pause < options.timeoutMs) {
-          this.busyRetries += 1;
-          await new Promise((r) => setTimeout(r, pause));
-          continue;
+    const onAbandon = () => this.publishAbandon(packet.id);
+    if (abandonable) abandon.addEventListener('abort', onAbandon, { once: true });
+    try {
+      for (
+        let pause: number = NO_RESPONDERS_BACKOFF_MS.first;
+        ;
+        pause = Math.min(2 * pause, NO_RESPONDERS_BACKOFF_MS.max)
+      ) {
+        if (abandon?.aborted) throw abandonedError(subject, abandon);
+        const left = options.timeoutMs - (performance.now() - started);
+        try {
+          reply = await this.nc.request(subject, data, {
+            timeout: Math.max(1, Math.round(left)),
+            ...(hdrs ? { headers: hdrs } : {}),
+          });
+          // A replica at its in-flight cap refused it at once: send it again (the queue group picks anew) while time is left.
+          if (reply.headers?.get(REPLICA_BUSY_HEADER) && performance.now() - started + pause < options.timeoutMs) {
+            this.busyRetries += 1;
+            await new Promise((r) => setTimeout(r, pause));
+            continue;
+          }
+          break;
+        } catch (e) {
+          const ms = performance.now() - started;
+          // "No responders" comes back at once: while the ride-out lasts, wait a little and ask again.
+          if (isNoResponders(e) && ms + pause < rideOutMs) {
+            sawNoResponders = true;
+            await new Promise((r) => setTimeout(r, pause));
+            continue;
+          }
+          // The last send of a ride-out may run out of time before its "no responders" comes back: still no responders.
+          const cause = sawNoResponders && isTimeout(e) ? new errors.NoRespondersError(subject) : e;
+          throw this.failure(subject, cause, ms, options, disconnectsBefore);
         }
-        break;
-      } catch (e) {
-        const ms = performance.now() - started;
-        // "No responders" comes back at once: while the ride-out lasts, wait a little and ask again.
-        if (isNoResponders(e) && ms + pause < rideOutMs) {
-          sawNoResponders = true;
-          await new Promise((r) => setTimeout(r, pause));
-          continue;
-        }
-        // The last send of a ride-out may run out of time before its "no responders" comes back: still no responders.
-        const cause = sawNoResponders && isTimeout(e) ? new errors.NoRespondersError(subject) : e;
-        throw this.failure(subject, cause, ms, options, disconnectsBefore);
       }
+    } finally {
+      if (abandonable) abandon.removeEventListener('abort', onAbandon);
     }
     const text = this.decoder.decode(reply.data);
     const ms = performance.now() - started;
@@ -267,6 +316,12 @@ export class MessagingClient {
     if (isConnectionGone(e)) return new FleetUnavailableError(subject, 'disconnected', message, e);
     return new TrawlError('SERVICE_UNAVAILABLE', message, { cause: e });
   }
+}
+
+/** The error of a send whose caller abandoned it before a reply came: the signal's reason when it is an error. */
+function abandonedError(subject: string, signal: AbortSignal): Error {
+  if (signal.reason instanceof Error) return signal.reason;
+  return new TrawlError('INTERNAL', `the request on ${subject} was abandoned by its caller`, { retryable: false });
 }
 
 const RESPONSE_PREFIX = '{"response":';

@@ -24,18 +24,21 @@ const WEBHOOK = 'https://hooks.test/h';
  */
 function extractor() {
   const calls: string[] = [];
+  /** The abandon signal each request was sent with (ADR 0043). */
+  const signals: (AbortSignal | undefined)[] = [];
   let answer: (value: unknown) => void = () => undefined;
   let reached: () => void = () => undefined;
   const asked = new Promise<void>((resolve) => (reached = resolve));
   const client: ExtractorClient = {
-    send: ((subject: string) => {
+    send: ((subject: string, _payload: unknown, options: { abandon?: AbortSignal }) => {
       calls.push(subject);
+      signals.push(options.abandon);
       const reply = new Promise<unknown>((resolve) => (answer = resolve));
       reached();
       return reply;
     }) as unknown as ExtractorClient['send'],
   };
-  return { client, calls, asked, answer: (value: unknown) => answer(value) };
+  return { client, calls, signals, asked, answer: (value: unknown) => answer(value) };
 }
 
 describe('TaskCanceller and the processors (real Redis)', () => {
@@ -83,14 +86,18 @@ describe('TaskCanceller and the processors (real Redis)', () => {
     expect(stub.calls).toEqual([]);
   });
 
-  it('a running task stops waiting for its extractor once cancelled; its late answer is discarded', async () => {
+  it('a running task stops waiting for its extractor once cancelled, telling it so; its late answer is discarded', async () => {
     const id = await submitUrl('https://site.test/r');
     const stub = extractor();
     const running = processors(stub.client).runUrl(await jobOf(id));
     await Promise.race([stub.asked, running]);
     expect(stub.calls).toHaveLength(1); // waiting for its extractor now (and not settled: nothing answered it)
+    expect(stub.signals[0]?.aborted).toBe(false);
     await canceller.cancel({ jobId: id, apiKeyId: 'key-a' });
     await expect(running).rejects.toThrow('TASK_CANCELLED');
+    // The request's abandon signal aborted with the task's cancellation (MessagingClient sends the notice, ADR 0043).
+    expect(stub.signals[0]?.aborted).toBe(true);
+    expect(stub.signals[0]?.reason).toMatchObject({ code: 'TASK_CANCELLED' });
     stub.answer({ late: true });
     expect(stub.calls).toHaveLength(1);
   });
@@ -102,6 +109,7 @@ describe('TaskCanceller and the processors (real Redis)', () => {
     await stub.asked;
     stub.answer({ ok: true });
     await expect(running).resolves.toEqual({ ok: true });
+    expect(stub.signals[0]?.aborted).toBe(false);
   });
 
   it("cancelling a batch cancels its queries; another key's task is not found, as lookup answers", async () => {

@@ -60,7 +60,7 @@ export class TaskProcessors {
     const data = job.data;
     if (data.kind !== 'url') throw new UnrecoverableError(`INTERNAL: job ${job.id} is not a URL task`);
     try {
-      return await this.unlessCancelled(job, () => this.extract(data));
+      return await this.unlessCancelled(job, (abandon) => this.extract(data, abandon));
     } catch (e) {
       throw toAttemptError(e);
     }
@@ -68,9 +68,9 @@ export class TaskProcessors {
 
   async runQuery(job: Job<QueryJobData>): Promise<QueryJobResult> {
     const { data } = job;
-    const deadline = this.deadline(data.request.timeout);
     try {
-      return await this.unlessCancelled(job, async () => {
+      return await this.unlessCancelled(job, async (abandon) => {
+        const deadline = { ...this.deadline(data.request.timeout), abandon };
         if (data.kind === 'maps-query')
           return { data: await this.extractors.send(SUBJECTS.searchMaps, data.request, deadline) };
         return { data: await this.extractors.send(SUBJECTS.searchWeb, data.request, deadline) };
@@ -116,10 +116,12 @@ export class TaskProcessors {
   /**
    * Runs `work` unless the job was cancelled: a cancelled job fails with TASK_CANCELLED before its extractor is
    * asked; while it waits for its extractor the mark is looked for every cancelPollMs, and a cancelled job stops
-   * waiting (the late answer is discarded); an answer that arrives after the cancel is discarded too.
+   * waiting (the late answer is discarded) and aborts `work`'s signal, which tells the extractor running it to stop
+   * (ADR 0043); an answer that arrives after the cancel is discarded too.
    */
-  private async unlessCancelled<T>(job: Job, work: () => Promise<T>): Promise<T> {
-    if (!this.options.isCancelled) return work();
+  private async unlessCancelled<T>(job: Job, work: (abandon: AbortSignal) => Promise<T>): Promise<T> {
+    const abandon = new AbortController();
+    if (!this.options.isCancelled) return work(abandon.signal);
     const id = String(job.id);
     const isCancelled = () => this.cancelled(id);
     if (await isCancelled()) throw taskCancelledError(id);
@@ -128,13 +130,18 @@ export class TaskProcessors {
     const watch = new Promise<never>((_, reject) => {
       const tick = () => {
         timer = setTimeout(() => {
-          void isCancelled().then((cancelled) => (cancelled ? reject(taskCancelledError(id)) : done || tick()));
+          void isCancelled().then((cancelled) => {
+            if (!cancelled) return done || tick();
+            const error = taskCancelledError(id);
+            abandon.abort(error);
+            reject(error);
+          });
         }, this.options.cancelPollMs ?? DEFAULT_CANCEL_POLL_MS);
       };
       tick();
     });
     try {
-      const result = await Promise.race([work(), watch]);
+      const result = await Promise.race([work(abandon.signal), watch]);
       if (await isCancelled()) throw taskCancelledError(id);
       return result;
     } finally {
@@ -152,9 +159,9 @@ export class TaskProcessors {
     return { timeoutMs, rideOutMs: this.options.rideOutMs ?? DEFAULT_RIDE_OUT_MS };
   }
 
-  private extract(data: UrlJobData & TaskJobData): Promise<unknown> {
+  private extract(data: UrlJobData & TaskJobData, abandon: AbortSignal): Promise<unknown> {
     // The worker runs the job inside its trace (TaskWorkers), so the request carries it without extra headers.
-    const deadline = this.deadline(data.timeout);
+    const deadline = { ...this.deadline(data.timeout), abandon };
     const call = extractUrlCall(
       data.type,
       // The tenant is the key that submitted the job (stored by the platform, not a caller's field).

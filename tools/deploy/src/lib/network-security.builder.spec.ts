@@ -169,11 +169,14 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
     const scrape = block('extractor-scrape');
     // What it asks: only task-service's token questions (ADR 0040: a key's budget before the model, the spend after).
     expect(scrape).toContain(`publish: { allow: ["${SUBJECTS.tokensUsage}", "${SUBJECTS.tokensRecord}"] }`);
-    // It serves /scrape, the fleet's renders (ADR 0005) and crawl plans (ADR 0042); the extractors that ask for
-    // renders may only ask that (and, as every requester, its own reply inbox only).
+    // It serves /scrape, the fleet's renders (ADR 0005) and crawl plans (ADR 0042), hears task-service's abandons
+    // (ADR 0043); the extractors that ask for renders may only ask that (and, as every requester, its own reply inbox
+    // only).
     expect(scrape).toContain(
-      `subscribe: { allow: ["${SUBJECTS.scrapePage}", "${SUBJECTS.renderPage}", "${SUBJECTS.crawlPlan}", "${SUBJECTS.crawlPlanReady}", "${inboxPrefixOf('extractor-scrape')}.>"] }`,
+      `subscribe: { allow: ["${SUBJECTS.scrapePage}", "${SUBJECTS.renderPage}", "${SUBJECTS.crawlPlan}", "${SUBJECTS.crawlPlanReady}", "${SUBJECTS.extractAbandon}", "${inboxPrefixOf('extractor-scrape')}.>"] }`,
     );
+    expect(block('task-service')).toContain(`"${SUBJECTS.extractAbandon}"`);
+    expect(block('gateway')).not.toContain(SUBJECTS.extractAbandon);
     expect(block('extractor-search')).toContain(`publish: { allow: ["${SUBJECTS.renderPage}"] }`);
     expect(scrape).toContain('allow_responses: true');
     expect(scrape).not.toContain(SUBJECTS.taskSubmit);

@@ -166,7 +166,7 @@ export function networkPolicies(v: TrawlValues, services: readonly ServiceSpec[]
 export function natsAuthConfig(v: TrawlValues, services: readonly ServiceSpec[] = SERVICE_CATALOG): string {
   const list = (subjects: readonly string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(', ')}]`;
   const users = services.map((s) => {
-    const serves = s.nats.subscribe.some((subject) => !subject.startsWith('_INBOX'));
+    const serves = s.nats.answers;
     return [
       `    {`,
       `      user: ${JSON.stringify(s.name)}`,

@@ -29,6 +29,8 @@ export const OPTIONAL_SECRET_KEYS: readonly SecretKey[] = [
 export interface NatsPermissions {
   publish: readonly string[];
   subscribe: readonly string[];
+  /** It serves requests, so it may answer them (`allow_responses`). */
+  answers: boolean;
 }
 
 /** JetStream users talk to the JetStream API and acknowledge. (Replies come on each user's own inboxes.) */
@@ -38,12 +40,16 @@ const JETSTREAM_API = ['$JS.API.>', '$JS.ACK.>', '$JS.FC.>'];
  * What `service`'s NATS user may do, read off the subject table (SUBJECT_TABLE in libs/contracts): it publishes the
  * request subjects it calls and the JetStream subjects it publishes, and subscribes to the request subjects it
  * serves; a caller reads replies on its inbox; a JetStream publisher or consumer talks to the JetStream API (and
- * reads its answers on its inbox). Replies to requests it serves are allowed by `allow_responses`.
+ * reads its answers on its inbox); it publishes the broadcast notices it sends and subscribes to those it hears.
+ * Replies to requests it serves are allowed by `allow_responses`.
  */
 export function natsPermissionsOf(service: ServiceName, rows: readonly SubjectRow[] = SUBJECT_ROWS): NatsPermissions {
   const calls = rows.filter((r) => r.kind === 'rpc' && r.callers.includes(service)).map((r) => r.subject);
   const serves = rows.filter((r) => r.kind === 'rpc' && r.servedBy === service).map((r) => r.subject);
-  const publishes = rows.filter((r) => r.kind === 'stream' && r.publishers.includes(service)).map((r) => r.subject);
+  const publishes = rows
+    .filter((r) => (r.kind === 'stream' || r.kind === 'broadcast') && r.publishers.includes(service))
+    .map((r) => r.subject);
+  const hears = rows.filter((r) => r.kind === 'broadcast' && r.subscribers.includes(service)).map((r) => r.subject);
   const jetstream = rows.some(
     (r) => r.kind === 'stream' && (r.publishers.includes(service) || r.consumers.includes(service)),
   );
@@ -51,7 +57,8 @@ export function natsPermissionsOf(service: ServiceName, rows: readonly SubjectRo
   return {
     publish: [...calls, ...publishes, ...(jetstream ? JETSTREAM_API : [])],
     // A caller reads replies on its own inboxes only (`inboxPrefixOf`, as connectNats sets), never another's.
-    subscribe: [...serves, ...(inbox ? [`${inboxPrefixOf(service)}.>`] : [])],
+    subscribe: [...serves, ...hears, ...(inbox ? [`${inboxPrefixOf(service)}.>`] : [])],
+    answers: serves.length > 0,
   };
 }
 
