@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventually, startCrawlTrapSite, type CrawlTrapSite, type RunningProcess } from '@trawl/testing';
+import { eventually, startCrawlTrapSite, startLoopbackHttp, type RunningProcess } from '@trawl/testing';
 import { API_KEY, callApi, SIGNING_SECRET, startStack, type ApiBody, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -55,7 +55,7 @@ describe('crawl and map across the fleet (processes, real Redis, NATS and Chromi
     await receiver?.close();
   });
 
-  async function startCrawl(site: CrawlTrapSite, extra: Record<string, unknown> = {}): Promise<string> {
+  async function startCrawl(site: { url: string }, extra: Record<string, unknown> = {}): Promise<string> {
     const res = await callApi(stack, 'POST', '/crawl', {
       url: `${site.url}/`,
       limit: 100,
@@ -148,6 +148,41 @@ describe('crawl and map across the fleet (processes, real Redis, NATS and Chromi
       await site.close();
     }
   }, 300_000);
+
+  it('a cancelled crawl stops its page in flight at the extractor, long before the page’s timeout (ADR 0043)', async () => {
+    let heldClosed = false;
+    const site = await startLoopbackHttp((req, res) => {
+      if (req.url === '/held') {
+        // Never answered: the connection's close is the extractor giving the page up.
+        res.on('close', () => (heldClosed = true));
+        return;
+      }
+      if (req.url === '/') {
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Start</title><a href="/held">held</a>');
+        return;
+      }
+      res.writeHead(404).end();
+    });
+    try {
+      const held = () => site.requests.filter((r) => r.url === '/held').length;
+      const id = await startCrawl(site, {
+        sitemap: 'skip',
+        maxConcurrency: 1,
+        scrapeOptions: { timeout: 120_000 },
+      });
+      await eventually(() => held() === 1, 60_000);
+      expect(heldClosed).toBe(false);
+      const cancelled = await remove(id);
+      expect(cancelled.body.data).toMatchObject({ id, status: 'cancelled' });
+      await eventually(() => heldClosed, 60_000);
+      // Nothing of the page's is an error of the crawl's: it was given up, not failed.
+      const errors = await get(`${stack.baseUrl}/crawl/${id}/errors`);
+      expect(errors.body.data).toMatchObject({ errors: [] });
+      expect(held()).toBe(1);
+    } finally {
+      await site.close();
+    }
+  }, 180_000);
 
   it('loses nothing and stores nothing twice when task-service and an extractor are SIGKILLed mid-crawl', async () => {
     const site = await startCrawlTrapSite({ delayMs: 200 });

@@ -42,14 +42,18 @@ export class CrawlRuntimeService implements OnApplicationBootstrap, BeforeApplic
       this.store,
       new HostBudgetLimiter(this.redis),
       this.documents,
-      (request, timeoutMs) =>
+      (request, timeoutMs, abandon) =>
         this.messaging.send(
           SUBJECTS.scrapePage,
           // The configured engine is a default: a page with browser options (actions, a screenshot) gets the browser.
           !request.engine && env.TASK_SCRAPE_ENGINE
             ? { ...request, engine: needsBrowser(request) ? 'browser' : env.TASK_SCRAPE_ENGINE }
             : request,
-          { timeoutMs: timeoutMs + SCRAPE_REPLY_MARGIN_MS, rideOutMs: SCRAPE_RIDE_OUT_MS },
+          {
+            timeoutMs: timeoutMs + SCRAPE_REPLY_MARGIN_MS,
+            rideOutMs: SCRAPE_RIDE_OUT_MS,
+            ...(abandon ? { abandon } : {}),
+          },
         ),
       (url) => safeFetch(url, { allow, timeoutMs: 15_000, maxBodyBytes: 50 * 1024 * 1024, maxRedirects: 5 }),
       {

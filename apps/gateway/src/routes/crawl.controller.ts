@@ -106,7 +106,10 @@ export class CrawlController {
   @Delete('crawl/:id')
   @HttpCode(200)
   @ApiParam({ name: 'id', description: 'Crawl id from POST /crawl.' })
-  @ApiOperationDoc('Cancel a crawl', 'No new page starts; pages in flight end. Answers the crawl’s status.')
+  @ApiOperationDoc(
+    'Cancel a crawl',
+    'No new page starts; pages in flight are abandoned (their scrapes stopped). Answers the crawl’s status.',
+  )
   async cancel(@Param('id') id: string, @Req() req: AuthenticatedRequest): Promise<CrawlStatusResult> {
     return withNext(await this.operations.crawlCancel(crawlIdOf(id), req), req);
   }

@@ -193,7 +193,7 @@ export class TrawlClient {
     );
   }
 
-  /** DELETE /crawl/{id}: no new page starts; pages in flight end. */
+  /** DELETE /crawl/{id}: no new page starts; pages in flight are abandoned (their scrapes stopped). */
   cancelCrawl(id: string, init?: RequestInit): Promise<CrawlStatus> {
     return this.call('cancelCrawl', undefined, init, { id });
   }

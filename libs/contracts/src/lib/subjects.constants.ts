@@ -249,7 +249,7 @@ export const SUBJECT_TABLE = {
     servedBy: 'task-service',
     callers: ['gateway'],
   }),
-  /** Stop a crawl (DELETE /crawl/{id}): pages in flight end, no new page starts. */
+  /** Stop a crawl (DELETE /crawl/{id}): pages in flight are abandoned (ADR 0043), no new page starts. */
   crawlCancel: rpc('crawl.cancel.v1', dtoPayload(CrawlLookupRequestDto), replyOf<CrawlStatusReply>(), {
     servedBy: 'task-service',
     callers: ['gateway'],

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { CrawlRequestDto, encodeScrapeHtml, parseDto, type ScrapeResult } from '@trawl/contracts';
+import { CrawlRequestDto, encodeScrapeHtml, parseDto, TrawlError, type ScrapeResult } from '@trawl/contracts';
 import { connectNats } from '@trawl/messaging';
 import { createRedisClient, standaloneRedisTopology, type RedisClient } from '@trawl/redis';
 import { parseAllowList, safeFetch } from '@trawl/safe-fetch';
@@ -273,6 +273,33 @@ describe('CrawlWorkers (real Redis and NATS JetStream, a local site of traps)', 
     expect(scraped).toBeLessThanOrEqual(seen + 1);
     expect(await redis.exists(`trawl:{crawl:${id}}:frontier`, `trawl:{crawl:${id}}:seen`)).toBe(0);
     expect(await redis.ttl(`trawl:{crawl:${id}}:meta`)).toBeGreaterThan(0);
+  });
+
+  it('a crawl cancelled abandons its page in flight (ADR 0043): the scrape is told, and no error is recorded', async () => {
+    site = await startCrawlTrapSite();
+    const id = 'f'.repeat(32);
+    await store.create(id, undefined, parseDto(CrawlRequestDto, { url: `${site.url}/`, limit: 5, sitemap: 'skip' }));
+    const signals: AbortSignal[] = [];
+    workers = startWorkers(async (_request, _timeoutMs, abandon) => {
+      if (abandon) signals.push(abandon);
+      // A page that does not answer: only the abandon ends its scrape (as extractor-scrape does once told).
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 60_000).unref();
+        abandon?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      throw new TrawlError('TASK_CANCELLED', 'the caller abandoned the request', { retryable: false });
+    });
+    while (signals.length === 0) await new Promise((r) => setTimeout(r, 25));
+    expect(signals[0]!.aborted).toBe(false);
+    expect(await store.end(id, 'cancelled')).toBe(true);
+    while (!signals[0]!.aborted) await new Promise((r) => setTimeout(r, 25));
+    for (;;) {
+      if ((await redis.exists(`trawl:{crawl:${id}}:leases`)) === 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(signals).toHaveLength(1);
+    expect(await store.errors(id)).toMatchObject({ errors: [] });
+    expect(await store.status(id)).toBe('cancelled');
   });
 
   it('leaves a host that answered 429 alone for as long as its Retry-After said; the page waits, not failed', async () => {

@@ -23,8 +23,15 @@ import { extractPageLinks } from './page-links.extractor.js';
 import { robotsRules, robotsUrlOf, type RobotsRecord, type RobotsRules } from './robots-rules.policy.js';
 import { DEFAULT_SITEMAP_BOUNDS, readRobots, readSitemaps, type SitemapBounds } from './site-discovery.reader.js';
 
-/** Scrapes one page through the extractors (scrape.page.v1); throws FleetUnavailableError when none serves. */
-export type PageScraper = (request: ScrapePageRequestDto, timeoutMs: number) => Promise<ScrapeResult>;
+/**
+ * Scrapes one page through the extractors (scrape.page.v1); throws FleetUnavailableError when none serves. `abandon`
+ * aborts once the crawl no longer runs (cancelled, failed): the extractor is told to stop the page (ADR 0043).
+ */
+export type PageScraper = (
+  request: ScrapePageRequestDto,
+  timeoutMs: number,
+  abandon?: AbortSignal,
+) => Promise<ScrapeResult>;
 /** Fetches robots.txt or a sitemap through the SSRF guard. */
 export type GuardedFetch = (url: string) => Promise<SafeFetchResponse>;
 
@@ -192,9 +199,12 @@ export class CrawlWorkers {
         ...pageOptionsOf(options),
         ...(crawl.owner !== NO_OWNER ? { tenant: crawl.owner } : {}),
       };
-      result = await this.scrape(request, options.timeout);
+      result = await this.scrape(request, options.timeout, ended);
     } catch (e) {
-      await this.failed(id, lease, e);
+      // The crawl ended while the page was scraped (its scrape abandoned): no error of the page's, as for a page that
+      // waited for its slot.
+      if (ended.aborted) await this.store.requeue(id, lease, 'outage');
+      else await this.failed(id, lease, e);
       return;
     } finally {
       await this.budget.release(host, token).catch(() => undefined);

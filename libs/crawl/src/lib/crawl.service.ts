@@ -75,7 +75,7 @@ export class CrawlService {
     return { ...this.view(meta), data: page.documents, cursor: more ? page.next : null };
   }
 
-  /** Stops a scraping crawl (no new page starts; pages in flight end); an ended crawl is answered as it is. */
+  /** Stops a scraping crawl (no new page starts; pages in flight are abandoned, ADR 0043); an ended crawl is answered as it is. */
   async cancel(p: CrawlCancelRequest): Promise<CrawlStatusReply> {
     const meta = await this.owned(p.id, p.apiKeyId);
     if (meta.status === 'scraping') await this.store.end(meta.id, 'cancelled');
