@@ -183,7 +183,7 @@ export class DrainingNatsServer extends ServerNats {
         } catch {
           return; // not a notice of ours: nothing to abandon
         }
-        const reason = new TrawlError('TASK_CANCELLED', 'the caller abandoned the request (its task was cancelled)', {
+        const reason = new TrawlError('TASK_CANCELLED', 'the caller abandoned the request', {
           retryable: false,
         });
         if (this.abandons.abandon(requestId, reason)) this.abandoned += 1;

@@ -102,6 +102,21 @@ describe('TaskCanceller and the processors (real Redis)', () => {
     expect(stub.calls).toHaveLength(1);
   });
 
+  it('a running task whose lock was lost tells its extractor to stop: another worker runs it (ADR 0043)', async () => {
+    const id = await submitUrl('https://site.test/lock');
+    const stub = extractor();
+    const lockLost = new AbortController();
+    const running = processors(stub.client).runUrl(await jobOf(id), lockLost.signal);
+    await Promise.race([stub.asked, running]);
+    expect(stub.signals[0]?.aborted).toBe(false);
+    lockLost.abort(new Error('its lock was lost'));
+    expect(stub.signals[0]?.aborted).toBe(true);
+    expect(stub.signals[0]?.reason).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    // The attempt itself is ended by the worker (DelayedError, TaskWorkers); here its late answer still settles it.
+    stub.answer({ ok: true });
+    await expect(running).resolves.toEqual({ ok: true });
+  });
+
   it('a task not cancelled runs as before', async () => {
     const id = await submitUrl('https://site.test/ok');
     const stub = extractor();

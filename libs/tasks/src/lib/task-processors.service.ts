@@ -56,25 +56,30 @@ export class TaskProcessors {
     private readonly options: TaskProcessorsOptions,
   ) {}
 
-  async runUrl(job: Job<TaskJobData>): Promise<unknown> {
+  /** `lockLost` (BullMQ's signal): the job's lock was lost and another worker runs it; this attempt's request is abandoned. */
+  async runUrl(job: Job<TaskJobData>, lockLost?: AbortSignal): Promise<unknown> {
     const data = job.data;
     if (data.kind !== 'url') throw new UnrecoverableError(`INTERNAL: job ${job.id} is not a URL task`);
     try {
-      return await this.unlessCancelled(job, (abandon) => this.extract(data, abandon));
+      return await this.unlessCancelled(job, (abandon) => this.extract(data, abandon), lockLost);
     } catch (e) {
       throw toAttemptError(e);
     }
   }
 
-  async runQuery(job: Job<QueryJobData>): Promise<QueryJobResult> {
+  async runQuery(job: Job<QueryJobData>, lockLost?: AbortSignal): Promise<QueryJobResult> {
     const { data } = job;
     try {
-      return await this.unlessCancelled(job, async (abandon) => {
-        const deadline = { ...this.deadline(data.request.timeout), abandon };
-        if (data.kind === 'maps-query')
-          return { data: await this.extractors.send(SUBJECTS.searchMaps, data.request, deadline) };
-        return { data: await this.extractors.send(SUBJECTS.searchWeb, data.request, deadline) };
-      });
+      return await this.unlessCancelled(
+        job,
+        async (abandon) => {
+          const deadline = { ...this.deadline(data.request.timeout), abandon };
+          if (data.kind === 'maps-query')
+            return { data: await this.extractors.send(SUBJECTS.searchMaps, data.request, deadline) };
+          return { data: await this.extractors.send(SUBJECTS.searchWeb, data.request, deadline) };
+        },
+        lockLost,
+      );
     } catch (e) {
       throw toAttemptError(e);
     }
@@ -117,10 +122,32 @@ export class TaskProcessors {
    * Runs `work` unless the job was cancelled: a cancelled job fails with TASK_CANCELLED before its extractor is
    * asked; while it waits for its extractor the mark is looked for every cancelPollMs, and a cancelled job stops
    * waiting (the late answer is discarded) and aborts `work`'s signal, which tells the extractor running it to stop
-   * (ADR 0043); an answer that arrives after the cancel is discarded too.
+   * (ADR 0043); an answer that arrives after the cancel is discarded too. The signal aborts too when the job's lock was
+   * lost (`lockLost`): another worker runs the job, so this attempt's extractor may stop.
    */
-  private async unlessCancelled<T>(job: Job, work: (abandon: AbortSignal) => Promise<T>): Promise<T> {
+  private async unlessCancelled<T>(
+    job: Job,
+    work: (abandon: AbortSignal) => Promise<T>,
+    lockLost?: AbortSignal,
+  ): Promise<T> {
     const abandon = new AbortController();
+    const onLockLost = () =>
+      abandon.abort(new TrawlError('SERVICE_UNAVAILABLE', `job ${job.id}: its lock was lost`, { retryable: true }));
+    if (lockLost?.aborted) onLockLost();
+    else lockLost?.addEventListener('abort', onLockLost, { once: true });
+    try {
+      return await this.watchCancel(job, work, abandon);
+    } finally {
+      lockLost?.removeEventListener('abort', onLockLost);
+    }
+  }
+
+  /** The cancel watch of `unlessCancelled`: polls the mark while `work` runs, aborting `abandon` when it appears. */
+  private async watchCancel<T>(
+    job: Job,
+    work: (abandon: AbortSignal) => Promise<T>,
+    abandon: AbortController,
+  ): Promise<T> {
     if (!this.options.isCancelled) return work(abandon.signal);
     const id = String(job.id);
     const isCancelled = () => this.cancelled(id);

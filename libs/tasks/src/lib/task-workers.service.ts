@@ -334,11 +334,12 @@ export class TaskWorkers {
     switch (name) {
       case QUEUES.batch:
         return (job: Job<TaskJobData>) => this.processors.runBatch(job);
+      // BullMQ's signal aborts when the job's lock was lost (`lockRenewalFailed`): the attempt's extractor is told to stop.
       case QUEUES.maps:
       case QUEUES.search:
-        return (job: Job<QueryJobData>) => this.processors.runQuery(job);
+        return (job: Job<QueryJobData>, _token?: string, signal?: AbortSignal) => this.processors.runQuery(job, signal);
       default:
-        return (job: Job<TaskJobData>) => this.processors.runUrl(job);
+        return (job: Job<TaskJobData>, _token?: string, signal?: AbortSignal) => this.processors.runUrl(job, signal);
     }
   }
 
