@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import {
   appendUrlParams,
@@ -102,13 +103,16 @@ export class NativeOperations {
 
   /**
    * POST /scrape, its body validated: the native routes call the `*Validated` methods with the body the validation
-   * pipe built, so that each operation has one path. The tenant is the key the guard authenticated.
+   * pipe built, so that each operation has one path. The tenant is the key the guard authenticated. A client that
+   * hangs up before its answer abandons the scrape (ADR 0043): extractor-scrape stops the page.
    */
   scrapeValidated(body: ScrapeRequestDto, req: AuthenticatedRequest, res: FastifyReply): Promise<ScrapeResult> {
     const { maxAge, storeInCache, ...request } = body;
+    const abandon = clientGone(res);
     return this.cache.serve('scrape', req, res, request, { maxAge, storeInCache }, () =>
       this.messaging.send(SUBJECTS.scrapePage, scrapePageRequest(request, req.principal?.id), {
         timeoutMs: request.timeout,
+        ...(abandon ? { abandon } : {}),
       }),
     );
   }
@@ -404,4 +408,25 @@ export class NativeOperations {
       { timeoutMs: request.timeout + MAP_REPLY_MARGIN_MS },
     );
   }
+}
+
+const goneSignals = new WeakMap<object, AbortSignal>();
+
+/**
+ * Aborts when the HTTP client closes its connection before its answer was sent (one signal per response, however
+ * many scrapes it waits for); undefined for a reply with no socket behind it.
+ */
+function clientGone(res: FastifyReply): AbortSignal | undefined {
+  const raw = res.raw as ServerResponse | undefined;
+  if (!raw || typeof raw.once !== 'function') return undefined;
+  let signal = goneSignals.get(raw);
+  if (signal) return signal;
+  const controller = new AbortController();
+  signal = controller.signal;
+  goneSignals.set(raw, signal);
+  raw.once('close', () => {
+    if (!raw.writableFinished)
+      controller.abort(new TrawlError('TASK_CANCELLED', 'the client closed the connection before its answer'));
+  });
+  return signal;
 }

@@ -186,12 +186,13 @@ export const SUBJECT_TABLE = {
     callers: ['extractor-search', 'extractor-maps', 'extractor-retail'],
   }),
   /**
-   * A request's caller stopped waiting for it (ADR 0043): task-service, when a running task is cancelled, names the
-   * request it sent; the extractor-scrape replica running it stops (its browser page closed, its fetch aborted) instead
-   * of working on to the task's timeout. Only requests that carried ABANDON_KEY_HEADER are named.
+   * A request's caller stopped waiting for it (ADR 0043): task-service when a running task is cancelled (or its crawl,
+   * or its lock was lost), the gateway when the HTTP client of a synchronous scrape hung up, names the request it sent;
+   * the extractor-scrape replica running it stops (its browser page closed, its fetch aborted) instead of working on to
+   * the request's timeout. Only requests that carried ABANDON_KEY_HEADER are named.
    */
   extractAbandon: broadcast('extract.abandon.v1', dtoPayload(ExtractAbandonDto), {
-    publishers: ['task-service'],
+    publishers: ['gateway', 'task-service'],
     subscribers: ['extractor-scrape'],
   }),
   /** Batch submission: creates BullMQ jobs, replies with the job objects. */

@@ -176,7 +176,8 @@ describe('a compromised browser reaches nothing but the internet (rendered manif
       `subscribe: { allow: ["${SUBJECTS.scrapePage}", "${SUBJECTS.renderPage}", "${SUBJECTS.crawlPlan}", "${SUBJECTS.crawlPlanReady}", "${SUBJECTS.extractAbandon}", "${inboxPrefixOf('extractor-scrape')}.>"] }`,
     );
     expect(block('task-service')).toContain(`"${SUBJECTS.extractAbandon}"`);
-    expect(block('gateway')).not.toContain(SUBJECTS.extractAbandon);
+    expect(block('gateway')).toContain(`"${SUBJECTS.extractAbandon}"`);
+    expect(block('extractor-search')).not.toContain(SUBJECTS.extractAbandon);
     expect(block('extractor-search')).toContain(`publish: { allow: ["${SUBJECTS.renderPage}"] }`);
     expect(scrape).toContain('allow_responses: true');
     expect(scrape).not.toContain(SUBJECTS.taskSubmit);
