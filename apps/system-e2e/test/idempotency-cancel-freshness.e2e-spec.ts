@@ -205,20 +205,24 @@ describe('idempotency, cancel and maxAge (issue 10, must show 3, 4, 5)', () => {
   }, 240_000);
 
   it('a synchronous scrape whose client hangs up is abandoned: the extractor gives the page up (ADR 0043)', async () => {
-    const path = '/held/sync';
-    const hangUp = new AbortController();
-    const call = fetch(`${stack.baseUrl}/scrape`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
-      body: JSON.stringify({ url: `${site.url}${path}`, formats: ['markdown'], timeout: 120_000 }),
-      signal: hangUp.signal,
-    }).catch((e: unknown) => e);
-    await eventually(() => hits(path) === 1, 60_000);
-    expect(heldClosed).not.toContain(path);
-    hangUp.abort();
-    expect(await call).toMatchObject({ name: 'AbortError' });
-    await eventually(() => heldClosed.includes(path), 60_000);
-    expect(hits(path)).toBe(1);
+    for (const [route, path, body] of [
+      ['/scrape', '/held/sync-scrape', { formats: ['markdown'] }],
+      ['/extract', '/held/sync-extract', { type: 'scrape' }],
+    ] as const) {
+      const hangUp = new AbortController();
+      const call = fetch(`${stack.baseUrl}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+        body: JSON.stringify({ url: `${site.url}${path}`, timeout: 120_000, ...body }),
+        signal: hangUp.signal,
+      }).catch((e: unknown) => e);
+      await eventually(() => hits(path) === 1, 60_000);
+      expect(heldClosed).not.toContain(path);
+      hangUp.abort();
+      expect(await call).toMatchObject({ name: 'AbortError' });
+      await eventually(() => heldClosed.includes(path), 60_000);
+      expect(hits(path)).toBe(1);
+    }
   }, 180_000);
 
   it('a cancelled batch cancels its queries: the waiting ones never reach the upstream, one TASK_CANCELLED webhook', async () => {

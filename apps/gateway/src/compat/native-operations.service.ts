@@ -184,6 +184,7 @@ export class NativeOperations {
     res: FastifyReply,
   ): Promise<ExtractRecordByType[ExtractType]> {
     const { maxAge, storeInCache, ...request } = body;
+    const abandon = clientGone(res);
     return this.cache.serve('extract', req, res, request, { maxAge, storeInCache }, () => {
       const call = extractUrlCall(request.type, {
         url: appendUrlParams(request.url, request.params),
@@ -194,7 +195,12 @@ export class NativeOperations {
         ...(request.scrapeOptions ? { scrapeOptions: request.scrapeOptions } : {}),
         tenant: req.principal?.id, // the authenticated key; ExtractRequestDto has no such field
       });
-      return this.messaging.send(call.subject, call.payload, { timeoutMs: request.timeout });
+      // Type `scrape` is abandoned when the client hangs up, as POST /scrape (ADR 0043); the others' extractors do not
+      // hear the notice.
+      return this.messaging.send(call.subject, call.payload, {
+        timeoutMs: request.timeout,
+        ...(abandon ? { abandon } : {}),
+      });
     });
   }
 
