@@ -340,6 +340,11 @@ export function broadcastsHeardBy(service: ServiceName): BroadcastRow[] {
   );
 }
 
+/** Whether `service` is among the subscribers of the broadcast `subject` (false for a subject that is no broadcast). */
+export function hearsBroadcast(service: ServiceName, subject: string): boolean {
+  return broadcastsHeardBy(service).some((row) => row.subject === subject);
+}
+
 /** NATS queue groups: one per service kind that serves subjects, so each message is handled by one replica. */
 export const QUEUE_GROUPS = {
   extractorSearch: 'extractor-search',

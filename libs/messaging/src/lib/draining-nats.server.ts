@@ -1,7 +1,7 @@
 import { ServerNats, type NatsContext, type NatsOptions } from '@nestjs/microservices';
 import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import {
-  broadcastsHeardBy,
+  hearsBroadcast,
   SERVICE_NAMES,
   SUBJECT_TABLE,
   subjectsServedBy,
@@ -168,7 +168,7 @@ export class DrainingNatsServer extends ServerNats {
   private hearsAbandons(): boolean {
     const queue = this.serverOptions.queue ?? '';
     if (!(SERVICE_NAMES as readonly string[]).includes(queue)) return false;
-    return broadcastsHeardBy(queue as ServiceName).some((row) => row.subject === SUBJECT_TABLE.extractAbandon.subject);
+    return hearsBroadcast(queue as ServiceName, SUBJECT_TABLE.extractAbandon.subject);
   }
 
   /** Every replica hears every notice (no queue group); the one running the named request aborts its signal. */

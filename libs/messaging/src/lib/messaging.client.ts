@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors, headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import {
-  broadcastsHeardBy,
+  hearsBroadcast,
   isWireError,
   SUBJECTS,
   subjectRow,
@@ -145,7 +145,7 @@ export class MessagingClient {
   private abandonable(subject: RpcSubject): boolean {
     const row = subjectRow(subject);
     if (row?.kind !== 'rpc') return false;
-    if (!broadcastsHeardBy(row.servedBy).some((r) => r.subject === SUBJECTS.extractAbandon)) return false;
+    if (!hearsBroadcast(row.servedBy, SUBJECTS.extractAbandon)) return false;
     const { caller } = this.options;
     const notice = subjectRow(SUBJECTS.extractAbandon);
     if (caller && notice?.kind === 'broadcast' && !notice.publishers.includes(caller))
