@@ -6,7 +6,7 @@ import type { PoolCounters, PooledBrowser, ResolvedPoolOptions, Slot } from './b
 import type { PageTaskContext, RunOptions } from './browser-pool.types.js';
 import { BrowserSessionStore } from './browser-session.store.js';
 import { sandboxDecision } from './chromium-path.resolver.js';
-import { raceDeadline } from './deadline-bound.util.js';
+import { abandonReason, raceDeadline } from './deadline-bound.util.js';
 import { PageRequestGuard } from './page-request.guard.js';
 import { PageSlotFactory } from './page-slot.factory.js';
 import { PageSlots } from './page-slots.service.js';
@@ -130,7 +130,7 @@ export class BrowserPool {
         deadline,
         'the deadline passed while loading the ad filters',
       );
-      options.signal?.throwIfAborted();
+      if (options.signal?.aborted) throw abandonReason(options.signal);
       const result = await this.slots.runTask(pb, slot, task, deadline, options.signal);
       ok = true;
       return result;
