@@ -70,6 +70,7 @@ export class TaskRuntimeService implements OnApplicationBootstrap, BeforeApplica
         sweepIntervalMs: env.TASK_OUTCOME_SWEEP_INTERVAL_MS,
         onError,
         batchEvents: this.batchEvents,
+        acks: this.acks,
       },
     );
     this.metrics?.queue.addDepthReader(async () => {

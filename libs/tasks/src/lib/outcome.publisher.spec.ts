@@ -13,6 +13,7 @@ import type { TaskJobData } from './task-job-data.types.js';
 import { jobOptions } from './task-submitter.service.js';
 import { newJobId } from './task-job-id.util.js';
 import { TaskQueues } from './task-queues.service.js';
+import type { ReplicaAcks } from './replica-acks.service.js';
 
 describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
   let redis: TestServer;
@@ -106,6 +107,37 @@ describe('OutcomePublisher (real Redis and NATS JetStream)', () => {
       webhook: 'https://hooks.test/',
       task: { taskId: job.id, status: 'completed', data: { title: `product ${job.id}` } },
     });
+  });
+
+  it('publishes an end only once its replicas hold it: one a lost master took with it is never announced', async () => {
+    const job = await finishedJob();
+    const eventId = outcomeEventId(String(job.id), job.finishedOn ?? 0);
+    const asked: unknown[][] = [];
+    const acksAnswering = (held: boolean) =>
+      ({
+        required: async () => 1,
+        confirmFinished: async (...args: unknown[]) => {
+          asked.push(args);
+          return held;
+        },
+      }) as unknown as ReplicaAcks;
+    const errors: string[] = [];
+    const options = { ...fast, onError: (m: string) => errors.push(m) };
+    await new OutcomePublisher(jetstream(nc), queues, () => 1024 * 1024, {
+      ...options,
+      acks: acksAnswering(false),
+    }).jobSettled(QUEUES.retail, String(job.id));
+    expect(await storedOutcomes(eventId)).toHaveLength(0);
+    expect(asked).toEqual([
+      [queues.ackKey(QUEUES.retail), 1, queues.queue(QUEUES.retail).toKey(String(job.id)), job.finishedOn],
+    ]);
+    expect(errors).toEqual([`outcome ${eventId} not published`]);
+
+    await new OutcomePublisher(jetstream(nc), queues, () => 1024 * 1024, {
+      ...options,
+      acks: acksAnswering(true),
+    }).jobSettled(QUEUES.retail, String(job.id));
+    expect(await storedOutcomes(eventId)).toHaveLength(1);
   });
 
   it('leaves an outcome it could not publish to the sweep, which publishes it; a second sweep stores nothing new', async () => {

@@ -4,6 +4,7 @@ import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import { QUEUES, SUBJECTS, URL_QUEUE_BY_TYPE, type QueueName, type TaskFinishedEvent } from '@trawl/contracts';
 import { injectTraceHeaders, SpanKind, traced, tracingActive, withExtractedContext } from '@trawl/telemetry';
 import type { BatchEventsPublisher } from './batch-events.publisher.js';
+import type { ReplicaAcks } from './replica-acks.service.js';
 import { countedIdsOf, releaseOutstandingOf } from './task-admission.service.js';
 import { PUBLISHED_OUTCOMES_KEY } from './task-redis-keys.constants.js';
 import type { TaskJobData } from './task-job-data.types.js';
@@ -36,6 +37,11 @@ export interface OutcomePublisherOptions {
   onError?: (message: string, error: unknown) => void;
   /** Publishes the page events of URL batches submitted with `webhookOptions` (ADR 0028) instead of their outcomes. */
   batchEvents?: BatchEventsPublisher;
+  /**
+   * Published means replicated (ADR 0044): with it, an outcome is published only once the job's end is on the
+   * replicas that submissions wait for.
+   */
+  acks?: ReplicaAcks;
 }
 
 export const DEFAULT_OUTCOME_PUBLISHER_OPTIONS: OutcomePublisherOptions = {
@@ -106,6 +112,7 @@ export class OutcomePublisher {
   }
 
   private async publishEvent(job: Job<TaskJobData>, state: 'completed' | 'failed', headers?: MsgHdrs): Promise<void> {
+    if (!(await this.endIsReplicated(job))) return;
     // A final state: the job (a batch: its queries) no longer counts against its key's cap (idempotent); a success is
     // the key's last one (its queue status, ADR 0041).
     const counted = countedIdsOf(String(job.id), job.data);
@@ -157,6 +164,30 @@ export class OutcomePublisher {
       }
     }
     await this.queues.connection.zadd(this.publishedKey, event.task.finishedOn ?? Date.now(), event.eventId);
+  }
+
+  /**
+   * Whether the job's end may be announced: it is on the replicas (ReplicaAcks.confirmFinished). An end that a lost
+   * master took with it is never announced (the promoted master still has the job running: it is taken back and runs
+   * again, and that end is the one announced, so a task has one outcome); one not confirmed in time is left to the
+   * sweep, which asks again.
+   */
+  private async endIsReplicated(job: Job<TaskJobData>): Promise<boolean> {
+    const acks = this.options.acks;
+    if (!acks || job.finishedOn === undefined) return true;
+    const queue = job.queueName as QueueName;
+    try {
+      const required = await acks.required();
+      const jobKey = this.queues.queue(queue).toKey(String(job.id));
+      if (await acks.confirmFinished(this.queues.ackKey(queue), required, jobKey, job.finishedOn)) return true;
+      this.options.onError?.(
+        `outcome ${outcomeEventId(String(job.id), job.finishedOn)} not published`,
+        new Error("the Redis master that took the job's end was lost before a replica had it; the job runs again"),
+      );
+    } catch (e) {
+      this.options.onError?.(`outcome of job ${job.id} not published yet (the sweep will retry)`, e);
+    }
+    return false;
   }
 
   /** Looks through recently finished jobs for outcomes not yet published, and publishes them. */

@@ -96,16 +96,37 @@ export class ReplicaAcks {
    */
   async confirm(ackKey: string, required: number): Promise<void> {
     if (required <= 0) return;
+    await this.confirmThen(ackKey, required);
+  }
+
+  /**
+   * Whether a job's end (its `finishedOn`, read from its hash `jobKey`) is on at least `required` replicas: false when
+   * the master confirmed does not hold that end. The confirmation and the read go to one master in order, so a
+   * confirmation that reached a newly promoted master (the connection followed a failover) cannot vouch for an end
+   * written on the lost one: the read finds the job as the promoted replica had it. Throws as `confirm`.
+   */
+  async confirmFinished(ackKey: string, required: number, jobKey: string, finishedOn: number): Promise<boolean> {
+    if (required <= 0) return true;
+    const stored = await this.confirmThen(ackKey, required, jobKey);
+    return stored !== null && Number(stored) === finishedOn;
+  }
+
+  /** INCR + WAIT on a connection of its own; then, if `readFinishedOf` names a job hash, its `finishedOn`. */
+  private async confirmThen(ackKey: string, required: number, readFinishedOf?: string): Promise<string | null> {
     const deadline = Date.now() + this.options.timeoutMs;
     let connection: AckConnection | undefined;
     let acked = 0;
+    let finishedOn: string | null = null;
     try {
       connection = await this.acquire(deadline);
       // WAIT's timeout 0 would block for ever: at least 1 ms.
       const remaining = Math.max(1, deadline - Date.now());
-      const results = await connection.pipeline().incr(ackKey).call('WAIT', required, remaining).exec();
+      const pipeline = connection.pipeline().incr(ackKey).call('WAIT', required, remaining);
+      if (readFinishedOf) pipeline.hget(readFinishedOf, 'finishedOn');
+      const results = await pipeline.exec();
       for (const [error] of results ?? []) if (error) throw error;
       acked = Number(results?.[1]?.[1] ?? 0);
+      finishedOn = (results?.[2]?.[1] as string | null | undefined) ?? null;
     } catch (e) {
       // The connection's state is unknown (a reply may still come): not reused.
       connection?.disconnect();
@@ -116,6 +137,7 @@ export class ReplicaAcks {
       if (connection) this.release(connection);
     }
     if (acked < required) throw new ReplicaAckError(acked, required, this.options.timeoutMs);
+    return finishedOn;
   }
 
   async close(): Promise<void> {
