@@ -2,7 +2,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { Cluster, Redis } from 'ioredis';
 import { eventually, freePort, startRedis, startRedisCluster, startRedisSentinelGroup } from '@trawl/testing';
-import { createRedisClient, redisReconnectOnError, SteadyRedis, type RedisLogger } from './redis-client.factory.js';
+import { createRedisClient, redisReconnectOnError, type RedisLogger } from './redis-client.factory.js';
+import { SteadyRedis } from './steady-redis.client.js';
 import { redisTopologyFromEnv } from './redis-topology.parser.js';
 
 function recordingLogger() {

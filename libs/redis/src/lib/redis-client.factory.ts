@@ -1,5 +1,6 @@
-import { Cluster, Redis, type ClusterOptions, type Command, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { RedisTopology } from './redis-topology.parser.js';
+import { SteadyRedis } from './steady-redis.client.js';
 
 /** A client of any topology: `Redis` (standalone, Sentinel) or `Cluster`. Both speak the same commands. */
 export type RedisClient = Redis | Cluster;
@@ -50,48 +51,6 @@ export function redisRetryDelay(times: number): number {
 export function redisReconnectOnError(error: Error): 2 | false {
   const m = error.message;
   return m.startsWith('READONLY') || m.startsWith('UNBLOCKED') || m.startsWith('LOADING') ? 2 : false;
-}
-
-/**
- * ioredis's `Redis`, kept connected until it is closed. ioredis ends a client for good (status `end`: every command
- * after it fails at once with "Connection is closed.") when one of its connect attempts fails rather than retrying,
- * and a Sentinel client's attempt fails so when a failover is announced while it reconnects: the failover detector
- * of the lost connection, still subscribed to `+switch-master`, closes the connector while it asks a Sentinel for the
- * master, and the answer then finds the connector closed. A replica would lose its Redis for good in a failover the
- * rest of the fleet rode out. This client, ended without `disconnect()` or `quit`, connects again after
- * `redisRetryDelay`; its duplicates are of the same kind.
- */
-export class SteadyRedis extends Redis {
-  private closeRequested = false;
-  private revives = 0;
-
-  /** As `new Redis(options)` or `new Redis(url, options)` (the URL's settings win). */
-  constructor(...args: [RedisOptions] | [string, RedisOptions]) {
-    super(...(args as [string, RedisOptions]));
-    this.on('ready', () => (this.revives = 0));
-    this.on('end', () => {
-      if (this.closeRequested) return;
-      const timer = setTimeout(() => {
-        if (!this.closeRequested && this.status === 'end') this.connect().catch(() => undefined);
-      }, redisRetryDelay(++this.revives));
-      timer.unref();
-    });
-  }
-
-  override disconnect(reconnect = false): void {
-    if (!reconnect) this.closeRequested = true;
-    super.disconnect(reconnect);
-  }
-
-  /** `QUIT` closes the connection on purpose too. */
-  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
-    if (command.name === 'quit') this.closeRequested = true;
-    return super.sendCommand(command, stream);
-  }
-
-  override duplicate(override?: Partial<RedisOptions>): SteadyRedis {
-    return new SteadyRedis({ ...this.options, ...override });
-  }
 }
 
 const stderrLogger: RedisLogger = {
