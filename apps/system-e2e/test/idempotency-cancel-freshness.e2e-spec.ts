@@ -173,8 +173,15 @@ describe('idempotency, cancel and maxAge (issue 10, must show 3, 4, 5)', () => {
     expect(delivered(waiting!.id)).toHaveLength(1);
   }, 90_000);
 
+  /** extractor-scrape's `trawl_nats_server_requests_total{outcome="abandoned"}` (its /metrics). */
+  async function abandonedAtExtractor(): Promise<number> {
+    const text = await (await fetch(`http://127.0.0.1:${stack.metricsPorts.get('extractor-scrape')}/metrics`)).text();
+    return Number(/^trawl_nats_server_requests_total\{[^}]*outcome="abandoned"[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  }
+
   it('a cancelled running scrape stops at the extractor: its page is given up long before its timeout, in either engine (ADR 0043)', async () => {
     const webhook = `${hooks.url}/hook`;
+    let abandoned = await abandonedAtExtractor();
     for (const [path, engine] of [
       ['/held/http', 'http'],
       ['/held/browser', 'browser'],
@@ -198,6 +205,8 @@ describe('idempotency, cancel and maxAge (issue 10, must show 3, 4, 5)', () => {
       await trawl.cancelTask(task!.id);
       // The extractor closed the page's connection (its fetch aborted, its browser context closed) once told.
       await eventually(() => heldClosed.includes(path), 60_000);
+      // Counted where operators see it.
+      expect(await abandonedAtExtractor()).toBe(++abandoned);
       await eventually(() => delivered(task!.id).length > 0, 30_000);
       expect(delivered(task!.id)[0]?.error).toMatchObject({ code: 'TASK_CANCELLED' });
       expect(hits(path)).toBe(1);

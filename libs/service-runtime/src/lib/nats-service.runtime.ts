@@ -1,7 +1,7 @@
 import type { DynamicModule, INestMicroservice, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
-import { natsAuth, natsServerOptions } from '@trawl/messaging';
+import { DrainingNatsServer, natsAuth, natsServerOptions } from '@trawl/messaging';
 import type { Logger, OpsMount, OpsServer, Readiness, Telemetry, TrawlMetrics } from '@trawl/telemetry';
 import { runService, type ServiceRuntimeEnv } from './service.runtime.js';
 
@@ -26,6 +26,8 @@ export interface NatsMicroserviceOptions {
   natsName?: string;
   /** On shutdown, how long the handlers in flight may finish before the connection closes, ms (default 25 s). */
   gracePeriodMs?: number;
+  /** Where the server's refused and abandoned requests are counted (`trawl_nats_server_requests_total`). */
+  metrics?: TrawlMetrics;
 }
 
 export interface NatsServiceOptions extends NatsMicroserviceOptions {
@@ -63,15 +65,17 @@ export async function createNatsMicroservice(
   options: NatsMicroserviceOptions & { logger: LoggerService | LogLevel[] | false },
 ): Promise<INestMicroservice> {
   const { env } = options;
-  return NestFactory.createMicroservice<MicroserviceOptions>(options.module, {
-    ...natsServerOptions([...env.NATS_URL], options.queue, {
-      auth: natsAuth(env),
-      ...(options.natsName !== undefined ? { name: options.natsName } : {}),
-      ...(options.gracePeriodMs !== undefined ? { gracePeriodMs: options.gracePeriodMs } : {}),
-      ...(env.NATS_MAX_IN_FLIGHT !== undefined ? { maxInFlight: env.NATS_MAX_IN_FLIGHT } : {}),
-    }),
-    logger: options.logger,
+  const server = natsServerOptions([...env.NATS_URL], options.queue, {
+    auth: natsAuth(env),
+    ...(options.natsName !== undefined ? { name: options.natsName } : {}),
+    ...(options.gracePeriodMs !== undefined ? { gracePeriodMs: options.gracePeriodMs } : {}),
+    ...(env.NATS_MAX_IN_FLIGHT !== undefined ? { maxInFlight: env.NATS_MAX_IN_FLIGHT } : {}),
   });
+  const strategy = 'strategy' in server ? server.strategy : undefined;
+  if (options.metrics && strategy instanceof DrainingNatsServer) {
+    options.metrics.natsServer.observe(() => ({ refusedBusy: strategy.refusedBusy, abandoned: strategy.abandoned }));
+  }
+  return NestFactory.createMicroservice<MicroserviceOptions>(options.module, { ...server, logger: options.logger });
 }
 
 /**
@@ -87,8 +91,8 @@ export async function runNatsService(options: NatsServiceOptions): Promise<NatsS
     env,
     telemetry: options.telemetry,
     ...(options.metrics ? { metrics: options.metrics } : {}),
-    start: async ({ logger, nestLogger }) => {
-      const nest = await createNatsMicroservice({ ...options, logger: nestLogger });
+    start: async ({ logger, nestLogger, metrics }) => {
+      const nest = await createNatsMicroservice({ ...options, metrics, logger: nestLogger });
       app = nest;
       await options.beforeListen?.(nest);
       let natsStatus = 'disconnected';

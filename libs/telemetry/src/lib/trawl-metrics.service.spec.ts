@@ -60,6 +60,18 @@ describe('TrawlMetrics', () => {
     ).toBe(1);
   });
 
+  it("reports a NATS server's refused and abandoned requests from its running totals, at scrape time", async () => {
+    const metrics = new TrawlMetrics({ service: 'x', defaultMetrics: false });
+    const totals = { refusedBusy: 0, abandoned: 0 };
+    metrics.natsServer.observe(() => totals);
+    totals.refusedBusy = 3;
+    totals.abandoned = 1;
+    expect(await sample(metrics.registry, 'trawl_nats_server_requests_total', { outcome: 'refused_busy' })).toBe(3);
+    totals.abandoned = 4;
+    expect(await sample(metrics.registry, 'trawl_nats_server_requests_total', { outcome: 'abandoned' })).toBe(4);
+    expect(await sample(metrics.registry, 'trawl_nats_server_requests_total', { outcome: 'refused_busy' })).toBe(3);
+  });
+
   it('exposes browser pool gauges and webhook delivery outcomes', async () => {
     const metrics = new TrawlMetrics({ service: 'x', defaultMetrics: false });
     metrics.browserPool.browsers.set(2);

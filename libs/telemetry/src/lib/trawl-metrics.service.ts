@@ -22,6 +22,22 @@ export interface NatsMetrics {
   observer: (subject: string, outcome: NatsOutcome, ms: number) => void;
 }
 
+/** Running totals of a NATS server's requests (DrainingNatsServer's counters). */
+export interface NatsServerTotals {
+  /** Requests refused at once because NATS_MAX_IN_FLIGHT were running (the caller sent them elsewhere). */
+  refusedBusy: number;
+  /** Requests stopped by their caller's `extract.abandon.v1` (ADR 0043). */
+  abandoned: number;
+}
+
+/** NATS request/reply metrics, from the serving side. */
+export interface NatsServerMetrics {
+  /** `trawl_nats_server_requests_total{outcome}`: `refused_busy` and `abandoned` requests, read at scrape time. */
+  requests: Counter<'outcome'>;
+  /** Registers the server whose totals the counter reports (one per process). */
+  observe(read: () => NatsServerTotals): void;
+}
+
 /** Job counts by queue and BullMQ state. */
 export type QueueDepthReader = () => Promise<Record<string, Partial<Record<string, number>>>>;
 
@@ -97,6 +113,7 @@ export class TrawlMetrics {
   readonly registry = new Registry();
   private httpMetrics?: HttpMetrics;
   private natsMetrics?: NatsMetrics;
+  private natsServerMetrics?: NatsServerMetrics;
   private queueMetrics?: QueueMetrics;
   private browserPoolMetrics?: BrowserPoolMetrics;
   private webhookMetrics?: WebhookMetrics;
@@ -202,6 +219,28 @@ export class TrawlMetrics {
       };
     }
     return this.browserPoolMetrics;
+  }
+
+  get natsServer(): NatsServerMetrics {
+    if (!this.natsServerMetrics) {
+      let read: (() => NatsServerTotals) | undefined;
+      let seen: NatsServerTotals = { refusedBusy: 0, abandoned: 0 };
+      const requests = new Counter({
+        name: 'trawl_nats_server_requests_total',
+        help: 'NATS requests this replica did not run to the end, by outcome: refused_busy (its in-flight cap was reached; the caller sent it to another replica) or abandoned (its caller stopped waiting and said so).',
+        labelNames: ['outcome'] as const,
+        registers: [this.registry],
+        collect() {
+          if (!read) return;
+          const now = read();
+          this.inc({ outcome: 'refused_busy' }, Math.max(0, now.refusedBusy - seen.refusedBusy));
+          this.inc({ outcome: 'abandoned' }, Math.max(0, now.abandoned - seen.abandoned));
+          seen = { ...now };
+        },
+      });
+      this.natsServerMetrics = { requests, observe: (reader) => (read = reader) };
+    }
+    return this.natsServerMetrics;
   }
 
   get proxy(): ProxyMetrics {
